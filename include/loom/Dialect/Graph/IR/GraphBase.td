@@ -1,0 +1,33 @@
+//===- GraphBase.td - The graph dialect --------------------*- tablegen -*-===//
+#ifndef LOOM_GRAPH_BASE
+#define LOOM_GRAPH_BASE
+
+include "mlir/IR/OpBase.td"
+
+def Graph_Dialect : Dialect {
+  let name = "graph";
+  let cppNamespace = "::loom::graph";
+  let summary = "Tensor graphs close to ONNX, normalised for compilation";
+  let description = [{
+    The `graph` dialect holds an inference graph with value semantics. Its ops
+    are ONNX operators normalised so that later passes see one form of each
+    idea: one convolution, one matmul, elementwise ops with numpy
+    broadcasting, reductions with explicit axes, data movement with static
+    attributes. All shapes are static; axes are non-negative; padding is
+    explicit. Weights are `dense_resource` blobs. Every op's location carries
+    the ONNX node name it came from.
+
+    The importer normalises as it goes: Sub/Div stay binary ops, Gemm becomes
+    transpose + matmul + mul + add, Flatten/Squeeze/Unsqueeze become reshape,
+    Split becomes slices, Identity and inference Dropout disappear, Shape,
+    Size, Range and other shape computations fold to constants.
+  }];
+  let hasConstantMaterializer = 1;
+}
+
+class Graph_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Graph_Dialect, mnemonic, traits> {
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+#endif // LOOM_GRAPH_BASE

@@ -1,0 +1,35 @@
+//===- Importer.h - ONNX model -> graph dialect -----------------*- C++ -*-===//
+#ifndef LOOM_FRONTEND_ONNX_IMPORTER_H
+#define LOOM_FRONTEND_ONNX_IMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace loom {
+
+struct ImportOptions {
+  /// Values for named dynamic dimensions (`--dim batch=1`).
+  std::map<std::string, int64_t> dims;
+  /// Fold ops whose inputs are all constant when the result has at most this
+  /// many elements (shape computations, small tables).
+  int64_t foldLimit = 1 << 16;
+};
+
+/// Imports the ONNX model at `path` into a module holding `func.func @main`.
+/// On failure returns null and sets `error` to one line naming the file, the
+/// ONNX node and the problem.
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &ctx,
+                                                 const std::string &path,
+                                                 const ImportOptions &options,
+                                                 std::string &error);
+
+/// The ONNX operator types the importer handles (for docs and reports).
+std::vector<std::string> supportedOnnxOps();
+
+} // namespace loom
+
+#endif // LOOM_FRONTEND_ONNX_IMPORTER_H

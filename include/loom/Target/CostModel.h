@@ -1,0 +1,226 @@
+//===- CostModel.h - The shared kernel cost model and roofline --*- C++ -*-===//
+//
+// One cost model for passes, the planner, the runtime and the reports. A
+// kernel is described by plain numbers (kind, M/N/K or element counts, bytes,
+// numeric format); a region is a rectangle of tiles on each of a number of
+// chips. The model returns the cycles each resource needs (compute with the
+// matrix unit's block quantisation, SRAM, mesh ingress, chip-to-chip links,
+// off-chip memory) and the fill/drain latency, and the roofline lower bound of
+// a list of kernels. Every hardware number comes from the TargetModel. The
+// formulas, with a worked example, are in docs/targets.md.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_TARGET_COSTMODEL_H
+#define LOOM_TARGET_COSTMODEL_H
+
+#include "loom/Target/TargetModel.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom {
+
+enum class KernelKind {
+  MatMul,        ///< batch x (M x K) * (K x N), with an optional epilogue.
+  Conv,          ///< A convolution, costed as an implicit GEMM.
+  Elementwise,   ///< Element-wise vector work.
+  Reduction,     ///< Reduces `elements` inputs to fewer outputs.
+  Softmax,       ///< max, subtract, exp, sum, divide.
+  Normalization, ///< Layer/RMS/batch normalisation.
+  DataMovement,  ///< Transpose, concat, gather, copy: bytes, few operations.
+  Collective,    ///< A chip-to-chip collective over `Region::chips` chips.
+};
+
+enum class CollectiveKind {
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  AllToAll,
+  Broadcast,
+  SendRecv,
+};
+
+/// The resource that bounds a kernel (or a graph, for the roofline).
+enum class CostBound { Compute, Sram, Mesh, Link, OffChip, FillDrain };
+
+const char *kernelKindName(KernelKind kind);
+const char *collectiveKindName(CollectiveKind kind);
+const char *costBoundName(CostBound bound);
+
+/// A convolution's shape (NCHW terms; the layout does not change the cost).
+struct ConvShape {
+  int64_t batch = 1;
+  int64_t inChannels = 1;
+  int64_t inHeight = 1;
+  int64_t inWidth = 1;
+  int64_t outChannels = 1;
+  int64_t outHeight = 1;
+  int64_t outWidth = 1;
+  int64_t kernelHeight = 1;
+  int64_t kernelWidth = 1;
+  int64_t groups = 1;
+};
+
+/// What a kernel does, in plain numbers. Build one with the factories below
+/// (they fill in the default byte counts) and adjust fields as needed.
+struct KernelDesc {
+  KernelKind kind = KernelKind::Elementwise;
+  /// The format the arithmetic runs in (picks the matrix unit's rate).
+  NumericFormat format = NumericFormat::F32;
+
+  /// MatMul/Conv: `batch` independent (M x K) * (K x N) products. A
+  /// convolution is the implicit GEMM M = N*OH*OW, N = OC/g, K = IC/g*KH*KW,
+  /// batch = g (groups).
+  int64_t batch = 1;
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  /// Vector operations per output element fused after the matmul (bias,
+  /// activation, residual add, ...).
+  int64_t epilogueOpsPerOutput = 0;
+
+  /// Vector kinds: elements processed (the inputs, for a reduction), and
+  /// vector operations per element.
+  int64_t elements = 0;
+  int64_t opsPerElement = 1;
+
+  /// Bytes read from and written to the region's SRAM.
+  int64_t sramBytesRead = 0;
+  int64_t sramBytesWritten = 0;
+  /// Bytes of the stationary operand (weights); informational, so a planner
+  /// can move them off chip (`offChipBytes = weightBytes`).
+  int64_t weightBytes = 0;
+  /// Bytes entering the region over the on-chip mesh (from a producer
+  /// `Region::sourceHops` hops away).
+  int64_t meshBytesIn = 0;
+  /// Bytes moved between off-chip memory and the chip(s), in total.
+  int64_t offChipBytes = 0;
+
+  /// Collective: which one, and the per-chip buffer size in bytes (the full
+  /// reduced tensor for AllReduce, the full gathered output for AllGather,
+  /// the full input for ReduceScatter/AllToAll, the message for
+  /// Broadcast/SendRecv).
+  CollectiveKind collective = CollectiveKind::AllReduce;
+  int64_t collectiveBytes = 0;
+
+  static KernelDesc matmul(int64_t m, int64_t n, int64_t k,
+                           NumericFormat format, int64_t batch = 1);
+  static KernelDesc conv(const ConvShape &shape, NumericFormat format);
+  static KernelDesc elementwise(int64_t elements, int64_t inputs,
+                                NumericFormat format,
+                                int64_t opsPerElement = 1);
+  static KernelDesc reduction(int64_t inElements, int64_t outElements,
+                              NumericFormat format);
+  static KernelDesc softmax(int64_t elements, NumericFormat format);
+  static KernelDesc normalization(int64_t elements, NumericFormat format);
+  static KernelDesc dataMovement(int64_t bytes);
+  static KernelDesc collectiveOp(CollectiveKind collective, int64_t bytes,
+                                 NumericFormat format);
+
+  /// Useful matrix FLOPs: 2 * batch * M * N * K for MatMul/Conv, else 0.
+  double matrixFlops() const;
+  /// Useful vector operations (epilogues, element-wise work, reductions of
+  /// collectives on `participants` chips).
+  double vectorOps(int64_t participants = 1) const;
+};
+
+/// Where a kernel runs: a tileRows x tileCols rectangle of tiles on each of
+/// `chips` chips; work is split evenly over all of them.
+struct Region {
+  int64_t tileRows = 1;
+  int64_t tileCols = 1;
+  int64_t chips = 1;
+  /// Mesh hops from the producer of `meshBytesIn` to the region's edge.
+  int64_t sourceHops = 0;
+
+  int64_t tilesPerChip() const { return tileRows * tileCols; }
+  /// Every tile of one chip.
+  static Region wholeChip(const TargetModel &target);
+  /// Every tile of every chip of the system.
+  static Region wholeSystem(const TargetModel &target);
+};
+
+/// The cost of one kernel on one region, per resource, in cycles of the
+/// target's clock. Resources overlap, so
+///   totalCycles = max(compute, sram, mesh, link, offChip) + fillDrain.
+struct CostBreakdown {
+  double computeCycles = 0;
+  double sramCycles = 0;
+  double meshCycles = 0;
+  double linkCycles = 0;
+  double offChipCycles = 0;
+  double fillDrainCycles = 0;
+  double totalCycles = 0;
+  double seconds = 0;
+  /// The largest term (fill/drain included).
+  CostBound bound = CostBound::Compute;
+  /// Useful matrix MACs over the MACs the matrix unit is occupied for
+  /// (block padding and uneven spread over tiles); 1 when no matrix work.
+  double matrixEfficiency = 1;
+  /// True if a MatMul/Conv ran on the vector unit because the matrix unit
+  /// does not run its format.
+  bool usedVectorFallback = false;
+};
+
+/// The roofline lower bound of a list of kernels on a number of chips:
+/// every unit busy all the time, nothing padded, everything overlapped.
+struct RooflineBound {
+  double matrixFlops = 0;
+  double vectorOps = 0;
+  double sramBytes = 0;
+  double offChipBytes = 0;
+  /// Chip-to-chip bytes sent per chip.
+  double linkBytesPerChip = 0;
+  double computeSeconds = 0;
+  double sramSeconds = 0;
+  double offChipSeconds = 0;
+  double linkSeconds = 0;
+  double seconds = 0;
+  CostBound bound = CostBound::Compute;
+};
+
+class CostModel {
+public:
+  explicit CostModel(TargetModel target) : target_(std::move(target)) {}
+
+  const TargetModel &target() const { return target_; }
+
+  /// The cost of `kernel` on `region`. Returns std::nullopt (and sets
+  /// `*error` when given) if the region does not fit the target or the
+  /// kernel is malformed (negative sizes, off-chip bytes on a target without
+  /// off-chip memory).
+  std::optional<CostBreakdown> estimate(const KernelDesc &kernel,
+                                        const Region &region,
+                                        std::string *error = nullptr) const;
+
+  /// The roofline lower bound of `kernels` run on `chips` chips.
+  RooflineBound roofline(const std::vector<KernelDesc> &kernels,
+                         int64_t chips = 1) const;
+
+  /// Bytes each chip sends for a collective of `bytes` over `participants`
+  /// chips (ring-optimal algorithms; see docs/targets.md).
+  static double collectiveBytesPerChip(CollectiveKind collective,
+                                       int64_t participants, int64_t bytes);
+  /// Number of link latencies a collective over `participants` chips pays
+  /// in sequence on this target's topology, within one link domain.
+  int64_t collectiveLatencySteps(CollectiveKind collective,
+                                 int64_t participants) const;
+  /// The latency a collective pays: steps times the link latency, plus the
+  /// scale-out latency when it leaves the link domain.
+  double collectiveLatencySeconds(CollectiveKind collective,
+                                  int64_t participants) const;
+  /// Bytes per second one chip can send over the links a collective over
+  /// `participants` chips uses (the scale-out network once it leaves the
+  /// link domain).
+  double collectiveBytesPerSecondPerChip(int64_t participants) const;
+
+private:
+  TargetModel target_;
+};
+
+} // namespace loom
+
+#endif // LOOM_TARGET_COSTMODEL_H

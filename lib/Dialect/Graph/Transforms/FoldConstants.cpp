@@ -1,0 +1,60 @@
+//===- FoldConstants.cpp - Evaluate constant subgraphs --------------------===//
+#include "loom/Dialect/Graph/IR/Graph.h"
+#include "loom/Dialect/Graph/Transforms/Passes.h"
+#include "loom/Reference/Evaluator.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace loom::graph {
+#define GEN_PASS_DEF_GRAPHFOLDCONSTANTS
+#include "loom/Dialect/Graph/Transforms/Passes.h.inc"
+
+namespace {
+struct GraphFoldConstantsPass
+    : impl::GraphFoldConstantsBase<GraphFoldConstantsPass> {
+  using Base::Base;
+
+  /// True if every result of `op` is small enough to fold.
+  bool smallEnough(mlir::Operation *op) {
+    for (mlir::Value r : op->getResults())
+      if (llvm::cast<mlir::RankedTensorType>(r.getType()).getNumElements() >
+          maxElements)
+        return false;
+    return true;
+  }
+
+  void runOnOperation() override {
+    mlir::OpBuilder b(&getContext());
+    bool failedAny = false;
+    // Ops are visited in order, so a folded producer makes its users
+    // foldable in the same sweep.
+    getOperation().walk([&](mlir::Operation *op) {
+      if (isa<ConstantOp>(op) || !isa<GraphDialect>(op->getDialect()) ||
+          op->getNumResults() == 0 || !smallEnough(op))
+        return;
+      std::vector<rt::Tensor> operands;
+      for (mlir::Value v : op->getOperands()) {
+        auto c = v.getDefiningOp<ConstantOp>();
+        if (!c)
+          return;
+        operands.push_back(tensorFromAttr(c.getValue()));
+      }
+      OpEvalResult r = evaluateOp(op, operands);
+      if (!r.ok()) {
+        op->emitError() << "constant folding failed: " << r.error;
+        failedAny = true;
+        return;
+      }
+      b.setInsertionPoint(op);
+      for (auto [value, t] : llvm::zip(op->getResults(), r.results)) {
+        auto type = llvm::cast<mlir::RankedTensorType>(value.getType());
+        value.replaceAllUsesWith(ConstantOp::create(
+            b, op->getLoc(), type, attrFromTensor(t, type)));
+      }
+    });
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+} // namespace
+} // namespace loom::graph

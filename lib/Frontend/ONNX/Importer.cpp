@@ -1,0 +1,741 @@
+//===- Importer.cpp - ONNX model -> graph dialect -------------------------===//
+//
+// Reads an ONNX model with libonnx, resolves external data, binds dynamic
+// dimensions, runs ONNX shape inference, and builds the graph dialect node by
+// node. Constant subgraphs (the Shape/Gather/Concat chains exporters emit)
+// fold as they are built, so shape arguments become static attributes.
+// libonnx reports errors with C++ exceptions; they are caught here and turned
+// into one line of text.
+//
+//===----------------------------------------------------------------------===//
+#include "loom/Frontend/ONNX/Importer.h"
+
+#include "ImporterImpl.h"
+#include "loom/Reference/Evaluator.h"
+#include "loom/Runtime/TensorIO.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <climits>
+#include <filesystem>
+#include <fstream>
+
+using namespace mlir;
+namespace fs = std::filesystem;
+
+namespace loom::onnx_import {
+
+std::string nodeLabel(const onnx::NodeProto &node) {
+  std::string name = node.name().empty() ? "<unnamed>" : node.name();
+  return "node '" + name + "' (" + node.op_type() + ")";
+}
+
+Type elementTypeFromOnnx(MLIRContext &ctx, int onnxType,
+                         const std::string &what) {
+  auto dt = rt::dtypeFromOnnx(onnxType);
+  if (!dt) {
+    std::string name = onnx::TensorProto_DataType_IsValid(onnxType)
+                           ? onnx::TensorProto_DataType_Name(
+                                 static_cast<onnx::TensorProto_DataType>(onnxType))
+                           : std::to_string(onnxType);
+    throw ImportError(what + ": unsupported element type " + name);
+  }
+  return typeFromDType(*dt, &ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// GraphBuilder
+//===----------------------------------------------------------------------===//
+
+Value GraphBuilder::materializeInitializer(onnx::TensorProto &proto) {
+  std::string what = "initializer '" + proto.name() + "'";
+  Type elt = elementTypeFromOnnx(ctx, proto.data_type(), what);
+  SmallVector<int64_t> shape(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : shape)
+    if (d < 0)
+      throw ImportError(what + ": negative dimension " + std::to_string(d));
+  auto type = RankedTensorType::get(shape, elt);
+  rt::DType dt = *dtypeFromType(elt);
+  int64_t count = rt::numElementsOf(rt::Shape(shape.begin(), shape.end()));
+  size_t bytes = static_cast<size_t>(count) * rt::dtypeSize(dt);
+  size_t align = rt::dtypeSize(dt);
+  Location loc = NameLoc::get(StringAttr::get(&ctx, proto.name()));
+  ElementsAttr attr;
+  if (proto.has_raw_data() && dt != rt::DType::Bool) {
+    if (proto.raw_data().size() != bytes)
+      throw ImportError(what + ": holds " +
+                        std::to_string(proto.raw_data().size()) +
+                        " bytes but its shape " +
+                        rt::shapeToString(rt::Shape(shape.begin(), shape.end())) +
+                        " of " + rt::dtypeName(dt) + " needs " +
+                        std::to_string(bytes));
+    // Take the bytes out of the protobuf without copying: the blob owns the
+    // string from now on.
+    std::string *owned = proto.release_raw_data();
+    if (reinterpret_cast<uintptr_t>(owned->data()) % align == 0) {
+      AsmResourceBlob blob(
+          ArrayRef<char>(owned->data(), owned->size()), align,
+          [owned](void *, size_t, size_t) { delete owned; },
+          /*dataIsMutable=*/false);
+      attr = DenseResourceElementsAttr::get(type, proto.name(), std::move(blob));
+    } else {
+      auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+          ArrayRef<char>(owned->data(), owned->size()), align);
+      delete owned;
+      attr = DenseResourceElementsAttr::get(type, proto.name(), std::move(blob));
+    }
+  } else {
+    rt::Tensor t = rt::tensorFromProto(proto, what);
+    if (count <= 16 || dt == rt::DType::Bool) {
+      attr = attrFromTensor(t, type);
+    } else {
+      auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+          ArrayRef<char>(static_cast<const char *>(t.raw()), t.byteSize()),
+          align);
+      attr = DenseResourceElementsAttr::get(type, proto.name(), std::move(blob));
+    }
+  }
+  return graph::ConstantOp::create(b, loc, type, attr);
+}
+
+Value GraphBuilder::lookup(const std::string &name,
+                           const onnx::NodeProto &node) {
+  auto it = values.find(name);
+  if (it != values.end())
+    return it->second;
+  auto init = initializers.find(name);
+  if (init != initializers.end()) {
+    // Constants go at the top of the function so they dominate every use.
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(b.getInsertionBlock());
+    Value v = materializeInitializer(*init->second);
+    values[name] = v;
+    return v;
+  }
+  throw ImportError(nodeLabel(node) + ": input '" + name +
+                    "' is not defined by any node, graph input or initializer");
+}
+
+//===----------------------------------------------------------------------===//
+// NodeContext
+//===----------------------------------------------------------------------===//
+
+static Location nodeLocation(MLIRContext &ctx, const onnx::NodeProto &node) {
+  std::string name = node.name().empty()
+                         ? node.op_type() + ":" +
+                               (node.output_size() ? node.output(0) : "")
+                         : node.name();
+  return NameLoc::get(StringAttr::get(&ctx, name));
+}
+
+NodeContext::NodeContext(GraphBuilder &gb, const onnx::NodeProto &node,
+                         int64_t opset)
+    : node(node), opset(opset), b(gb.b), loc(nodeLocation(gb.ctx, node)),
+      gb(gb) {}
+
+size_t NodeContext::numInputs() const {
+  size_t n = node.input_size();
+  while (n > 0 && node.input(n - 1).empty())
+    --n;
+  return n;
+}
+bool NodeContext::hasInput(size_t i) const {
+  return i < static_cast<size_t>(node.input_size()) && !node.input(i).empty();
+}
+Value NodeContext::input(size_t i) {
+  if (!hasInput(i))
+    fail("missing input " + std::to_string(i));
+  return gb.lookup(node.input(i), node);
+}
+RankedTensorType NodeContext::inputType(size_t i) {
+  return cast<RankedTensorType>(input(i).getType());
+}
+
+std::optional<rt::Tensor> NodeContext::constantInput(size_t i) {
+  if (!hasInput(i))
+    return std::nullopt;
+  auto c = input(i).getDefiningOp<graph::ConstantOp>();
+  if (!c)
+    return std::nullopt;
+  return tensorFromAttr(c.getValue());
+}
+
+std::vector<int64_t> NodeContext::constantInts(size_t i, const char *what) {
+  auto t = constantInput(i);
+  if (!t)
+    unsupported(std::string(what) +
+                " must be a compile-time constant (dynamic shapes are not "
+                "supported)");
+  return t->toInts();
+}
+
+size_t NodeContext::numOutputs() const { return node.output_size(); }
+bool NodeContext::hasOutput(size_t i) const {
+  return i < static_cast<size_t>(node.output_size()) && !node.output(i).empty();
+}
+
+static int onnxTypeFromDType(rt::DType dt) {
+  switch (dt) {
+  case rt::DType::F32: return onnx::TensorProto::FLOAT;
+  case rt::DType::F64: return onnx::TensorProto::DOUBLE;
+  case rt::DType::F16: return onnx::TensorProto::FLOAT16;
+  case rt::DType::BF16: return onnx::TensorProto::BFLOAT16;
+  case rt::DType::I8: return onnx::TensorProto::INT8;
+  case rt::DType::I16: return onnx::TensorProto::INT16;
+  case rt::DType::I32: return onnx::TensorProto::INT32;
+  case rt::DType::I64: return onnx::TensorProto::INT64;
+  case rt::DType::U8: return onnx::TensorProto::UINT8;
+  case rt::DType::U16: return onnx::TensorProto::UINT16;
+  case rt::DType::U32: return onnx::TensorProto::UINT32;
+  case rt::DType::U64: return onnx::TensorProto::UINT64;
+  case rt::DType::Bool: return onnx::TensorProto::BOOL;
+  }
+  return onnx::TensorProto::UNDEFINED;
+}
+
+/// Runs ONNX shape inference on this node alone, with the types the importer
+/// already knows and the values of small constant inputs, for outputs that
+/// whole-model inference left without a static shape.
+void NodeContext::inferLocally() {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  auto *opsetImport = model.add_opset_import();
+  opsetImport->set_domain("");
+  opsetImport->set_version(opset);
+  onnx::GraphProto *g = model.mutable_graph();
+  *g->add_node() = node;
+  llvm::StringSet<> seen;
+  for (int i = 0; i < node.input_size(); ++i) {
+    const std::string &name = node.input(i);
+    if (name.empty() || !seen.insert(name).second)
+      continue;
+    Value v = input(i);
+    auto type = cast<RankedTensorType>(v.getType());
+    rt::DType dt = *dtypeFromType(type.getElementType());
+    auto *vi = g->add_input();
+    vi->set_name(name);
+    auto *tt = vi->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnxTypeFromDType(dt));
+    auto *shape = tt->mutable_shape();
+    for (int64_t d : type.getShape())
+      shape->add_dim()->set_dim_value(d);
+    if (type.getNumElements() > gb.foldLimit)
+      continue;
+    if (auto c = constantInput(i)) {
+      auto *init = g->add_initializer();
+      init->set_name(name);
+      init->set_data_type(onnxTypeFromDType(dt));
+      for (int64_t d : type.getShape())
+        init->add_dims(d);
+      init->set_raw_data(c->raw(), c->byteSize());
+    }
+  }
+  for (const auto &out : node.output())
+    if (!out.empty())
+      g->add_output()->set_name(out);
+  try {
+    onnx::ShapeInferenceOptions options(false, 1, true);
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception &e) {
+    std::string msg = e.what();
+    fail("shape inference failed: " + msg.substr(0, msg.find('\n')));
+  }
+  for (const auto &out : g->output()) {
+    if (!out.type().has_tensor_type())
+      continue;
+    const auto &tt = out.type().tensor_type();
+    if (!tt.has_shape())
+      continue;
+    SmallVector<int64_t> shape;
+    bool ok = true;
+    for (const auto &d : tt.shape().dim()) {
+      ok &= d.has_dim_value();
+      shape.push_back(d.dim_value());
+    }
+    if (ok)
+      gb.inferredTypes[out.name()] = RankedTensorType::get(
+          shape, elementTypeFromOnnx(gb.ctx, tt.elem_type(), out.name()));
+  }
+}
+
+RankedTensorType NodeContext::outputType(size_t i) {
+  auto it = gb.inferredTypes.find(node.output(i));
+  if (it == gb.inferredTypes.end()) {
+    inferLocally();
+    it = gb.inferredTypes.find(node.output(i));
+  }
+  if (it == gb.inferredTypes.end())
+    fail("cannot infer a static shape for output '" + node.output(i) + "'");
+  return it->second;
+}
+
+RankedTensorType NodeContext::tensorType(ArrayRef<int64_t> shape,
+                                         Type elementType) {
+  return RankedTensorType::get(shape, elementType);
+}
+
+const onnx::AttributeProto *NodeContext::attr(const char *name) const {
+  for (const auto &a : node.attribute())
+    if (a.name() == name)
+      return &a;
+  return nullptr;
+}
+bool NodeContext::hasAttr(const char *name) const { return attr(name); }
+int64_t NodeContext::intAttr(const char *name, int64_t dflt) const {
+  auto *a = attr(name);
+  return a ? a->i() : dflt;
+}
+double NodeContext::floatAttr(const char *name, double dflt) const {
+  auto *a = attr(name);
+  return a ? a->f() : dflt;
+}
+std::string NodeContext::stringAttr(const char *name,
+                                    const std::string &dflt) const {
+  auto *a = attr(name);
+  return a ? a->s() : dflt;
+}
+std::vector<int64_t> NodeContext::intsAttr(const char *name) const {
+  auto *a = attr(name);
+  if (!a)
+    return {};
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+std::vector<double> NodeContext::floatsAttr(const char *name) const {
+  auto *a = attr(name);
+  if (!a)
+    return {};
+  return std::vector<double>(a->floats().begin(), a->floats().end());
+}
+
+int64_t NodeContext::axis(int64_t a, int64_t rank) const {
+  if (a < -rank || a >= std::max<int64_t>(rank, 1))
+    fail("axis " + std::to_string(a) + " is out of range for rank " +
+         std::to_string(rank));
+  return a < 0 ? a + rank : a;
+}
+
+Value NodeContext::constant(const rt::Tensor &t) {
+  auto type = RankedTensorType::get(
+      t.shape(), typeFromDType(t.dtype(), b.getContext()));
+  return graph::ConstantOp::create(b, loc, type, attrFromTensor(t, type));
+}
+
+Value NodeContext::scalarLike(Value like, double v) {
+  auto elt = cast<RankedTensorType>(like.getType()).getElementType();
+  rt::Tensor t(*dtypeFromType(elt), {});
+  t.setDouble(0, v);
+  return constant(t);
+}
+
+Value NodeContext::reshape(Value v, ArrayRef<int64_t> shape) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getShape() == shape)
+    return v;
+  return create<graph::ReshapeOp>(tensorType(shape, t.getElementType()), v);
+}
+
+void NodeContext::fail(const std::string &msg) const {
+  throw ImportError(nodeLabel(node) + ": " + msg);
+}
+void NodeContext::unsupported(const std::string &msg) const {
+  throw ImportError(nodeLabel(node) + ": unsupported: " + msg);
+}
+
+SmallVector<Value> NodeContext::foldResults(Operation *op) {
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false)))
+    fail(gb.lastDiagnostic.empty() ? "the converted op does not verify"
+                                   : gb.lastDiagnostic);
+  SmallVector<Value> results(op->getResults());
+  std::vector<rt::Tensor> operands;
+  for (Value v : op->getOperands()) {
+    auto c = v.getDefiningOp<graph::ConstantOp>();
+    if (!c)
+      return results;
+    operands.push_back(tensorFromAttr(c.getValue()));
+  }
+  for (Value r : results)
+    if (cast<RankedTensorType>(r.getType()).getNumElements() > gb.foldLimit)
+      return results;
+  OpEvalResult r = evaluateOp(op, operands);
+  if (!r.ok())
+    fail(r.error);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(op);
+  for (auto [value, t] : llvm::zip(results, r.results)) {
+    auto type = cast<RankedTensorType>(value.getType());
+    Value folded =
+        graph::ConstantOp::create(b, loc, type, attrFromTensor(t, type));
+    value.replaceAllUsesWith(folded);
+    value = folded;
+  }
+  op->erase();
+  return results;
+}
+
+} // namespace loom::onnx_import
+
+//===----------------------------------------------------------------------===//
+// Model loading
+//===----------------------------------------------------------------------===//
+
+namespace loom::onnx_import {
+namespace {
+
+/// Parses the model without first reading the file into memory, so the peak
+/// is one copy of the weights.
+void parseModel(const std::string &path, onnx::ModelProto &model) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw ImportError("cannot open file");
+  google::protobuf::io::IstreamInputStream raw(&in);
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT_MAX);
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+    throw ImportError("not a valid ONNX model (protobuf parse failed; the "
+                      "file is truncated or not ONNX)");
+  if (!model.has_graph() || model.ir_version() <= 0)
+    throw ImportError("not a valid ONNX model (no graph or IR version)");
+}
+
+/// Loads every initializer stored as external data, refusing paths that
+/// leave the model's folder.
+void loadExternalData(onnx::ModelProto &model, const fs::path &modelDir) {
+  std::error_code ec;
+  fs::path root = fs::weakly_canonical(modelDir, ec);
+  for (auto &init : *model.mutable_graph()->mutable_initializer()) {
+    if (init.data_location() != onnx::TensorProto::EXTERNAL)
+      continue;
+    std::string what = "initializer '" + init.name() + "'";
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto &kv : init.external_data()) {
+      if (kv.key() == "location")
+        location = kv.value();
+      else if (kv.key() == "offset")
+        offset = std::stoll(kv.value());
+      else if (kv.key() == "length")
+        length = std::stoll(kv.value());
+    }
+    if (location.empty())
+      throw ImportError(what + ": external data has no location");
+    fs::path rel(location);
+    fs::path file = fs::weakly_canonical(root / rel, ec);
+    auto [rootEnd, fileIt] =
+        std::mismatch(root.begin(), root.end(), file.begin(), file.end());
+    if (rel.is_absolute() || rootEnd != root.end())
+      throw ImportError(what + ": external data path '" + location +
+                        "' escapes the model's folder");
+    std::ifstream in(file, std::ios::binary);
+    if (!in)
+      throw ImportError(what + ": external data file '" + location +
+                        "' is missing");
+    in.seekg(0, std::ios::end);
+    int64_t size = in.tellg();
+    if (offset < 0 || offset > size || (length >= 0 && offset + length > size))
+      throw ImportError(what + ": external data range [" +
+                        std::to_string(offset) + ", +" +
+                        std::to_string(length) + ") exceeds '" + location +
+                        "' (" + std::to_string(size) + " bytes)");
+    if (length < 0)
+      length = size - offset;
+    std::string *data = init.mutable_raw_data();
+    data->resize(static_cast<size_t>(length));
+    in.seekg(offset);
+    in.read(data->data(), length);
+    init.clear_external_data();
+    init.set_data_location(onnx::TensorProto::DEFAULT);
+  }
+}
+
+/// Replaces named dynamic dimensions of the graph inputs by their bound
+/// values; an unbound one is an error that names it.
+void bindDynamicDims(onnx::GraphProto &graph,
+                     const std::map<std::string, int64_t> &dims,
+                     const llvm::StringSet<> &initializerNames) {
+  for (auto &input : *graph.mutable_input()) {
+    if (initializerNames.contains(input.name()))
+      continue;
+    if (!input.type().has_tensor_type())
+      throw ImportError("graph input '" + input.name() +
+                        "': only tensor inputs are supported");
+    auto *tt = input.mutable_type()->mutable_tensor_type();
+    if (!tt->has_shape())
+      throw ImportError("graph input '" + input.name() +
+                        "': its rank is unknown; static shapes are required");
+    for (int i = 0; i < tt->shape().dim_size(); ++i) {
+      auto *dim = tt->mutable_shape()->mutable_dim(i);
+      if (dim->has_dim_value()) {
+        if (dim->dim_value() < 0)
+          throw ImportError("graph input '" + input.name() +
+                            "': negative dimension " +
+                            std::to_string(dim->dim_value()));
+        continue;
+      }
+      std::string param = dim->has_dim_param() ? dim->dim_param() : "";
+      auto it = dims.find(param);
+      if (param.empty() || it == dims.end())
+        throw ImportError(
+            "graph input '" + input.name() + "': dimension " +
+            std::to_string(i) +
+            (param.empty() ? " is dynamic and unnamed"
+                           : " ('" + param + "') is dynamic; bind it with --dim " +
+                                 param + "=N"));
+      dim->set_dim_value(it->second);
+    }
+  }
+}
+
+/// The static type of a value_info, or null if not fully static.
+RankedTensorType staticType(MLIRContext &ctx, const onnx::ValueInfoProto &vi) {
+  if (!vi.type().has_tensor_type())
+    return {};
+  const auto &tt = vi.type().tensor_type();
+  if (!tt.has_shape() || !rt::dtypeFromOnnx(tt.elem_type()))
+    return {};
+  SmallVector<int64_t> shape;
+  for (const auto &d : tt.shape().dim()) {
+    if (!d.has_dim_value() || d.dim_value() < 0)
+      return {};
+    shape.push_back(d.dim_value());
+  }
+  return RankedTensorType::get(
+      shape, elementTypeFromOnnx(ctx, tt.elem_type(), vi.name()));
+}
+
+/// Orders nodes so each comes after the producers of its inputs; reports a
+/// cycle by naming a node on it.
+std::vector<const onnx::NodeProto *>
+topologicalOrder(const onnx::GraphProto &graph,
+                 const llvm::StringSet<> &available) {
+  llvm::StringMap<size_t> producer;
+  for (int i = 0; i < graph.node_size(); ++i)
+    for (const auto &out : graph.node(i).output())
+      if (!out.empty())
+        producer[out] = i;
+  std::vector<int> state(graph.node_size(), 0); // 0 new, 1 active, 2 done.
+  std::vector<const onnx::NodeProto *> order;
+  // Iterative depth-first search, so long chains cannot overflow the stack.
+  for (int root = 0; root < graph.node_size(); ++root) {
+    if (state[root])
+      continue;
+    std::vector<std::pair<int, int>> stack{{root, 0}};
+    state[root] = 1;
+    while (!stack.empty()) {
+      auto &[n, next] = stack.back();
+      const auto &node = graph.node(n);
+      if (next < node.input_size()) {
+        const std::string &in = node.input(next++);
+        if (in.empty() || available.contains(in))
+          continue;
+        auto it = producer.find(in);
+        if (it == producer.end())
+          continue; // Reported as undefined when the node is built.
+        int p = static_cast<int>(it->second);
+        if (state[p] == 1)
+          throw ImportError(nodeLabel(graph.node(p)) +
+                            ": the graph has a cycle through input '" + in + "'");
+        if (state[p] == 0) {
+          state[p] = 1;
+          stack.push_back({p, 0});
+        }
+        continue;
+      }
+      state[n] = 2;
+      order.push_back(&node);
+      stack.pop_back();
+    }
+  }
+  return order;
+}
+
+void runShapeInference(onnx::ModelProto &model) {
+  onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1,
+                                      /*data_prop=*/true);
+  try {
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       options);
+  } catch (const std::exception &e) {
+    std::string msg = e.what();
+    size_t nl = msg.find('\n');
+    if (nl != std::string::npos)
+      msg = msg.substr(0, nl);
+    throw ImportError("shape inference failed: " + msg);
+  }
+}
+
+OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
+                                  const ImportOptions &options,
+                                  std::string &lastDiagnostic) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  std::map<std::string, int64_t> opsets;
+  for (const auto &o : model.opset_import())
+    opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
+  if (!opsets.count(""))
+    opsets[""] = 1;
+
+  llvm::StringSet<> initializerNames;
+  for (const auto &init : graph.initializer())
+    initializerNames.insert(init.name());
+  bindDynamicDims(graph, options.dims, initializerNames);
+
+  // Check node domains and ops before shape inference, which would give a
+  // less direct message.
+  for (const auto &node : graph.node()) {
+    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    if (!domain.empty())
+      throw ImportError(nodeLabel(node) + ": unknown operator domain '" +
+                        node.domain() + "'");
+    if (!lookupConverter(node.op_type())) {
+      bool known = onnx::OpSchemaRegistry::Schema(node.op_type(),
+                                                  opsets[""], "") != nullptr;
+      throw ImportError(nodeLabel(node) +
+                        (known ? ": unsupported operator '" + node.op_type() +
+                                     "'"
+                               : ": unknown operator '" + node.op_type() + "'"));
+    }
+  }
+  runShapeInference(model);
+
+  OpBuilder b(&ctx);
+  auto module = ModuleOp::create(b.getUnknownLoc());
+  GraphBuilder gb(ctx, b, options.foldLimit);
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      gb.lastDiagnostic = d.str();
+    return success();
+  });
+  for (auto &init : *graph.mutable_initializer())
+    gb.initializers[init.name()] = &init;
+
+  // Function signature: graph inputs that are not initializers.
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  for (const auto &in : graph.input()) {
+    if (initializerNames.contains(in.name()))
+      continue;
+    auto t = staticType(ctx, in);
+    if (!t)
+      throw ImportError("graph input '" + in.name() +
+                        "': unsupported type (static tensors of numeric or "
+                        "bool elements only)");
+    argTypes.push_back(t);
+    argNames.push_back(in.name());
+  }
+  auto collect = [&](const onnx::ValueInfoProto &vi) {
+    if (auto t = staticType(ctx, vi))
+      gb.inferredTypes[vi.name()] = t;
+  };
+  for (const auto &vi : graph.value_info())
+    collect(vi);
+  for (const auto &vi : graph.output())
+    collect(vi);
+
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(b, b.getUnknownLoc(), "main",
+                                   b.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    gb.values[name] = entry->getArgument(i);
+    func.setArgAttr(i, "graph.name", b.getStringAttr(name));
+  }
+  b.setInsertionPointToEnd(entry);
+
+  llvm::StringSet<> available(initializerNames);
+  for (const auto &name : argNames)
+    available.insert(name);
+  for (const onnx::NodeProto *node : topologicalOrder(graph, available)) {
+    NodeContext nc(gb, *node, opsets[""]);
+    std::vector<Value> outs = (*lookupConverter(node->op_type()))(nc);
+    for (int i = 0; i < node->output_size(); ++i) {
+      const std::string &name = node->output(i);
+      if (name.empty())
+        continue;
+      if (i >= static_cast<int>(outs.size()) || !outs[i])
+        continue;
+      auto expected = gb.inferredTypes.find(name);
+      if (expected != gb.inferredTypes.end() &&
+          expected->second != outs[i].getType())
+        nc.fail("output '" + name + "' has type " +
+                [&] {
+                  std::string s;
+                  llvm::raw_string_ostream os(s);
+                  os << outs[i].getType() << " but ONNX inferred "
+                     << expected->second;
+                  return s;
+                }());
+      gb.values[name] = outs[i];
+    }
+  }
+
+  SmallVector<Value> results;
+  SmallVector<Type> resultTypes;
+  onnx::NodeProto outputNode;
+  outputNode.set_name("graph outputs");
+  for (const auto &out : graph.output()) {
+    auto it = gb.values.find(out.name());
+    Value v;
+    if (it != gb.values.end())
+      v = it->second;
+    else if (gb.initializers.count(out.name()))
+      v = gb.lookup(out.name(), outputNode);
+    else
+      throw ImportError("graph output '" + out.name() +
+                        "' is not produced by any node");
+    results.push_back(v);
+    resultTypes.push_back(v.getType());
+  }
+  func::ReturnOp::create(b, b.getUnknownLoc(), results);
+  func.setType(b.getFunctionType(argTypes, resultTypes));
+  for (auto [i, out] : llvm::enumerate(graph.output()))
+    func.setResultAttr(i, "graph.name", b.getStringAttr(out.name()));
+  lastDiagnostic = gb.lastDiagnostic;
+  return module;
+}
+
+} // namespace
+} // namespace loom::onnx_import
+
+namespace loom {
+
+OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, const std::string &path,
+                                     const ImportOptions &options,
+                                     std::string &error) {
+  using namespace onnx_import;
+  ctx.loadDialect<graph::GraphDialect, func::FuncDialect>();
+  std::string lastDiagnostic;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error)
+      lastDiagnostic = d.str();
+    return success();
+  });
+  try {
+    onnx::ModelProto model;
+    parseModel(path, model);
+    loadExternalData(model, fs::path(path).parent_path());
+    auto module = importModel(ctx, model, options, lastDiagnostic);
+    if (failed(mlir::verify(*module))) {
+      error = path + ": the imported graph does not verify: " + lastDiagnostic;
+      return nullptr;
+    }
+    return module;
+  } catch (const std::exception &e) {
+    error = path + ": " + e.what();
+  }
+  return nullptr;
+}
+
+std::vector<std::string> supportedOnnxOps() {
+  return onnx_import::converterNames();
+}
+
+} // namespace loom

@@ -1,0 +1,125 @@
+//===- ImporterImpl.h - Internals shared by the ONNX importer ---*- C++ -*-===//
+#ifndef LOOM_LIB_FRONTEND_ONNX_IMPORTERIMPL_H
+#define LOOM_LIB_FRONTEND_ONNX_IMPORTERIMPL_H
+
+#include "loom/Dialect/Graph/IR/Graph.h"
+#include "loom/Runtime/Tensor.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom::onnx_import {
+
+/// A user-facing import error; carries one line of text.
+struct ImportError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class GraphBuilder;
+
+/// What a converter sees of one ONNX node.
+class NodeContext {
+public:
+  NodeContext(GraphBuilder &gb, const onnx::NodeProto &node, int64_t opset);
+
+  const onnx::NodeProto &node;
+  int64_t opset;
+  mlir::OpBuilder &b;
+  mlir::Location loc;
+
+  /// Number of inputs actually given (trailing empty names dropped).
+  size_t numInputs() const;
+  bool hasInput(size_t i) const;
+  mlir::Value input(size_t i);
+  mlir::RankedTensorType inputType(size_t i);
+  /// The value of input `i` if it is a compile-time constant.
+  std::optional<rt::Tensor> constantInput(size_t i);
+  /// Input `i` as constant integers; throws naming the node if not constant.
+  std::vector<int64_t> constantInts(size_t i, const char *what);
+
+  size_t numOutputs() const;
+  bool hasOutput(size_t i) const;
+  /// The type ONNX shape inference gave output `i` (must be static).
+  mlir::RankedTensorType outputType(size_t i);
+  /// Output type with a given shape and the inferred (or given) element type.
+  mlir::RankedTensorType tensorType(llvm::ArrayRef<int64_t> shape,
+                                    mlir::Type elementType);
+
+  // Attributes.
+  bool hasAttr(const char *name) const;
+  int64_t intAttr(const char *name, int64_t dflt) const;
+  double floatAttr(const char *name, double dflt) const;
+  std::string stringAttr(const char *name, const std::string &dflt) const;
+  std::vector<int64_t> intsAttr(const char *name) const;
+  std::vector<double> floatsAttr(const char *name) const;
+  const onnx::AttributeProto *attr(const char *name) const;
+
+  /// Normalises a possibly negative axis against `rank`; throws if out of range.
+  int64_t axis(int64_t axis, int64_t rank) const;
+
+  /// Creates an op and folds it to a constant when all its operands are
+  /// constant and the result is small.
+  template <typename OpT, typename... Args> mlir::Value create(Args &&...args) {
+    auto op = OpT::create(b, loc, std::forward<Args>(args)...);
+    return foldResults(op.getOperation())[0];
+  }
+  /// Like create, for ops with several results.
+  template <typename OpT, typename... Args>
+  llvm::SmallVector<mlir::Value> createMulti(Args &&...args) {
+    auto op = OpT::create(b, loc, std::forward<Args>(args)...);
+    return foldResults(op.getOperation());
+  }
+  mlir::Value constant(const rt::Tensor &t);
+  mlir::Value scalarLike(mlir::Value like, double v);
+  /// Reshape `v` to `shape` (no-op when equal).
+  mlir::Value reshape(mlir::Value v, llvm::ArrayRef<int64_t> shape);
+
+  [[noreturn]] void fail(const std::string &msg) const;
+  [[noreturn]] void unsupported(const std::string &msg) const;
+
+private:
+  void inferLocally();
+  llvm::SmallVector<mlir::Value> foldResults(mlir::Operation *op);
+  GraphBuilder &gb;
+};
+
+/// Converts one ONNX node; returns one value per ONNX output (a null Value
+/// for an output that is not produced because it is unused).
+using Converter = std::function<std::vector<mlir::Value>(NodeContext &)>;
+const Converter *lookupConverter(const std::string &opType);
+std::vector<std::string> converterNames();
+
+/// Builder state shared by converters.
+class GraphBuilder {
+public:
+  GraphBuilder(mlir::MLIRContext &ctx, mlir::OpBuilder &b, int64_t foldLimit)
+      : ctx(ctx), b(b), foldLimit(foldLimit) {}
+  mlir::MLIRContext &ctx;
+  mlir::OpBuilder &b;
+  int64_t foldLimit;
+  llvm::StringMap<mlir::Value> values;
+  llvm::StringMap<mlir::RankedTensorType> inferredTypes;
+  /// Initializers not yet materialised, by name.
+  llvm::StringMap<onnx::TensorProto *> initializers;
+  /// The last error diagnostic MLIR emitted (verifier messages).
+  std::string lastDiagnostic;
+  mlir::Value lookup(const std::string &name, const onnx::NodeProto &node);
+  mlir::Value materializeInitializer(onnx::TensorProto &proto);
+};
+
+/// Element type for an ONNX TensorProto data type; throws if unsupported.
+mlir::Type elementTypeFromOnnx(mlir::MLIRContext &ctx, int onnxType,
+                               const std::string &what);
+std::string nodeLabel(const onnx::NodeProto &node);
+
+} // namespace loom::onnx_import
+
+#endif // LOOM_LIB_FRONTEND_ONNX_IMPORTERIMPL_H

@@ -1,0 +1,39 @@
+//===- TensorIO.h - .npy and ONNX TensorProto (.pb) I/O ---------*- C++ -*-===//
+#ifndef LOOM_RUNTIME_TENSORIO_H
+#define LOOM_RUNTIME_TENSORIO_H
+
+#include "loom/Runtime/Tensor.h"
+
+#include <optional>
+#include <string>
+
+namespace onnx {
+class TensorProto;
+} // namespace onnx
+
+namespace loom::rt {
+
+/// Reads a NumPy .npy file (format 1.0-3.0, little-endian, C order).
+/// Throws Error naming the file and the problem.
+Tensor readNpy(const std::string &path);
+/// Writes `t` as a .npy file (format 1.0). Throws Error on failure.
+void writeNpy(const std::string &path, const Tensor &t);
+
+/// Reads a serialized ONNX TensorProto (.pb), as in ONNX's test data.
+Tensor readTensorProtoFile(const std::string &path);
+/// Converts a TensorProto with its data inline (not external) to a Tensor.
+/// `what` names the tensor in error messages.
+Tensor tensorFromProto(const onnx::TensorProto &proto, const std::string &what);
+/// Maps an ONNX TensorProto data type to a DType, or nullopt if unsupported.
+std::optional<DType> dtypeFromOnnx(int onnxType);
+/// Reads a tensor from `path`, choosing the format by extension
+/// (.npy or .pb).
+Tensor readTensorFile(const std::string &path);
+
+/// The file name an output is written under: characters outside
+/// [A-Za-z0-9._-] become '_'.
+std::string sanitizeFileName(const std::string &name);
+
+} // namespace loom::rt
+
+#endif // LOOM_RUNTIME_TENSORIO_H

@@ -1,0 +1,375 @@
+//===- CostModelTest.cpp - The shared cost model, against hand sums -------===//
+//
+// Every expected value below is worked out by hand from the preset's numbers
+// and the formulas in docs/targets.md; the comments show the sums.
+//
+// tiny: 4 x 4 tiles at 1 GHz; per tile fp16 1024 MACs/cycle, 16x16x16
+// blocks, matrix latency 16, 64 vector lanes with latency 4, 256 B/cycle
+// SRAM; mesh 64 B/cycle per link, 2 cycles per hop; 4 chips on a ring with
+// 4 links of 10 GB/s and 1 us latency.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Target/CostModel.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+using namespace loom;
+
+namespace {
+
+TargetModel loadOrDie(const std::string &name) {
+  std::string error;
+  std::optional<TargetModel> target = TargetModel::load(name, error);
+  if (!target) {
+    ADD_FAILURE() << error;
+    std::abort();
+  }
+  return *target;
+}
+
+CostBreakdown estimateOrDie(const CostModel &model, const KernelDesc &kernel,
+                            const Region &region) {
+  std::string error;
+  std::optional<CostBreakdown> cost = model.estimate(kernel, region, &error);
+  if (!cost) {
+    ADD_FAILURE() << error;
+    std::abort();
+  }
+  return *cost;
+}
+
+Region tiles(int64_t rows, int64_t cols, int64_t chips = 1) {
+  Region region;
+  region.tileRows = rows;
+  region.tileCols = cols;
+  region.chips = chips;
+  return region;
+}
+
+class TinyCostModel : public ::testing::Test {
+protected:
+  TinyCostModel() : model(loadOrDie("tiny")) {}
+  CostModel model;
+};
+
+} // namespace
+
+// A 64x64x64 fp16 GEMM on one tile: 4 x 4 output blocks, 4 k-steps, and a
+// 16x16x16 block takes 4096 / 1024 = 4 cycles: 16 * 4 * 4 = 256 cycles.
+// SRAM: three 64x64 fp16 matrices = 24576 B / 256 B/cycle = 96 cycles.
+// Fill/drain: the matrix latency, 16 cycles; no hops on a 1 x 1 region.
+TEST_F(TinyCostModel, GemmThatFitsOneTile) {
+  KernelDesc gemm = KernelDesc::matmul(64, 64, 64, NumericFormat::F16);
+  EXPECT_EQ(gemm.sramBytesRead, 2 * 64 * 64 * 2);
+  EXPECT_EQ(gemm.sramBytesWritten, 64 * 64 * 2);
+  EXPECT_EQ(gemm.weightBytes, 64 * 64 * 2);
+  CostBreakdown cost = estimateOrDie(model, gemm, tiles(1, 1));
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 256);
+  EXPECT_DOUBLE_EQ(cost.sramCycles, 96);
+  EXPECT_DOUBLE_EQ(cost.meshCycles, 0);
+  EXPECT_DOUBLE_EQ(cost.linkCycles, 0);
+  EXPECT_DOUBLE_EQ(cost.fillDrainCycles, 16);
+  EXPECT_DOUBLE_EQ(cost.totalCycles, 272);
+  EXPECT_DOUBLE_EQ(cost.seconds, 272e-9);
+  EXPECT_EQ(cost.bound, CostBound::Compute);
+  EXPECT_DOUBLE_EQ(cost.matrixEfficiency, 1.0);
+  EXPECT_FALSE(cost.usedVectorFallback);
+}
+
+// 17x17x17 pads to 32x32x32: 2 x 2 output blocks, 2 k-steps, 4 cycles each =
+// 32 cycles for 4913 useful MACs out of 32 * 1024: efficiency 0.1499.
+TEST_F(TinyCostModel, BlockQuantisationWaste) {
+  KernelDesc gemm = KernelDesc::matmul(17, 17, 17, NumericFormat::F16);
+  CostBreakdown cost = estimateOrDie(model, gemm, tiles(1, 1));
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 32);
+  EXPECT_DOUBLE_EQ(cost.matrixEfficiency, 4913.0 / (32.0 * 1024.0));
+}
+
+// A 256^3 fp16 GEMM on the whole 4 x 4 chip: 16 x 16 = 256 output blocks,
+// 16 per tile, 16 k-steps of 4 cycles: 1024 cycles (one tile alone would take
+// 16384). SRAM: 3 x 256 x 256 x 2 B = 393216 B over 16 tiles x 256 B/cycle
+// = 96 cycles. Fill/drain: 16 + 2 cycles x (3 + 3) hops across the region.
+TEST_F(TinyCostModel, GemmThatNeedsManyTiles) {
+  KernelDesc gemm = KernelDesc::matmul(256, 256, 256, NumericFormat::F16);
+  CostBreakdown oneTile = estimateOrDie(model, gemm, tiles(1, 1));
+  EXPECT_DOUBLE_EQ(oneTile.computeCycles, 16384);
+  CostBreakdown cost =
+      estimateOrDie(model, gemm, Region::wholeChip(model.target()));
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 1024);
+  EXPECT_DOUBLE_EQ(cost.sramCycles, 96);
+  EXPECT_DOUBLE_EQ(cost.fillDrainCycles, 28);
+  EXPECT_DOUBLE_EQ(cost.totalCycles, 1052);
+  EXPECT_EQ(cost.bound, CostBound::Compute);
+  EXPECT_DOUBLE_EQ(cost.matrixEfficiency, 1.0);
+}
+
+// 80^3 on 16 tiles: 5 x 5 = 25 output blocks, so some tiles get 2 and the
+// rest 1: 2 x 5 k-steps x 4 cycles = 40 cycles; 512000 useful MACs out of
+// 16 x 1024 x 40.
+TEST_F(TinyCostModel, UnevenSpreadOverTiles) {
+  KernelDesc gemm = KernelDesc::matmul(80, 80, 80, NumericFormat::F16);
+  CostBreakdown cost =
+      estimateOrDie(model, gemm, Region::wholeChip(model.target()));
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 40);
+  EXPECT_DOUBLE_EQ(cost.matrixEfficiency, 512000.0 / (16.0 * 1024 * 40));
+}
+
+// The same GEMM split over 2 chips of 16 tiles: 256 output blocks over 32
+// tiles = 8 each: 8 x 16 x 4 = 512 cycles.
+TEST_F(TinyCostModel, GemmSplitOverChips) {
+  KernelDesc gemm = KernelDesc::matmul(256, 256, 256, NumericFormat::F16);
+  CostBreakdown cost = estimateOrDie(model, gemm, tiles(4, 4, 2));
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 512);
+  EXPECT_DOUBLE_EQ(cost.sramCycles, 48);
+}
+
+// A fused epilogue of 2 vector ops per output: 4096 outputs x 2 / 64 lanes =
+// 128 cycles, hidden under the 256 matrix cycles; its pipeline adds the
+// vector latency (4) to fill/drain.
+TEST_F(TinyCostModel, EpilogueOverlapsTheMatrixUnit) {
+  KernelDesc gemm = KernelDesc::matmul(64, 64, 64, NumericFormat::F16);
+  gemm.epilogueOpsPerOutput = 2;
+  CostBreakdown cost = estimateOrDie(model, gemm, tiles(1, 1));
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 256);
+  EXPECT_DOUBLE_EQ(cost.fillDrainCycles, 20);
+  gemm.epilogueOpsPerOutput = 8; // 4096 x 8 / 64 = 512 > 256
+  EXPECT_DOUBLE_EQ(estimateOrDie(model, gemm, tiles(1, 1)).computeCycles, 512);
+}
+
+// tiny's matrix unit has no tf32: a 64^3 tf32 GEMM runs on the 64 vector
+// lanes, one MAC per lane per cycle: 4096 outputs x 64 MACs / 64 = 4096.
+TEST_F(TinyCostModel, VectorFallbackForUnsupportedFormat) {
+  KernelDesc gemm = KernelDesc::matmul(64, 64, 64, NumericFormat::TF32);
+  CostBreakdown cost = estimateOrDie(model, gemm, tiles(1, 1));
+  EXPECT_TRUE(cost.usedVectorFallback);
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 4096);
+  EXPECT_DOUBLE_EQ(cost.fillDrainCycles, 4);
+}
+
+// Adding two vectors of 2^20 fp32 on the whole chip: 2^20 ops over 16 tiles
+// x 64 lanes = 1024 cycles, but it moves 12 MiB (8 read, 4 written) over
+// 16 x 256 B/cycle = 3072 cycles: SRAM-bound. Fill/drain 4 + 2 x 6 = 16.
+TEST_F(TinyCostModel, BandwidthBoundElementwise) {
+  KernelDesc add =
+      KernelDesc::elementwise(1 << 20, /*inputs=*/2, NumericFormat::F32);
+  CostBreakdown cost =
+      estimateOrDie(model, add, Region::wholeChip(model.target()));
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 1024);
+  EXPECT_DOUBLE_EQ(cost.sramCycles, 3072);
+  EXPECT_DOUBLE_EQ(cost.fillDrainCycles, 16);
+  EXPECT_DOUBLE_EQ(cost.totalCycles, 3088);
+  EXPECT_EQ(cost.bound, CostBound::Sram);
+}
+
+// 64 KiB arriving over the mesh into a 2 x 2 region enters through its 2
+// west-edge links: 65536 / (2 x 64) = 512 cycles; the producer 3 hops away
+// adds (3 + 1 + 1) x 2 = 10 cycles of fill.
+TEST_F(TinyCostModel, MeshIngress) {
+  KernelDesc copy = KernelDesc::dataMovement(4096);
+  copy.meshBytesIn = 65536;
+  Region region = tiles(2, 2);
+  region.sourceHops = 3;
+  CostBreakdown cost = estimateOrDie(model, copy, region);
+  EXPECT_DOUBLE_EQ(cost.meshCycles, 512);
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 0);
+  EXPECT_DOUBLE_EQ(cost.sramCycles, 8192.0 / (4 * 256));
+  EXPECT_DOUBLE_EQ(cost.fillDrainCycles, 10);
+  EXPECT_EQ(cost.bound, CostBound::Mesh);
+}
+
+// Softmax and normalisation count 5 and 7 vector ops per element; a
+// reduction one per input element.
+TEST_F(TinyCostModel, VectorKernels) {
+  Region chip = Region::wholeChip(model.target());
+  // 65536 x 5 / (16 x 64) = 320 cycles.
+  EXPECT_DOUBLE_EQ(
+      estimateOrDie(model, KernelDesc::softmax(65536, NumericFormat::F32), chip)
+          .computeCycles,
+      320);
+  // 65536 x 7 / 1024 = 448 cycles.
+  EXPECT_DOUBLE_EQ(
+      estimateOrDie(model, KernelDesc::normalization(65536, NumericFormat::F32),
+                    chip)
+          .computeCycles,
+      448);
+  // 65536 / 1024 = 64 cycles; reads 256 KiB, writes 1 KiB.
+  KernelDesc sum = KernelDesc::reduction(65536, 256, NumericFormat::F32);
+  EXPECT_EQ(sum.sramBytesWritten, 1024);
+  EXPECT_DOUBLE_EQ(estimateOrDie(model, sum, chip).computeCycles, 64);
+}
+
+// All-reduce of 1 MiB fp32 over the 4-chip ring. Each chip sends
+// 2 x (4-1)/4 x 1 MiB = 1572864 B over its 4 links x 10 GB/s = 40 GB/s:
+// 39.3216 us = 39321.6 cycles. Latency: 2 x (4-1) = 6 steps x 1 us = 6000
+// cycles, plus the vector latency (4) and the 2 x 6 hop fill of the 4 x 4
+// region. Reduction adds: 3/4 x 262144 = 196608 over 16 x 64 lanes = 192.
+TEST_F(TinyCostModel, AllReduceOnARing) {
+  KernelDesc allReduce = KernelDesc::collectiveOp(CollectiveKind::AllReduce,
+                                                  1 << 20, NumericFormat::F32);
+  EXPECT_DOUBLE_EQ(
+      CostModel::collectiveBytesPerChip(CollectiveKind::AllReduce, 4, 1 << 20),
+      1572864);
+  EXPECT_EQ(model.collectiveLatencySteps(CollectiveKind::AllReduce, 4), 6);
+  CostBreakdown cost =
+      estimateOrDie(model, allReduce, Region::wholeSystem(model.target()));
+  EXPECT_NEAR(cost.linkCycles, 39321.6, 1e-6);
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 192);
+  EXPECT_DOUBLE_EQ(cost.sramCycles, 2.0 * (1 << 20) / (16 * 256));
+  EXPECT_NEAR(cost.fillDrainCycles, 6000 + 4 + 12, 1e-6);
+  EXPECT_NEAR(cost.totalCycles, 39321.6 + 6016, 1e-6);
+  EXPECT_EQ(cost.bound, CostBound::Link);
+}
+
+// The other collectives on the ring: (p-1)/p of the buffer and p-1 steps.
+TEST_F(TinyCostModel, OtherCollectivesOnARing) {
+  EXPECT_DOUBLE_EQ(
+      CostModel::collectiveBytesPerChip(CollectiveKind::AllGather, 4, 4096),
+      3072);
+  EXPECT_DOUBLE_EQ(
+      CostModel::collectiveBytesPerChip(CollectiveKind::ReduceScatter, 4, 4096),
+      3072);
+  EXPECT_DOUBLE_EQ(
+      CostModel::collectiveBytesPerChip(CollectiveKind::SendRecv, 2, 4096),
+      4096);
+  EXPECT_DOUBLE_EQ(
+      CostModel::collectiveBytesPerChip(CollectiveKind::AllReduce, 1, 4096), 0);
+  EXPECT_EQ(model.collectiveLatencySteps(CollectiveKind::AllGather, 4), 3);
+  EXPECT_EQ(model.collectiveLatencySteps(CollectiveKind::SendRecv, 2), 1);
+  // Send 40 KB to a neighbour: 40000 / 40 GB/s = 1 us + 1 us latency.
+  KernelDesc send = KernelDesc::collectiveOp(CollectiveKind::SendRecv, 40000,
+                                             NumericFormat::F32);
+  CostBreakdown cost = estimateOrDie(model, send, tiles(1, 1, 2));
+  EXPECT_NEAR(cost.linkCycles, 1000, 1e-9);
+  EXPECT_NEAR(cost.fillDrainCycles, 1000, 1e-9);
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 0);
+}
+
+// The roofline of a GEMM plus an element-wise add on one chip:
+// matrix 2 x 256^3 / 32.768 TFLOP/s = 1.024 us; vector 2^20 / 1.024 Top/s =
+// 1.024 us; the units overlap so compute is 1.024 us. SRAM: 393216 +
+// 12582912 B / 4.096 TB/s = 3.168 us, the bound.
+TEST_F(TinyCostModel, RooflineOfAGraph) {
+  std::vector<KernelDesc> graph = {
+      KernelDesc::matmul(256, 256, 256, NumericFormat::F16),
+      KernelDesc::elementwise(1 << 20, 2, NumericFormat::F32)};
+  RooflineBound bound = model.roofline(graph);
+  EXPECT_DOUBLE_EQ(bound.matrixFlops, 2.0 * 256 * 256 * 256);
+  EXPECT_DOUBLE_EQ(bound.vectorOps, 1 << 20);
+  EXPECT_NEAR(bound.computeSeconds, 1.024e-6, 1e-15);
+  EXPECT_NEAR(bound.sramSeconds, 3.168e-6, 1e-15);
+  EXPECT_NEAR(bound.seconds, 3.168e-6, 1e-15);
+  EXPECT_EQ(bound.bound, CostBound::Sram);
+
+  // On all 4 chips with an all-reduce of 1 MiB: compute and SRAM shrink 4x,
+  // the all-reduce sends 1572864 B per chip at 40 GB/s = 39.3 us.
+  graph.push_back(KernelDesc::collectiveOp(CollectiveKind::AllReduce, 1 << 20,
+                                           NumericFormat::F32));
+  RooflineBound system = model.roofline(graph, 4);
+  EXPECT_NEAR(system.linkSeconds, 39.3216e-6, 1e-12);
+  EXPECT_EQ(system.bound, CostBound::Link);
+
+  // Every kernel's own estimate is at least its roofline.
+  for (const KernelDesc &kernel : graph) {
+    CostBreakdown cost =
+        estimateOrDie(model, kernel, Region::wholeSystem(model.target()));
+    EXPECT_GE(cost.seconds * (1 + 1e-12), model.roofline({kernel}, 4).seconds)
+        << kernelKindName(kernel.kind);
+  }
+}
+
+TEST_F(TinyCostModel, RejectsRegionsAndKernelsThatDoNotFit) {
+  KernelDesc gemm = KernelDesc::matmul(64, 64, 64, NumericFormat::F16);
+  std::string error;
+  EXPECT_FALSE(model.estimate(gemm, tiles(5, 1), &error));
+  EXPECT_EQ(error, "matmul on tiny: a 5 x 1 region does not fit the chip's "
+                   "4 x 4 tiles");
+  EXPECT_FALSE(model.estimate(gemm, tiles(1, 1, 5), &error));
+  EXPECT_EQ(error, "matmul on tiny: 5 chips requested but the system has 4");
+  gemm.offChipBytes = 1;
+  EXPECT_FALSE(model.estimate(gemm, tiles(1, 1), &error));
+  EXPECT_EQ(error, "matmul on tiny: the kernel moves off-chip bytes but the "
+                   "target has no off-chip memory");
+  gemm.offChipBytes = 0;
+  gemm.m = -1;
+  EXPECT_FALSE(model.estimate(gemm, tiles(1, 1), &error));
+  EXPECT_FALSE(model.estimate(gemm, tiles(0, 1)));
+}
+
+TEST(CostModelKernels, ConvIsAnImplicitGemm) {
+  // 1 x 16 x 8 x 8 -> 32 channels, 3 x 3, padding 1: M = 64, N = 32,
+  // K = 16 x 9 = 144.
+  ConvShape shape;
+  shape.batch = 1;
+  shape.inChannels = 16;
+  shape.inHeight = shape.inWidth = 8;
+  shape.outChannels = 32;
+  shape.outHeight = shape.outWidth = 8;
+  shape.kernelHeight = shape.kernelWidth = 3;
+  KernelDesc conv = KernelDesc::conv(shape, NumericFormat::BF16);
+  EXPECT_EQ(conv.batch, 1);
+  EXPECT_EQ(conv.m, 64);
+  EXPECT_EQ(conv.n, 32);
+  EXPECT_EQ(conv.k, 144);
+  EXPECT_EQ(conv.weightBytes, 32 * 16 * 9 * 2);
+  EXPECT_EQ(conv.sramBytesRead, 16 * 64 * 2 + 32 * 16 * 9 * 2);
+  EXPECT_EQ(conv.sramBytesWritten, 32 * 64 * 2);
+  // Depthwise: groups = channels, one output channel per group.
+  shape.outChannels = 16;
+  shape.groups = 16;
+  KernelDesc depthwise = KernelDesc::conv(shape, NumericFormat::BF16);
+  EXPECT_EQ(depthwise.batch, 16);
+  EXPECT_EQ(depthwise.n, 1);
+  EXPECT_EQ(depthwise.k, 9);
+}
+
+// The TSP's 1 x 320 x 320 block: a 320-wide int8 GEMV takes one cycle per
+// row; one more output column doubles the blocks.
+TEST(CostModelPresets, TspBlockQuantisation) {
+  CostModel model(loadOrDie("tsp-v1"));
+  KernelDesc gemv = KernelDesc::matmul(1, 320, 320, NumericFormat::I8);
+  EXPECT_DOUBLE_EQ(estimateOrDie(model, gemv, tiles(1, 1)).computeCycles, 1);
+  gemv.n = 321;
+  CostBreakdown cost = estimateOrDie(model, gemv, tiles(1, 1));
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 2);
+  EXPECT_DOUBLE_EQ(cost.matrixEfficiency, 321.0 * 320 / (2 * 102400.0));
+  // fp16 runs at a quarter of the int8 rate.
+  gemv.n = 320;
+  gemv.format = NumericFormat::F16;
+  EXPECT_DOUBLE_EQ(estimateOrDie(model, gemv, tiles(1, 1)).computeCycles, 4);
+}
+
+// A large GEMM on one H100 runs at the published peak; a decode GEMV with
+// its weights in HBM is bound by HBM: 8192 x 8192 x 2 B / 3.35 TB/s.
+TEST(CostModelPresets, GpuComputeAndHbmBounds) {
+  CostModel model(loadOrDie("h100"));
+  Region gpu = Region::wholeChip(model.target());
+  KernelDesc gemm = KernelDesc::matmul(8192, 8192, 8192, NumericFormat::BF16);
+  CostBreakdown big = estimateOrDie(model, gemm, gpu);
+  double ideal = 2.0 * 8192 * 8192 * 8192 / 989.4e12;
+  EXPECT_NEAR(big.seconds, ideal, 0.01 * ideal);
+  EXPECT_EQ(big.bound, CostBound::Compute);
+
+  KernelDesc gemv = KernelDesc::matmul(1, 8192, 8192, NumericFormat::BF16);
+  gemv.offChipBytes = gemv.weightBytes;
+  CostBreakdown decode = estimateOrDie(model, gemv, gpu);
+  EXPECT_EQ(decode.bound, CostBound::OffChip);
+  EXPECT_NEAR(decode.offChipCycles, 134217728.0 / 3.35e12 * 1.83e9, 1e-3);
+}
+
+// NVSwitch: one step each way for an all-reduce; all 18 links carry it, and
+// beyond the 8-GPU NVLink domain the 50 GB/s NIC is the limit.
+TEST(CostModelPresets, SwitchedCollectives) {
+  CostModel model(loadOrDie("h100"));
+  EXPECT_EQ(model.collectiveLatencySteps(CollectiveKind::AllReduce, 8), 2);
+  EXPECT_DOUBLE_EQ(model.collectiveBytesPerSecondPerChip(8), 450e9);
+  EXPECT_DOUBLE_EQ(model.collectiveBytesPerSecondPerChip(16), 50e9);
+  KernelDesc allReduce = KernelDesc::collectiveOp(
+      CollectiveKind::AllReduce, int64_t(1) << 30, NumericFormat::BF16);
+  CostBreakdown cost =
+      estimateOrDie(model, allReduce, Region::wholeSystem(model.target()));
+  double seconds = 2.0 * 7 / 8 * double(int64_t(1) << 30) / 450e9;
+  EXPECT_NEAR(cost.linkCycles, seconds * 1.83e9, 1e-3);
+}
