@@ -13,7 +13,7 @@ config.test_exec_root = os.path.join(config.loom_obj_root, "test")
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.with_environment("PATH", config.loom_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.loom_tools_dir, append_path=True)
 
 config.substitutions.append(("%loom-opt", os.path.join(config.loom_tools_dir, "loom-opt")))
 config.substitutions.append(("%loom", os.path.join(config.loom_tools_dir, "loom")))

@@ -669,9 +669,10 @@ std::optional<TargetModel> TargetModel::parse(std::string_view jsonText,
           [&checker](int depth, json::parse_event_t event, json &parsed) {
             return checker(depth, event, parsed);
           });
-    } catch (const json::parse_error &parseError) {
+    } catch (const json::exception &parseError) {
       // nlohmann's message is "[json.exception.parse_error.101] parse error
-      // at line L, column C: ..."; keep the part after the id.
+      // at line L, column C: ..." (or out_of_range.406 for a number that
+      // overflows a double); keep the part after the id.
       std::string message = parseError.what();
       if (size_t pos = message.find("] "); pos != std::string::npos) {
         message = message.substr(pos + 2);

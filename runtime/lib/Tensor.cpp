@@ -283,6 +283,15 @@ Tensor Tensor::reshaped(Shape shape) const {
   return t;
 }
 
+Tensor Tensor::bitcast(DType dtype) const {
+  if (dtypeSize(dtype) != dtypeSize(dtype_))
+    throw Error(std::string("cannot bitcast ") + dtypeName(dtype_) + " to " +
+                dtypeName(dtype));
+  Tensor t = *this;
+  t.dtype_ = dtype;
+  return t;
+}
+
 Tensor Tensor::castTo(DType to) const {
   if (to == dtype_)
     return *this;

@@ -467,7 +467,8 @@ void bindDynamicDims(onnx::GraphProto &graph,
       continue;
     if (!input.type().has_tensor_type())
       throw ImportError("graph input '" + input.name() +
-                        "': only tensor inputs are supported");
+                        "': unsupported type (only tensors are supported, "
+                        "not sequences, maps or optionals)");
     auto *tt = input.mutable_type()->mutable_tensor_type();
     if (!tt->has_shape())
       throw ImportError("graph input '" + input.name() +
@@ -558,8 +559,150 @@ topologicalOrder(const onnx::GraphProto &graph,
   return order;
 }
 
+/// The schema of an op the importer has no converter for, if ONNX defines
+/// it as a function of other ops (NegativeLogLikelihoodLoss, Celu, ...).
+const onnx::OpSchema *functionSchema(const onnx::NodeProto &node,
+                                     int64_t opset) {
+  const onnx::OpSchema *schema =
+      onnx::OpSchemaRegistry::Schema(node.op_type(), opset, node.domain());
+  if (schema &&
+      (schema->HasFunction() || schema->HasContextDependentFunction()))
+    return schema;
+  return nullptr;
+}
+
+/// Replaces every node the importer cannot convert but ONNX defines as a
+/// function by the function's body, with fresh names for its internal
+/// values. Returns true if anything was expanded. Needs the value types
+/// (from shape inference) because some bodies depend on them.
+bool expandFunctions(onnx::GraphProto &graph, int64_t opset, int &counter) {
+  std::map<std::string, onnx::TypeProto> types;
+  for (const auto &vi : graph.input())
+    types[vi.name()] = vi.type();
+  for (const auto &vi : graph.value_info())
+    types[vi.name()] = vi.type();
+  for (const auto &init : graph.initializer()) {
+    onnx::TypeProto t;
+    t.mutable_tensor_type()->set_elem_type(init.data_type());
+    for (int64_t d : init.dims())
+      t.mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
+    types[init.name()] = t;
+  }
+  bool expanded = false;
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (const auto &node : graph.node()) {
+    const onnx::OpSchema *schema =
+        lookupConverter(node.op_type()) ? nullptr : functionSchema(node, opset);
+    if (!schema) {
+      *nodes.Add() = node;
+      continue;
+    }
+    onnx::FunctionProto body;
+    if (schema->HasContextDependentFunction()) {
+      std::vector<onnx::TypeProto> inputTypes;
+      for (const auto &in : node.input())
+        inputTypes.push_back(types.count(in) ? types[in] : onnx::TypeProto());
+      onnx::FunctionBodyBuildContextImpl ctx(node, inputTypes);
+      if (!schema->BuildContextDependentFunction(ctx, body))
+        throw ImportError(nodeLabel(node) +
+                          ": unsupported: could not expand its function body");
+    } else {
+      body = *schema->GetFunction();
+    }
+    // Formal parameter -> actual value name; everything else gets a prefix.
+    std::map<std::string, std::string> rename;
+    for (int i = 0; i < body.input_size(); ++i)
+      rename[body.input(i)] = i < node.input_size() ? node.input(i) : "";
+    for (int i = 0; i < body.output_size(); ++i)
+      rename[body.output(i)] = i < node.output_size() ? node.output(i) : "";
+    std::string prefix = "__fn" + std::to_string(counter++) + "_";
+    auto mapName = [&](const std::string &n) {
+      if (n.empty())
+        return n;
+      auto it = rename.find(n);
+      return it != rename.end() ? it->second : prefix + n;
+    };
+    std::map<std::string, const onnx::AttributeProto *> actualAttrs;
+    for (const auto &a : node.attribute())
+      actualAttrs[a.name()] = &a;
+    for (const auto &inner : body.node()) {
+      onnx::NodeProto *n = nodes.Add();
+      *n = inner;
+      n->set_name(node.name() + "/" + inner.op_type() + "_" +
+                  std::to_string(nodes.size()));
+      for (auto &in : *n->mutable_input())
+        in = mapName(in);
+      for (auto &out : *n->mutable_output())
+        out = mapName(out);
+      // Attributes that refer to the caller's attributes take their values.
+      google::protobuf::RepeatedPtrField<onnx::AttributeProto> attrs;
+      for (const auto &a : inner.attribute()) {
+        if (a.ref_attr_name().empty()) {
+          *attrs.Add() = a;
+          continue;
+        }
+        // The caller's value, else the schema's default, else omitted.
+        const onnx::AttributeProto *value = nullptr;
+        auto it = actualAttrs.find(a.ref_attr_name());
+        if (it != actualAttrs.end()) {
+          value = it->second;
+        } else {
+          auto def = schema->attributes().find(a.ref_attr_name());
+          if (def != schema->attributes().end() &&
+              def->second.default_value.type() !=
+                  onnx::AttributeProto::UNDEFINED)
+            value = &def->second.default_value;
+        }
+        if (!value)
+          continue;
+        onnx::AttributeProto *copy = attrs.Add();
+        *copy = *value;
+        copy->set_name(a.name());
+      }
+      *n->mutable_attribute() = attrs;
+    }
+    expanded = true;
+  }
+  *graph.mutable_node() = nodes;
+  return expanded;
+}
+
+/// Turns the graph inputs named in `frozen` into initializers holding the
+/// given values, so shape arguments passed as inputs become constants.
+void freezeInputs(onnx::GraphProto &graph,
+                  const std::map<std::string, rt::Tensor> &frozen) {
+  if (frozen.empty())
+    return;
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> kept;
+  for (const auto &in : graph.input()) {
+    auto it = frozen.find(in.name());
+    if (it == frozen.end()) {
+      *kept.Add() = in;
+      continue;
+    }
+    const rt::Tensor &t = it->second;
+    onnx::TensorProto *init = graph.add_initializer();
+    init->set_name(in.name());
+    init->set_data_type(in.type().tensor_type().elem_type());
+    for (int64_t d : t.shape())
+      init->add_dims(d);
+    init->set_raw_data(t.raw(), t.byteSize());
+  }
+  for (const auto &[name, t] : frozen) {
+    bool found = false;
+    for (const auto &in : graph.input())
+      found |= in.name() == name;
+    if (!found)
+      throw ImportError("cannot freeze '" + name +
+                        "': the model has no such input");
+  }
+  *graph.mutable_input() = kept;
+}
+
 void runShapeInference(onnx::ModelProto &model) {
-  onnx::ShapeInferenceOptions options(/*check_type=*/true, /*error_mode=*/1,
+  // Type checking is off: old opsets' schemas reject types (int64
+  // Constants, say) that exporters emitted anyway and runtimes accept.
+  onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/1,
                                       /*data_prop=*/true);
   try {
     onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
@@ -583,28 +726,43 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
   if (!opsets.count(""))
     opsets[""] = 1;
 
+  freezeInputs(graph, options.frozenInputs);
   llvm::StringSet<> initializerNames;
   for (const auto &init : graph.initializer())
     initializerNames.insert(init.name());
   bindDynamicDims(graph, options.dims, initializerNames);
 
   // Check node domains and ops before shape inference, which would give a
-  // less direct message.
+  // less direct message. Ops ONNX defines as functions are expanded.
+  bool needsExpansion = false;
   for (const auto &node : graph.node()) {
     std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
     if (!domain.empty())
       throw ImportError(nodeLabel(node) + ": unknown operator domain '" +
                         node.domain() + "'");
-    if (!lookupConverter(node.op_type())) {
-      bool known = onnx::OpSchemaRegistry::Schema(node.op_type(),
-                                                  opsets[""], "") != nullptr;
-      throw ImportError(nodeLabel(node) +
-                        (known ? ": unsupported operator '" + node.op_type() +
-                                     "'"
-                               : ": unknown operator '" + node.op_type() + "'"));
+    if (lookupConverter(node.op_type()))
+      continue;
+    if (functionSchema(node, opsets[""])) {
+      needsExpansion = true;
+      continue;
     }
+    bool known = onnx::OpSchemaRegistry::Schema(node.op_type(), opsets[""],
+                                                "") != nullptr;
+    throw ImportError(nodeLabel(node) +
+                      (known ? ": unsupported operator '" + node.op_type() + "'"
+                             : ": unknown operator '" + node.op_type() + "'"));
   }
   runShapeInference(model);
+  // Function bodies may use further function ops; expand to a fixed point.
+  for (int counter = 0, round = 0; needsExpansion && round < 8; ++round) {
+    needsExpansion = expandFunctions(graph, opsets[""], counter);
+    if (needsExpansion)
+      runShapeInference(model);
+  }
+  for (const auto &node : graph.node())
+    if (!lookupConverter(node.op_type()))
+      throw ImportError(nodeLabel(node) + ": unsupported operator '" +
+                        node.op_type() + "'");
 
   OpBuilder b(&ctx);
   auto module = ModuleOp::create(b.getUnknownLoc());

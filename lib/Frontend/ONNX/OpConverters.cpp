@@ -1117,7 +1117,8 @@ Values convertRange(NodeContext &nc) {
   auto start = nc.constantInput(0), limit = nc.constantInput(1),
        delta = nc.constantInput(2);
   if (!start || !limit || !delta)
-    nc.unsupported("Range with non-constant inputs (dynamic shape)");
+    nc.unsupported("Range inputs must be compile-time constants (its output "
+                   "shape depends on them)");
   double s = start->getDouble(0), l = limit->getDouble(0),
          d = delta->getDouble(0);
   if (d == 0)
@@ -1255,7 +1256,19 @@ const llvm::StringMap<Converter> &registry() {
     t["And"] = binary<AndOp>;
     t["Or"] = binary<OrOp>;
     t["Xor"] = binary<XorOp>;
-    t["PRelu"] = binary<PReluOp>;
+    t["PRelu"] = [](NodeContext &nc) -> Values {
+      Value x = nc.input(0), slope = nc.input(1);
+      auto xs = typeOf(x).getShape(), ss = typeOf(slope).getShape();
+      // Before opset 7 a 1-D slope of C values applies along axis 1.
+      SmallVector<int64_t> unused;
+      if (ss.size() == 1 && xs.size() > 2 && ss[0] == xs[1] &&
+          !OpTrait::util::getBroadcastedShape(xs, ss, unused)) {
+        SmallVector<int64_t> shape(xs.size() - 1, 1);
+        shape[0] = ss[0];
+        slope = nc.reshape(slope, shape);
+      }
+      return {binaryOp<PReluOp>(nc, x, slope)};
+    };
     t["Equal"] = compare<EqualOp>;
     t["Less"] = compare<LessOp>;
     t["Greater"] = compare<GreaterOp>;

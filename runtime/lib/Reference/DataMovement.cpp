@@ -279,6 +279,9 @@ double sourceCoord(const ResizeParams &p, double y, double scale, int64_t inW,
     return outWidth == 1 ? -0.5 : (y + 0.5) / scale - 0.5;
   if (m == "half_pixel")
     return (y + 0.5) / scale - 0.5;
+  // Opset 11 only: used with nearest mode by TensorFlow's converter.
+  if (m == "tf_half_pixel_for_nn")
+    return (y + 0.5) / scale;
   // half_pixel_symmetric
   double adjustment = static_cast<double>(outW) / outWidth;
   double offset = in / 2 * (1 - adjustment);
@@ -364,7 +367,7 @@ void checkResizeParams(const Tensor &x, const Shape &outShape,
   const std::string &c = p.coordinateTransform;
   if (c != "half_pixel" && c != "pytorch_half_pixel" && c != "align_corners" &&
       c != "asymmetric" && c != "tf_crop_and_resize" &&
-      c != "half_pixel_symmetric")
+      c != "half_pixel_symmetric" && c != "tf_half_pixel_for_nn")
     fail(op, "unknown coordinate_transformation_mode '" + c + "'");
   const std::string &n = p.nearestMode;
   if (n != "round_prefer_floor" && n != "round_prefer_ceil" && n != "floor" &&

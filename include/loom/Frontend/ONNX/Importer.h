@@ -2,6 +2,8 @@
 #ifndef LOOM_FRONTEND_ONNX_IMPORTER_H
 #define LOOM_FRONTEND_ONNX_IMPORTER_H
 
+#include "loom/Runtime/Tensor.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -17,6 +19,9 @@ struct ImportOptions {
   /// Fold ops whose inputs are all constant when the result has at most this
   /// many elements (shape computations, small tables).
   int64_t foldLimit = 1 << 16;
+  /// Graph inputs to freeze into constants with these values (a static
+  /// compiler needs shape arguments such as Reshape's shape at compile time).
+  std::map<std::string, rt::Tensor> frozenInputs;
 };
 
 /// Imports the ONNX model at `path` into a module holding `func.func @main`.

@@ -93,6 +93,9 @@ template <typename OpT> static LogicalResult verifyBinary(OpT op) {
   Type resultElt = tensorType(op.getOutput()).getElementType();
   bool isCompare = isa<EqualOp, LessOp, GreaterOp, LessEqualOp,
                        GreaterEqualOp>(op.getOperation());
+  if (isCompare && tensorType(op.getLhs()).getElementType() !=
+                       tensorType(op.getRhs()).getElementType())
+    return op.emitOpError("compared operands must share an element type");
   if (isCompare && !resultElt.isInteger(1))
     return op.emitOpError("comparison result must have element type i1, got ")
            << resultElt;

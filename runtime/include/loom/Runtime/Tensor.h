@@ -139,6 +139,8 @@ public:
 
   /// A copy with the same data and a new shape of the same element count.
   Tensor reshaped(Shape shape) const;
+  /// The same bytes seen as another element type of the same size.
+  Tensor bitcast(DType dtype) const;
   /// Element-wise conversion with ONNX Cast semantics.
   Tensor castTo(DType dtype) const;
 

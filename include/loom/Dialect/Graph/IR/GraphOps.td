@@ -140,7 +140,7 @@ class Graph_BinaryOp<string mnemonic, string what, list<Trait> traits = [],
 class Graph_ArithOp<string mnemonic, string what, dag attrs = (ins)>
     : Graph_BinaryOp<mnemonic, what, [SameOperandsAndResultElementType], attrs>;
 class Graph_CompareOp<string mnemonic, string what>
-    : Graph_BinaryOp<mnemonic, what, [SameTypeOperands]>;
+    : Graph_BinaryOp<mnemonic, what>;
 
 def Graph_AddOp : Graph_ArithOp<"add", "addition"> { let hasFolder = 1; }
 def Graph_SubOp : Graph_ArithOp<"sub", "subtraction">;
