@@ -32,6 +32,7 @@
 #include <vector>
 
 #ifdef LOOM_HAVE_TARGET
+#include "loom/Target/TargetModel.h"
 namespace loom {
 int runTargetCommand(int argc, char **argv);
 } // namespace loom
@@ -169,6 +170,15 @@ int runCompile(int argc, char **argv) {
                      "single-chip backend)"
                    : "--emit=" + emit + " is not implemented yet (partial: "
                                        "only --emit=graph)");
+#ifdef LOOM_HAVE_TARGET
+  // The graph level does not depend on the target yet, but a bad target is
+  // reported now rather than silently ignored.
+  if (args.has("target")) {
+    std::string error;
+    if (!loom::TargetModel::load(args.get("target"), error))
+      usageError(error);
+  }
+#endif
   auto module = importModel(ctx, args);
   runGraphPipeline(ctx, *module, args.positional[0]);
   std::string out = args.get("o", "-");
