@@ -1043,6 +1043,68 @@ Values convertOneHot(NodeContext &nc) {
 }
 
 //===----------------------------------------------------------------------===//
+// Quantisation, spelled out in elementwise graph ops
+//===----------------------------------------------------------------------===//
+
+/// Reshapes a per-axis (1-D) quantisation parameter so it broadcasts along
+/// `axis` of a tensor of rank `rank`; scalars are left alone.
+Value alongAxis(NodeContext &nc, Value param, int64_t axis, int64_t rank) {
+  auto t = typeOf(param);
+  if (t.getRank() == 0)
+    return param;
+  if (t.getRank() != 1)
+    nc.unsupported("blocked quantisation (parameters of rank > 1)");
+  if (t.getDimSize(0) == 1)
+    return param;
+  axis = nc.axis(axis, rank);
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = t.getDimSize(0);
+  return nc.reshape(param, shape);
+}
+
+Value castTo(NodeContext &nc, Value v, Type elt) {
+  auto t = typeOf(v);
+  if (t.getElementType() == elt)
+    return v;
+  return nc.create<CastOp>(nc.tensorType(t.getShape(), elt), v);
+}
+
+/// y = (x - zero_point) * scale, in the scale's float type.
+Values convertDequantize(NodeContext &nc) {
+  Value x = nc.input(0), scale = nc.input(1);
+  int64_t rank = typeOf(x).getRank();
+  int64_t axis = nc.intAttr("axis", 1);
+  Type ft = typeOf(scale).getElementType();
+  Value xf = castTo(nc, x, ft);
+  if (nc.hasInput(2))
+    xf = binaryOp<SubOp>(
+        nc, xf, castTo(nc, alongAxis(nc, nc.input(2), axis, rank), ft));
+  return {binaryOp<MulOp>(nc, xf, alongAxis(nc, scale, axis, rank))};
+}
+
+/// y = saturate(round_half_even(x / scale) + zero_point).
+Values convertQuantize(NodeContext &nc) {
+  Value x = nc.input(0), scale = nc.input(1);
+  int64_t rank = typeOf(x).getRank();
+  int64_t axis = nc.intAttr("axis", 1);
+  Type ft = typeOf(x).getElementType();
+  Type qt = nc.hasInput(2) ? typeOf(nc.input(2)).getElementType()
+                           : nc.b.getIntegerType(8, /*isSigned=*/false);
+  auto qint = dyn_cast<IntegerType>(qt);
+  if (!qint || qint.getWidth() != 8)
+    nc.unsupported("quantisation to a type other than int8/uint8");
+  Value q = binaryOp<DivOp>(nc, x, castTo(nc, alongAxis(nc, scale, axis, rank), ft));
+  q = nc.create<RoundOp>(q.getType(), q);
+  if (nc.hasInput(2))
+    q = binaryOp<AddOp>(
+        nc, q, castTo(nc, alongAxis(nc, nc.input(2), axis, rank), ft));
+  bool isUnsigned = qint.isUnsigned();
+  q = binaryOp<MaxOp>(nc, q, nc.scalarLike(q, isUnsigned ? 0 : -128));
+  q = binaryOp<MinOp>(nc, q, nc.scalarLike(q, isUnsigned ? 255 : 127));
+  return {castTo(nc, q, qt)};
+}
+
+//===----------------------------------------------------------------------===//
 // Ops that fold to constants at import (static shapes make them known)
 //===----------------------------------------------------------------------===//
 
@@ -1364,6 +1426,8 @@ const llvm::StringMap<Converter> &registry() {
     t["DepthToSpace"] = convertDepthToSpace;
     t["SpaceToDepth"] = convertSpaceToDepth;
     t["OneHot"] = convertOneHot;
+    t["QuantizeLinear"] = convertQuantize;
+    t["DequantizeLinear"] = convertDequantize;
     // Folded at import.
     t["Shape"] = convertShape;
     t["Size"] = convertSize;
