@@ -10,6 +10,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(
   build-essential cmake ninja-build ccache git pkg-config
   clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
+  libclang-rt-22-dev
   zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev libxml2-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev

@@ -96,6 +96,16 @@ rt::Tensor tensorFromAttr(ElementsAttr attr) {
   return t;
 }
 
+std::optional<rt::Tensor> tryTensorFromAttr(ElementsAttr attr,
+                                            std::string &error) {
+  try {
+    return tensorFromAttr(attr);
+  } catch (const std::exception &e) {
+    error = e.what();
+    return std::nullopt;
+  }
+}
+
 ElementsAttr attrFromTensor(const rt::Tensor &t, RankedTensorType type) {
   if (t.dtype() == rt::DType::Bool) {
     SmallVector<bool> bits(t.data<bool>(), t.data<bool>() + t.numElements());

@@ -27,6 +27,11 @@ mlir::Type typeFromDType(rt::DType dtype, mlir::MLIRContext *ctx);
 /// A host tensor holding the value of a constant attribute. dense_resource
 /// blobs are viewed, not copied.
 rt::Tensor tensorFromAttr(mlir::ElementsAttr attr);
+/// Like tensorFromAttr, but reports a problem (a blob whose data was elided
+/// from the text, a size mismatch) through `error` instead of throwing; for
+/// callers built without exceptions.
+std::optional<rt::Tensor> tryTensorFromAttr(mlir::ElementsAttr attr,
+                                            std::string &error);
 /// A constant attribute holding `t` (a DenseElementsAttr; bool as i1).
 mlir::ElementsAttr attrFromTensor(const rt::Tensor &t, mlir::RankedTensorType type);
 

@@ -70,6 +70,40 @@ func.func @mul_one(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor<2x3xf32>, 
 
 // -----
 
+// Tests that x * 1 and x + 0 also fold when the constant is a dense_resource
+// blob, as ONNX initializers are, and that a one-element blob holding another
+// value is left alone (this used to abort: the folder asked the blob for an
+// APFloat splat).
+// CHECK-LABEL: func.func @resource_constants(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<2x3xf32>, %[[I:[^:]*]]: tensor<4xi64>
+// CHECK: %[[TWO:.*]] = graph.constant {value = dense_resource<two> : tensor<f32>}
+// CHECK: %[[M:.*]] = graph.mul %[[X]], %[[TWO]] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+// CHECK-NEXT: return %[[X]], %[[X]], %[[I]], %[[M]]
+func.func @resource_constants(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<4xi64>, tensor<2x3xf32>) {
+  %one = graph.constant {value = dense_resource<one> : tensor<f32>} : () -> tensor<f32>
+  %0 = graph.mul %x, %one : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %zeros = graph.constant {value = dense_resource<zeros> : tensor<3xf32>} : () -> tensor<3xf32>
+  %1 = graph.add %x, %zeros : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %izero = graph.constant {value = dense_resource<izero> : tensor<1xi64>} : () -> tensor<1xi64>
+  %2 = graph.add %i, %izero : (tensor<4xi64>, tensor<1xi64>) -> tensor<4xi64>
+  %two = graph.constant {value = dense_resource<two> : tensor<f32>} : () -> tensor<f32>
+  %3 = graph.mul %x, %two : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  return %0, %1, %2, %3 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<4xi64>, tensor<2x3xf32>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      one: "0x040000000000803F",
+      zeros: "0x04000000000000000000000000000000",
+      izero: "0x080000000000000000000000",
+      two: "0x0400000000000040"
+    }
+  }
+#-}
+
+// -----
+
 // Tests that multiplying by a value other than one, or by a one that
 // broadcasts x, does not fold.
 // CHECK-LABEL: func.func @mul_no_fold(

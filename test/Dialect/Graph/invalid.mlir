@@ -30,6 +30,15 @@ func.func @binary_not_broadcastable(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) ->
 
 // -----
 
+// Tests that dynamic dimensions print as '?' in verifier messages.
+func.func @binary_not_broadcastable_dynamic(%a: tensor<?x3xf32>, %b: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  // expected-error @+1 {{'graph.add' op operand shapes are not broadcast-compatible: [?x3] and [4x5]}}
+  %0 = graph.add %a, %b : (tensor<?x3xf32>, tensor<4x5xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+}
+
+// -----
+
 // Tests that a binary op whose result shape is not the broadcast shape is
 // rejected.
 func.func @binary_wrong_result_shape(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<3x3xf32> {
@@ -529,5 +538,14 @@ func.func @slice_lengths(%x: tensor<4x4xf32>) -> tensor<2x4xf32> {
 func.func @slice_axis(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'graph.slice' op axis 1 is out of range for rank 1}}
   %0 = graph.slice %x {axes = array<i64: 1>, ends = array<i64: 2>, starts = array<i64: 0>, steps = array<i64: 1>} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Tests that trilu needs a matrix (rank >= 2) to take a triangle of.
+func.func @trilu_rank(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'graph.trilu' op input must have rank >= 2}}
+  %0 = graph.trilu %x {k = 0 : i64, upper = true} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }

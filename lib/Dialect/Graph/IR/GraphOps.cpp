@@ -36,7 +36,15 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "[";
-  llvm::interleave(shape, os, "x");
+  llvm::interleave(
+      shape,
+      [&](int64_t d) {
+        if (ShapedType::isDynamic(d))
+          os << "?";
+        else
+          os << d;
+      },
+      [&] { os << "x"; });
   os << "]";
   return s;
 }
@@ -128,19 +136,41 @@ LOOM_BINARY_VERIFIER(LessEqualOp)
 LOOM_BINARY_VERIFIER(GreaterEqualOp)
 #undef LOOM_BINARY_VERIFIER
 
-/// True if `v` is a constant splat equal to `value`.
+/// True if every element of `values` (numbers) equals `value`.
+template <typename T>
+static bool allEqual(std::optional<ArrayRef<T>> values, double value) {
+  return values && !values->empty() &&
+         llvm::all_of(*values, [&](T x) { return x == static_cast<T>(value); });
+}
+
+/// True if `v` is a constant splat equal to `value`. The constant may be a
+/// dense_resource blob (ONNX initializers are), which the ElementsAttr
+/// interface cannot iterate as APFloat/APInt: those are read directly.
 static bool isSplatOf(Value v, double value) {
   ElementsAttr attr;
-  if (!matchPattern(v, m_Constant(&attr)) || !attr.isSplat())
+  if (!matchPattern(v, m_Constant(&attr)))
     return false;
   Type elt = attr.getElementType();
-  if (isa<FloatType>(elt))
-    return attr.getSplatValue<APFloat>().convertToDouble() == value;
   if (elt.isInteger(1))
     return false;
-  if (isa<IntegerType>(elt))
-    return attr.getSplatValue<APInt>().getSExtValue() ==
-           static_cast<int64_t>(value);
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr)) {
+    if (!dense.isSplat())
+      return false;
+    if (isa<FloatType>(elt))
+      return dense.getSplatValue<APFloat>().convertToDouble() == value;
+    if (isa<IntegerType>(elt))
+      return dense.getSplatValue<APInt>().getSExtValue() ==
+             static_cast<int64_t>(value);
+    return false;
+  }
+  if (auto r = dyn_cast<DenseF32ResourceElementsAttr>(attr))
+    return allEqual(r.tryGetAsArrayRef(), value);
+  if (auto r = dyn_cast<DenseF64ResourceElementsAttr>(attr))
+    return allEqual(r.tryGetAsArrayRef(), value);
+  if (auto r = dyn_cast<DenseI32ResourceElementsAttr>(attr))
+    return allEqual(r.tryGetAsArrayRef(), value);
+  if (auto r = dyn_cast<DenseI64ResourceElementsAttr>(attr))
+    return allEqual(r.tryGetAsArrayRef(), value);
   return false;
 }
 
@@ -226,6 +256,12 @@ LogicalResult LogSoftmaxOp::verify() {
 }
 LogicalResult HardmaxOp::verify() {
   return verifyAxis(*this, getAxis(), tensorType(getInput()).getRank());
+}
+
+LogicalResult TriluOp::verify() {
+  if (tensorType(getInput()).getRank() < 2)
+    return emitOpError("input must have rank >= 2");
+  return success();
 }
 
 LogicalResult BatchNormOp::verify() {
@@ -332,7 +368,10 @@ LogicalResult ReshapeOp::verify() {
   auto out = tensorType(getOutput());
   if (in.getElementType() != out.getElementType())
     return emitOpError("reshape cannot change the element type");
-  if (in.getNumElements() != out.getNumElements())
+  // Element counts are only known for static shapes; dynamic ones are
+  // graph-verify-shapes' to report.
+  if (in.hasStaticShape() && out.hasStaticShape() &&
+      in.getNumElements() != out.getNumElements())
     return emitOpError("cannot reshape ")
            << shapeString(in.getShape()) << " (" << in.getNumElements()
            << " elements) to " << shapeString(out.getShape()) << " ("

@@ -10,6 +10,12 @@ namespace loom::graph {
 #include "loom/Dialect/Graph/Transforms/Passes.h.inc"
 
 namespace {
+/// The value of a constant, or nullopt if its data is not available.
+std::optional<rt::Tensor> constantValue(ConstantOp c) {
+  std::string error;
+  return tryTensorFromAttr(c.getValue(), error);
+}
+
 struct GraphFoldConstantsPass
     : impl::GraphFoldConstantsBase<GraphFoldConstantsPass> {
   using Base::Base;
@@ -37,7 +43,12 @@ struct GraphFoldConstantsPass
         auto c = v.getDefiningOp<ConstantOp>();
         if (!c)
           return;
-        operands.push_back(tensorFromAttr(c.getValue()));
+        // A constant whose data was elided from the text (a printed
+        // `dense_resource` without its blob) cannot be folded; leave it.
+        std::optional<rt::Tensor> t = constantValue(c);
+        if (!t)
+          return;
+        operands.push_back(std::move(*t));
       }
       OpEvalResult r = evaluateOp(op, operands);
       if (!r.ok()) {

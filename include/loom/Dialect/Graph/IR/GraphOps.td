@@ -439,6 +439,7 @@ def Graph_TriluOp : Graph_Op<"trilu", [Pure, SameOperandsAndResultType]> {
   let summary = "Keep the upper or lower triangle (offset k) of the last two axes";
   let arguments = (ins Graph_Tensor:$input, I64Attr:$k, BoolAttr:$upper);
   let results = (outs Graph_Tensor:$output);
+  let hasVerifier = 1;
 }
 
 def Graph_ResizeOp : Graph_Op<"resize", [Pure]> {

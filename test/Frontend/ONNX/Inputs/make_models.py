@@ -1,0 +1,404 @@
+#!/usr/bin/env python3
+"""Writes the small ONNX models the Frontend/ONNX lit tests import.
+
+Usage: make_models.py OUT_DIR [NAME ...]
+
+Writes OUT_DIR/NAME.onnx for every model (or only the NAMEs given), plus the
+side files some of them need. Good models exercise the importer's
+normalisation; bad ones each carry exactly one defect that `loom compile`
+must report as a one-line error. Everything is deterministic.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+FLOAT = TensorProto.FLOAT
+INT64 = TensorProto.INT64
+
+
+def tensor(name, shape, elem=FLOAT):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def model(nodes, inputs, outputs, initializers=(), opset=17, name="test"):
+    graph = helper.make_graph(list(nodes), name, list(inputs), list(outputs),
+                              initializer=list(initializers))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="loom-lit")
+    # onnx 1.12 stamps its own IR version; pin it so the files do not depend
+    # on the installed onnx.
+    m.ir_version = 8
+    return m
+
+
+def ints(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.int64), name)
+
+
+def floats(name, values):
+    return numpy_helper.from_array(np.array(values, dtype=np.float32), name)
+
+
+# --------------------------------------------------------------------------
+# Good models
+# --------------------------------------------------------------------------
+
+def gemm():
+    # Y = 0.5 * A @ B^T + 2 * C; every operand is a graph input so that no
+    # part of the normalised form folds away.
+    node = helper.make_node("Gemm", ["A", "B", "C"], ["Y"], name="gemm",
+                            transB=1, alpha=0.5, beta=2.0)
+    return model([node], [tensor("A", [2, 3]), tensor("B", [4, 3]),
+                          tensor("C", [4])], [tensor("Y", [2, 4])])
+
+
+def gemm_plain():
+    # Defaults (alpha = beta = 1, no transposes) leave only matmul + add.
+    node = helper.make_node("Gemm", ["A", "B", "C"], ["Y"], name="gemm")
+    return model([node], [tensor("A", [2, 3]), tensor("B", [3, 4]),
+                          tensor("C", [1, 4])], [tensor("Y", [2, 4])])
+
+
+def split():
+    node = helper.make_node("Split", ["X", "sizes"], ["Y0", "Y1"],
+                            name="split", axis=1)
+    return model([node], [tensor("X", [3, 6])],
+                 [tensor("Y0", [3, 2]), tensor("Y1", [3, 4])],
+                 [ints("sizes", [2, 4])])
+
+
+def reshapes():
+    nodes = [
+        helper.make_node("Flatten", ["X"], ["F"], name="flatten", axis=2),
+        helper.make_node("Squeeze", ["S", "sq_axes"], ["SQ"], name="squeeze"),
+        helper.make_node("Unsqueeze", ["U", "unsq_axes"], ["UN"],
+                         name="unsqueeze"),
+    ]
+    return model(nodes,
+                 [tensor("X", [2, 3, 4, 5]), tensor("S", [1, 5, 1]),
+                  tensor("U", [5])],
+                 [tensor("F", [6, 20]), tensor("SQ", [5]),
+                  tensor("UN", [1, 5, 1])],
+                 [ints("sq_axes", [0, -1]), ints("unsq_axes", [0, 2])])
+
+
+def conv_same_upper():
+    # A 2x2 kernel at stride 1 on 5x5 needs one padding row and column in
+    # total; SAME_UPPER puts it at the end, SAME_LOWER at the beginning.
+    w = floats("W", np.arange(3 * 2 * 2 * 2).reshape(3, 2, 2, 2) / 10.0)
+    upper = helper.make_node("Conv", ["X", "W"], ["Y"], name="conv_upper",
+                             auto_pad="SAME_UPPER")
+    lower = helper.make_node("Conv", ["X", "W"], ["Z"], name="conv_lower",
+                             auto_pad="SAME_LOWER")
+    strided = helper.make_node("Conv", ["X", "W"], ["S"], name="conv_strided",
+                               auto_pad="SAME_UPPER", strides=[2, 2])
+    return model([upper, lower, strided], [tensor("X", [1, 2, 5, 5])],
+                 [tensor("Y", [1, 3, 5, 5]), tensor("Z", [1, 3, 5, 5]),
+                  tensor("S", [1, 3, 3, 3])], [w])
+
+
+def shape_chain():
+    # The exporter pattern: reshape X to [X.shape[0], -1] computed at run
+    # time. It must fold to one static reshape.
+    nodes = [
+        helper.make_node("Shape", ["X"], ["shape"], name="shape"),
+        helper.make_node("Gather", ["shape", "zero"], ["batch"],
+                         name="gather", axis=0),
+        helper.make_node("Unsqueeze", ["batch", "axes0"], ["batch1"],
+                         name="unsqueeze"),
+        helper.make_node("Concat", ["batch1", "minus_one"], ["new_shape"],
+                         name="concat", axis=0),
+        helper.make_node("Reshape", ["X", "new_shape"], ["Y"], name="reshape"),
+    ]
+    return model(nodes, [tensor("X", [2, 3, 4])], [tensor("Y", [2, 12])],
+                 [ints("zero", 0), ints("axes0", [0]),
+                  ints("minus_one", [-1])])
+
+
+def softmax_opset11():
+    # Before opset 13 Softmax flattens to 2-D at `axis`.
+    node = helper.make_node("Softmax", ["X"], ["Y"], name="softmax", axis=1)
+    return model([node], [tensor("X", [2, 3, 4])], [tensor("Y", [2, 3, 4])],
+                 opset=11)
+
+
+def softmax_opset13():
+    node = helper.make_node("Softmax", ["X"], ["Y"], name="softmax", axis=-2)
+    return model([node], [tensor("X", [2, 3, 4])], [tensor("Y", [2, 3, 4])],
+                 opset=13)
+
+
+def clip():
+    nodes = [
+        helper.make_node("Clip", ["X", "lo", "hi"], ["Y"], name="clip_both"),
+        helper.make_node("Clip", ["X", "", "hi"], ["Z"], name="clip_max"),
+    ]
+    return model(nodes, [tensor("X", [2, 3])],
+                 [tensor("Y", [2, 3]), tensor("Z", [2, 3])],
+                 [floats("lo", 0.0), floats("hi", 6.0)])
+
+
+def dropout():
+    nodes = [
+        helper.make_node("Dropout", ["X"], ["D"], name="dropout", seed=3),
+        helper.make_node("Identity", ["D"], ["I"], name="identity"),
+        helper.make_node("Relu", ["I"], ["Y"], name="relu"),
+    ]
+    return model(nodes, [tensor("X", [2, 3])], [tensor("Y", [2, 3])])
+
+
+def dynamic_batch():
+    nodes = [
+        helper.make_node("Relu", ["X"], ["R"], name="relu"),
+        helper.make_node("ReduceSum", ["R", "axes"], ["Y"], name="sum",
+                         keepdims=0),
+    ]
+    return model(nodes, [tensor("X", ["batch", 3])], [tensor("Y", ["batch"])],
+                 [ints("axes", [1])])
+
+
+def external_data(model_dir):
+    # W lives in external.bin at offset 8 (after 8 bytes of padding), so the
+    # offset handling is exercised too.
+    w = np.arange(16, dtype=np.float32).reshape(4, 4)
+    with open(os.path.join(model_dir, "external.bin"), "wb") as f:
+        f.write(b"\xde\xad\xbe\xef" * 2)
+        f.write(w.tobytes())
+    init = external_initializer("W", [4, 4], "external.bin", offset=8,
+                                length=w.nbytes)
+    node = helper.make_node("Add", ["X", "W"], ["Y"], name="add")
+    return model([node], [tensor("X", [4, 4])], [tensor("Y", [4, 4])], [init])
+
+
+def eval_model():
+    # Y = relu(X) * 2 + [1, 2, 3]; max over rows is also an output.
+    nodes = [
+        helper.make_node("Relu", ["X"], ["R"], name="relu"),
+        helper.make_node("Mul", ["R", "two"], ["M"], name="mul"),
+        helper.make_node("Add", ["M", "bias"], ["Y"], name="add"),
+        helper.make_node("ReduceMax", ["Y"], ["Z"], name="max", axes=[1],
+                         keepdims=0),
+    ]
+    return model(nodes, [tensor("X", [2, 3])],
+                 [tensor("Y", [2, 3]), tensor("Z", [2])],
+                 [floats("two", 2.0), floats("bias", [1.0, 2.0, 3.0])])
+
+
+# --------------------------------------------------------------------------
+# Bad models: one defect each
+# --------------------------------------------------------------------------
+
+def external_initializer(name, dims, location, offset=None, length=None):
+    init = TensorProto()
+    init.name = name
+    init.data_type = FLOAT
+    init.dims.extend(dims)
+    init.data_location = TensorProto.EXTERNAL
+    entries = [("location", location)]
+    if offset is not None:
+        entries.append(("offset", str(offset)))
+    if length is not None:
+        entries.append(("length", str(length)))
+    for key, value in entries:
+        kv = init.external_data.add()
+        kv.key = key
+        kv.value = value
+    return init
+
+
+def relu_model():
+    node = helper.make_node("Relu", ["X"], ["Y"], name="relu")
+    return model([node], [tensor("X", [2, 3])], [tensor("Y", [2, 3])])
+
+
+def unknown_op():
+    node = helper.make_node("FooBar", ["X"], ["Y"], name="foo")
+    return model([node], [tensor("X", [2])], [tensor("Y", [2])])
+
+
+def unknown_domain():
+    node = helper.make_node("Relu", ["X"], ["Y"], name="custom",
+                            domain="com.example")
+    m = model([node], [tensor("X", [2])], [tensor("Y", [2])])
+    m.opset_import.append(helper.make_opsetid("com.example", 1))
+    return m
+
+
+def mismatched_shapes():
+    node = helper.make_node("Add", ["A", "B"], ["Y"], name="bad_add")
+    return model([node], [tensor("A", [2, 3]), tensor("B", [4, 5])],
+                 [tensor("Y", None)])
+
+
+def matmul_mismatch():
+    node = helper.make_node("MatMul", ["A", "B"], ["Y"], name="bad_matmul")
+    return model([node], [tensor("A", [2, 3]), tensor("B", [4, 5])],
+                 [tensor("Y", None)])
+
+
+def late_shape(op):
+    # B = Reshape(flat, Cast(shape_f)) is [4, 5], but ONNX shape inference
+    # does not propagate values through Cast, so it cannot see the mismatch
+    # with A [2, 3]; the importer, which folds the Cast, must.
+    nodes = [
+        helper.make_node("Cast", ["shape_f"], ["shape"], name="cast", to=INT64),
+        helper.make_node("Reshape", ["flat", "shape"], ["B"], name="reshape"),
+        helper.make_node(op, ["A", "B"], ["Y"], name="late_" + op.lower()),
+    ]
+    return model(nodes, [tensor("A", [2, 3]), tensor("flat", [20])],
+                 [tensor("Y", None)], [floats("shape_f", [4, 5])])
+
+
+def cycle():
+    nodes = [
+        helper.make_node("Add", ["X", "b"], ["a"], name="first"),
+        helper.make_node("Relu", ["a"], ["b"], name="second"),
+    ]
+    return model(nodes, [tensor("X", [2])], [tensor("b", [2])])
+
+
+def undefined_input():
+    nodes = [
+        helper.make_node("Relu", ["X"], ["R"], name="relu"),
+        helper.make_node("Add", ["R", "nowhere"], ["Y"], name="add_ghost"),
+    ]
+    return model(nodes, [tensor("X", [2])], [tensor("Y", [2])])
+
+
+def bad_initializer():
+    w = TensorProto()
+    w.name = "W"
+    w.data_type = FLOAT
+    w.dims.extend([2, 3])
+    w.raw_data = np.zeros(2, dtype=np.float32).tobytes()  # 8 bytes, not 24
+    node = helper.make_node("Add", ["X", "W"], ["Y"], name="add")
+    return model([node], [tensor("X", [2, 3])], [tensor("Y", [2, 3])], [w])
+
+
+def missing_external():
+    init = external_initializer("W", [2, 3], "missing.bin")
+    node = helper.make_node("Add", ["X", "W"], ["Y"], name="add")
+    return model([node], [tensor("X", [2, 3])], [tensor("Y", [2, 3])], [init])
+
+
+def short_external(model_dir):
+    with open(os.path.join(model_dir, "short.bin"), "wb") as f:
+        f.write(np.zeros(3, dtype=np.float32).tobytes())  # 12 bytes
+    init = external_initializer("W", [2, 3], "short.bin", offset=0, length=24)
+    node = helper.make_node("Add", ["X", "W"], ["Y"], name="add")
+    return model([node], [tensor("X", [2, 3])], [tensor("Y", [2, 3])], [init])
+
+
+def write_secret(model_dir):
+    """Writes ../secret.bin next to the model's folder, sized exactly for a
+    [2, 3] float initializer, and returns its path."""
+    path = os.path.abspath(os.path.join(model_dir, "..", "secret.bin"))
+    with open(path, "wb") as f:
+        f.write(np.ones(6, dtype=np.float32).tobytes())
+    return path
+
+
+def escaping_external(model_dir):
+    # The model sits in OUT_DIR/escape/ and '../secret.bin' exists with the
+    # right size, so the only thing wrong is that the path leaves the
+    # model's folder.
+    write_secret(model_dir)
+    init = external_initializer("W", [2, 3], "../secret.bin")
+    node = helper.make_node("Add", ["X", "W"], ["Y"], name="add")
+    return model([node], [tensor("X", [2, 3])], [tensor("Y", [2, 3])], [init])
+
+
+def absolute_external(model_dir):
+    # The same file named by an absolute path.
+    init = external_initializer("W", [2, 3], write_secret(model_dir))
+    node = helper.make_node("Add", ["X", "W"], ["Y"], name="add")
+    return model([node], [tensor("X", [2, 3])], [tensor("Y", [2, 3])], [init])
+
+
+def unnamed_dynamic():
+    node = helper.make_node("Relu", ["X"], ["Y"], name="relu")
+    x = tensor("X", [None, 3])
+    return model([node], [x], [tensor("Y", [None, 3])])
+
+
+# Model name (a path under OUT_DIR, without .onnx) -> builder. A builder that
+# takes an argument gets the folder the model goes in, for its side files.
+MODELS = {
+    "gemm": gemm,
+    "gemm_plain": gemm_plain,
+    "split": split,
+    "reshapes": reshapes,
+    "conv_same_upper": conv_same_upper,
+    "shape_chain": shape_chain,
+    "softmax_opset11": softmax_opset11,
+    "softmax_opset13": softmax_opset13,
+    "clip": clip,
+    "dropout": dropout,
+    "dynamic_batch": dynamic_batch,
+    "external_data": external_data,
+    "eval_model": eval_model,
+    "unknown_op": unknown_op,
+    "unknown_domain": unknown_domain,
+    "mismatched_shapes": mismatched_shapes,
+    "matmul_mismatch": matmul_mismatch,
+    "matmul_mismatch_late": lambda: late_shape("MatMul"),
+    "mismatched_shapes_late": lambda: late_shape("Add"),
+    "cycle": cycle,
+    "undefined_input": undefined_input,
+    "bad_initializer": bad_initializer,
+    "missing_external": missing_external,
+    "short_external": short_external,
+    "escape/escaping_external": escaping_external,
+    "escape/absolute_external": absolute_external,
+    "unnamed_dynamic": unnamed_dynamic,
+}
+
+
+def write_raw(out_dir, name):
+    """Models that are not produced by onnx.save."""
+    path = os.path.join(out_dir, name + ".onnx")
+    if name == "not_onnx":
+        # Fixed pseudo-random bytes: the same file every run.
+        data = np.random.default_rng(1234).bytes(512)
+    elif name == "truncated":
+        data = relu_model().SerializeToString()
+        data = data[: len(data) // 2]
+    elif name == "empty":
+        data = b""
+    else:
+        return False
+    with open(path, "wb") as f:
+        f.write(data)
+    return True
+
+
+RAW = ["not_onnx", "truncated", "empty"]
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit("usage: make_models.py OUT_DIR [NAME ...]")
+    out_dir = argv[1]
+    names = argv[2:] or list(MODELS) + RAW
+    os.makedirs(out_dir, exist_ok=True)
+    for name in names:
+        if write_raw(out_dir, name):
+            continue
+        if name not in MODELS:
+            sys.exit("make_models.py: unknown model '%s'" % name)
+        path = os.path.join(out_dir, name + ".onnx")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        build = MODELS[name]
+        if build.__code__.co_argcount:
+            m = build(os.path.dirname(path))
+        else:
+            m = build()
+        with open(path, "wb") as f:
+            f.write(m.SerializeToString())
+
+
+if __name__ == "__main__":
+    main(sys.argv)
