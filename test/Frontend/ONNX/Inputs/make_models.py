@@ -173,17 +173,34 @@ def external_data(model_dir):
     return model([node], [tensor("X", [4, 4])], [tensor("Y", [4, 4])], [init])
 
 
+def neutral_scalars():
+    # (X * 1) + 0 with the 1 and 0 as raw-data scalar initializers (which the
+    # importer turns into dense_resource blobs): both fold away. X * 3
+    # stays.
+    nodes = [
+        helper.make_node("Mul", ["X", "one"], ["M"], name="mul_one"),
+        helper.make_node("Add", ["M", "zero"], ["Y"], name="add_zero"),
+        helper.make_node("Mul", ["X", "three"], ["Z"], name="mul_three"),
+    ]
+    return model(nodes, [tensor("X", [2, 3])],
+                 [tensor("Y", [2, 3]), tensor("Z", [2, 3])],
+                 [floats("one", 1.0), floats("zero", 0.0),
+                  floats("three", 3.0)])
+
+
 def eval_model():
-    # Y = relu(X) * 2 + [1, 2, 3]; max over rows is also an output.
+    # Y = relu(X) * 2 + [1, 2, 3], and its maximum over each row. The second
+    # output's name is not a safe file name: `loom eval` must not write
+    # outside --output-dir.
     nodes = [
         helper.make_node("Relu", ["X"], ["R"], name="relu"),
         helper.make_node("Mul", ["R", "two"], ["M"], name="mul"),
         helper.make_node("Add", ["M", "bias"], ["Y"], name="add"),
-        helper.make_node("ReduceMax", ["Y"], ["Z"], name="max", axes=[1],
-                         keepdims=0),
+        helper.make_node("ReduceMax", ["Y"], ["../row max"], name="max",
+                         axes=[1], keepdims=0),
     ]
     return model(nodes, [tensor("X", [2, 3])],
-                 [tensor("Y", [2, 3]), tensor("Z", [2])],
+                 [tensor("Y", [2, 3]), tensor("../row max", [2])],
                  [floats("two", 2.0), floats("bias", [1.0, 2.0, 3.0])])
 
 
@@ -339,6 +356,7 @@ MODELS = {
     "dropout": dropout,
     "dynamic_batch": dynamic_batch,
     "external_data": external_data,
+    "neutral_scalars": neutral_scalars,
     "eval_model": eval_model,
     "unknown_op": unknown_op,
     "unknown_domain": unknown_domain,
