@@ -2,16 +2,14 @@
 #include "loom/Reference/Evaluator.h"
 
 #include "loom/Dialect/Graph/IR/Graph.h"
-#include "loom/Runtime/Reference.h"
+#include "loom/Runtime/OpExecutor.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 namespace rt = loom::rt;
-namespace ref = loom::rt::ref;
 
 namespace loom {
 
@@ -119,322 +117,128 @@ ElementsAttr attrFromTensor(const rt::Tensor &t, RankedTensorType type) {
 // Per-op evaluation
 //===----------------------------------------------------------------------===//
 
-namespace {
+rt::AttrMap attrsOf(Operation *op) {
+  rt::AttrMap map;
+  for (NamedAttribute named : op->getAttrs()) {
+    rt::AttrValue v;
+    Attribute a = named.getValue();
+    if (auto b = dyn_cast<BoolAttr>(a)) {
+      v.kind = rt::AttrValue::Kind::Bool;
+      v.ints = {b.getValue() ? 1 : 0};
+    } else if (auto i = dyn_cast<IntegerAttr>(a)) {
+      v.kind = rt::AttrValue::Kind::Int;
+      v.ints = {i.getValue().getSExtValue()};
+    } else if (auto f = dyn_cast<FloatAttr>(a)) {
+      v.kind = rt::AttrValue::Kind::Float;
+      v.floats = {f.getValueAsDouble()};
+    } else if (auto ints = dyn_cast<DenseI64ArrayAttr>(a)) {
+      v.kind = rt::AttrValue::Kind::Ints;
+      v.ints.assign(ints.asArrayRef().begin(), ints.asArrayRef().end());
+    } else if (auto floats = dyn_cast<DenseF64ArrayAttr>(a)) {
+      v.kind = rt::AttrValue::Kind::Floats;
+      v.floats.assign(floats.asArrayRef().begin(), floats.asArrayRef().end());
+    } else if (auto str = dyn_cast<StringAttr>(a)) {
+      v.kind = rt::AttrValue::Kind::String;
+      v.str = str.str();
+    } else {
+      continue; // Not an op parameter (a constant's value, say).
+    }
+    map[named.getName().str()] = std::move(v);
+  }
+  return map;
+}
 
-/// Evaluates one op; throws rt::Error on failure.
-class OpEvaluator {
-public:
-  OpEvaluator(Operation *op, const std::vector<rt::Tensor> &in)
-      : op(op), in(in) {}
+std::vector<rt::ResultType> resultTypesOf(Operation *op) {
+  std::vector<rt::ResultType> types;
+  for (Type t : op->getResultTypes()) {
+    auto rt = cast<RankedTensorType>(t);
+    auto dt = dtypeFromType(rt.getElementType());
+    if (!dt)
+      throw rt::Error("unsupported element type in a result of '" +
+                      op->getName().getStringRef().str() + "'");
+    types.push_back({rt::Shape(rt.getShape().begin(), rt.getShape().end()), *dt});
+  }
+  return types;
+}
 
-  std::vector<rt::Tensor> run();
+/// Evaluates the ops of `block` on its argument values; returns the values
+/// its terminator yields. Throws rt::Error (with the failing op's location
+/// recorded in `failedOp`).
+static std::vector<rt::Tensor> evaluateBlock(Block &block,
+                                             const std::vector<rt::Tensor> &args,
+                                             const EvalObserver &observer,
+                                             Operation *&failedOp);
 
-private:
-  rt::Tensor unary(ref::UnaryKind kind, ref::UnaryParams p = {}) {
-    return ref::unary(kind, in[0], p);
-  }
-  rt::Tensor binary(ref::BinaryKind kind) {
-    return ref::binary(kind, in[0], in[1]);
-  }
-  template <typename ReduceOpT>
-  rt::Tensor reduce(ReduceOpT r, ref::ReduceKind kind) {
-    std::vector<int64_t> axes(r.getAxes().begin(), r.getAxes().end());
-    return ref::reduce(kind, in[0], axes, r.getKeepdims());
-  }
-  rt::Shape resultShape(unsigned i = 0) {
-    auto t = cast<RankedTensorType>(op->getResult(i).getType());
-    return rt::Shape(t.getShape().begin(), t.getShape().end());
-  }
-  rt::DType resultDType(unsigned i = 0) {
-    auto t = cast<RankedTensorType>(op->getResult(i).getType());
-    return *dtypeFromType(t.getElementType());
-  }
-  /// The operand at `i`, or an empty tensor if the optional operand is absent.
-  rt::Tensor optional(Value v) {
-    if (!v)
-      return rt::Tensor();
-    for (unsigned i = 0; i < op->getNumOperands(); ++i)
-      if (op->getOperand(i) == v)
-        return in[i];
-    return rt::Tensor();
-  }
-  static std::vector<int64_t> vec(ArrayRef<int64_t> a) {
-    return std::vector<int64_t>(a.begin(), a.end());
-  }
-  static ref::ScatterReduction reduction(StringRef s) {
-    if (s == "add") return ref::ScatterReduction::Add;
-    if (s == "mul") return ref::ScatterReduction::Mul;
-    if (s == "max") return ref::ScatterReduction::Max;
-    if (s == "min") return ref::ScatterReduction::Min;
-    return ref::ScatterReduction::None;
-  }
+static std::vector<rt::Tensor> evaluateOne(Operation *op,
+                                           const std::vector<rt::Tensor> &in,
+                                           const EvalObserver &observer,
+                                           Operation *&failedOp) {
+  if (auto c = dyn_cast<graph::ConstantOp>(op))
+    return {tensorFromAttr(c.getValue())};
+  if (auto kernel = dyn_cast<graph::KernelOp>(op))
+    return evaluateBlock(kernel.getBody().front(), in, observer, failedOp);
+  std::string name = op->getName().stripDialect().str();
+  if (op->getDialect() == nullptr ||
+      !isa<graph::GraphDialect>(op->getDialect()))
+    throw rt::Error("the reference evaluator does not support '" +
+                    op->getName().getStringRef().str() + "'");
+  return rt::executeOp(name, attrsOf(op), in, resultTypesOf(op),
+                       rt::ExecMode::Reference);
+}
 
-  Operation *op;
-  const std::vector<rt::Tensor> &in;
-};
-
-} // namespace
-
-std::vector<rt::Tensor> OpEvaluator::run() {
-  using U = ref::UnaryKind;
-  using B = ref::BinaryKind;
-  using R = ref::ReduceKind;
-  using namespace loom::graph;
-  using Results = std::vector<rt::Tensor>;
-  auto one = [](rt::Tensor t) { return Results{std::move(t)}; };
-  return llvm::TypeSwitch<Operation *, Results>(op)
-      .Case([&](ConstantOp c) { return one(tensorFromAttr(c.getValue())); })
-      // Unary.
-      .Case([&](NegOp) { return one(unary(U::Neg)); })
-      .Case([&](AbsOp) { return one(unary(U::Abs)); })
-      .Case([&](SqrtOp) { return one(unary(U::Sqrt)); })
-      .Case([&](ReciprocalOp) { return one(unary(U::Reciprocal)); })
-      .Case([&](ExpOp) { return one(unary(U::Exp)); })
-      .Case([&](LogOp) { return one(unary(U::Log)); })
-      .Case([&](ErfOp) { return one(unary(U::Erf)); })
-      .Case([&](TanhOp) { return one(unary(U::Tanh)); })
-      .Case([&](SigmoidOp) { return one(unary(U::Sigmoid)); })
-      .Case([&](ReluOp) { return one(unary(U::Relu)); })
-      .Case([&](SinOp) { return one(unary(U::Sin)); })
-      .Case([&](CosOp) { return one(unary(U::Cos)); })
-      .Case([&](TanOp) { return one(unary(U::Tan)); })
-      .Case([&](AsinOp) { return one(unary(U::Asin)); })
-      .Case([&](AcosOp) { return one(unary(U::Acos)); })
-      .Case([&](AtanOp) { return one(unary(U::Atan)); })
-      .Case([&](SinhOp) { return one(unary(U::Sinh)); })
-      .Case([&](CoshOp) { return one(unary(U::Cosh)); })
-      .Case([&](AsinhOp) { return one(unary(U::Asinh)); })
-      .Case([&](AcoshOp) { return one(unary(U::Acosh)); })
-      .Case([&](AtanhOp) { return one(unary(U::Atanh)); })
-      .Case([&](FloorOp) { return one(unary(U::Floor)); })
-      .Case([&](CeilOp) { return one(unary(U::Ceil)); })
-      .Case([&](RoundOp) { return one(unary(U::Round)); })
-      .Case([&](SignOp) { return one(unary(U::Sign)); })
-      .Case([&](SoftsignOp) { return one(unary(U::Softsign)); })
-      .Case([&](SoftplusOp) { return one(unary(U::Softplus)); })
-      .Case([&](NotOp) { return one(unary(U::Not)); })
-      .Case([&](HardSwishOp) { return one(unary(U::HardSwish)); })
-      .Case([&](IsNaNOp) { return one(unary(U::IsNaN)); })
-      .Case([&](IsInfOp o) {
-        bool pos = o.getDetectPositive(), neg = o.getDetectNegative();
-        U kind = pos && neg ? U::IsInf : pos ? U::IsInfPos : U::IsInfNeg;
-        if (!pos && !neg)
-          return one(rt::Tensor(rt::DType::Bool, in[0].shape()));
-        return one(unary(kind));
-      })
-      .Case([&](LeakyReluOp o) {
-        return one(unary(U::LeakyRelu, {o.getAlpha().convertToDouble()}));
-      })
-      .Case([&](EluOp o) {
-        return one(unary(U::Elu, {o.getAlpha().convertToDouble()}));
-      })
-      .Case([&](CeluOp o) {
-        return one(unary(U::Celu, {o.getAlpha().convertToDouble()}));
-      })
-      .Case([&](SeluOp o) {
-        return one(unary(U::Selu, {o.getAlpha().convertToDouble(), 0,
-                                   o.getGamma().convertToDouble()}));
-      })
-      .Case([&](HardSigmoidOp o) {
-        return one(unary(U::HardSigmoid, {o.getAlpha().convertToDouble(),
-                                          o.getBeta().convertToDouble()}));
-      })
-      .Case([&](ThresholdedReluOp o) {
-        return one(unary(U::ThresholdedRelu, {o.getAlpha().convertToDouble()}));
-      })
-      .Case([&](ShrinkOp o) {
-        return one(unary(U::Shrink, {o.getLambd().convertToDouble(),
-                                     o.getBias().convertToDouble()}));
-      })
-      .Case([&](CastOp) { return one(ref::cast(in[0], resultDType())); })
-      // Binary.
-      .Case([&](AddOp) { return one(binary(B::Add)); })
-      .Case([&](SubOp) { return one(binary(B::Sub)); })
-      .Case([&](MulOp) { return one(binary(B::Mul)); })
-      .Case([&](DivOp) { return one(binary(B::Div)); })
-      .Case([&](PowOp) { return one(binary(B::Pow)); })
-      .Case([&](MinOp) { return one(binary(B::Min)); })
-      .Case([&](MaxOp) { return one(binary(B::Max)); })
-      .Case([&](ModOp o) { return one(binary(o.getFmod() ? B::FMod : B::Mod)); })
-      .Case([&](AndOp) { return one(binary(B::And)); })
-      .Case([&](OrOp) { return one(binary(B::Or)); })
-      .Case([&](XorOp) { return one(binary(B::Xor)); })
-      .Case([&](EqualOp) { return one(binary(B::Equal)); })
-      .Case([&](LessOp) { return one(binary(B::Less)); })
-      .Case([&](GreaterOp) { return one(binary(B::Greater)); })
-      .Case([&](LessEqualOp) { return one(binary(B::LessEqual)); })
-      .Case([&](GreaterEqualOp) { return one(binary(B::GreaterEqual)); })
-      .Case([&](PReluOp) { return one(binary(B::PRelu)); })
-      .Case([&](BitShiftOp o) {
-        return one(binary(o.getLeft() ? B::BitShiftLeft : B::BitShiftRight));
-      })
-      .Case([&](SelectOp) { return one(ref::select(in[0], in[1], in[2])); })
-      // Reductions and normalisations.
-      .Case([&](ReduceSumOp o) { return one(reduce(o, R::Sum)); })
-      .Case([&](ReduceMeanOp o) { return one(reduce(o, R::Mean)); })
-      .Case([&](ReduceMaxOp o) { return one(reduce(o, R::Max)); })
-      .Case([&](ReduceMinOp o) { return one(reduce(o, R::Min)); })
-      .Case([&](ReduceProdOp o) { return one(reduce(o, R::Prod)); })
-      .Case([&](ReduceL1Op o) { return one(reduce(o, R::L1)); })
-      .Case([&](ReduceL2Op o) { return one(reduce(o, R::L2)); })
-      .Case([&](ReduceSumSquareOp o) { return one(reduce(o, R::SumSquare)); })
-      .Case([&](ReduceLogSumOp o) { return one(reduce(o, R::LogSum)); })
-      .Case([&](ReduceLogSumExpOp o) { return one(reduce(o, R::LogSumExp)); })
-      .Case([&](ArgMaxOp o) {
-        return one(ref::argMax(in[0], o.getAxis(), o.getKeepdims(),
-                               o.getSelectLastIndex()));
-      })
-      .Case([&](ArgMinOp o) {
-        return one(ref::argMin(in[0], o.getAxis(), o.getKeepdims(),
-                               o.getSelectLastIndex()));
-      })
-      .Case([&](SoftmaxOp o) { return one(ref::softmax(in[0], o.getAxis())); })
-      .Case([&](LogSoftmaxOp o) {
-        return one(ref::logSoftmax(in[0], o.getAxis()));
-      })
-      .Case([&](HardmaxOp o) { return one(ref::hardmax(in[0], o.getAxis())); })
-      .Case([&](CumSumOp o) {
-        return one(ref::cumSum(in[0], o.getAxis(), o.getExclusive(),
-                               o.getReverse()));
-      })
-      .Case([&](BatchNormOp o) {
-        return one(ref::batchNorm(in[0], in[1], in[2], in[3], in[4],
-                                  o.getEpsilon().convertToDouble()));
-      })
-      .Case([&](LayerNormOp o) {
-        return one(ref::layerNorm(in[0], in[1], optional(o.getBias()),
-                                  o.getAxis(),
-                                  o.getEpsilon().convertToDouble()));
-      })
-      .Case([&](InstanceNormOp o) {
-        return one(ref::instanceNorm(in[0], in[1], in[2],
-                                     o.getEpsilon().convertToDouble()));
-      })
-      // Linear algebra.
-      .Case([&](MatMulOp) { return one(ref::matmul(in[0], in[1])); })
-      .Case([&](ConvOp o) {
-        ref::ConvParams p{vec(o.getStrides()), vec(o.getDilations()),
-                          vec(o.getPads()), static_cast<int64_t>(o.getGroup()), {}};
-        return one(ref::conv(in[0], in[1], optional(o.getBias()), p));
-      })
-      .Case([&](ConvTransposeOp o) {
-        ref::ConvParams p{vec(o.getStrides()), vec(o.getDilations()),
-                          vec(o.getPads()), static_cast<int64_t>(o.getGroup()),
-                          vec(o.getOutputPadding())};
-        return one(ref::convTranspose(in[0], in[1], optional(o.getBias()), p,
-                                      resultShape()));
-      })
-      .Case([&](MaxPoolOp o) {
-        ref::PoolParams p{vec(o.getKernelShape()), vec(o.getStrides()),
-                          vec(o.getDilations()), vec(o.getPads()), false};
-        if (!o.getIndices())
-          return one(ref::maxPool(in[0], p, resultShape()));
-        rt::Tensor indices;
-        rt::Tensor values = ref::maxPool(in[0], p, resultShape(), &indices);
-        return Results{values, indices};
-      })
-      .Case([&](AvgPoolOp o) {
-        ref::PoolParams p{vec(o.getKernelShape()), vec(o.getStrides()),
-                          vec(o.getDilations()), vec(o.getPads()),
-                          o.getCountIncludePad()};
-        return one(ref::avgPool(in[0], p, resultShape()));
-      })
-      .Case([&](EinsumOp o) {
-        return one(ref::einsum(o.getEquation().str(), in));
-      })
-      // Data movement.
-      .Case([&](ReshapeOp) { return one(in[0].reshaped(resultShape())); })
-      .Case([&](TransposeOp o) {
-        return one(ref::transpose(in[0], vec(o.getPerm())));
-      })
-      .Case([&](BroadcastToOp) {
-        return one(ref::broadcastTo(in[0], resultShape()));
-      })
-      .Case([&](ConcatOp o) { return one(ref::concat(in, o.getAxis())); })
-      .Case([&](SliceOp o) {
-        return one(ref::slice(in[0], vec(o.getStarts()), vec(o.getEnds()),
-                              vec(o.getAxes()), vec(o.getSteps())));
-      })
-      .Case([&](GatherOp o) {
-        return one(ref::gather(in[0], in[1], o.getAxis()));
-      })
-      .Case([&](GatherElementsOp o) {
-        return one(ref::gatherElements(in[0], in[1], o.getAxis()));
-      })
-      .Case([&](GatherNDOp o) {
-        return one(ref::gatherND(in[0], in[1], o.getBatchDims()));
-      })
-      .Case([&](ScatterNDOp o) {
-        return one(ref::scatterND(in[0], in[1], in[2],
-                                  reduction(o.getReduction())));
-      })
-      .Case([&](ScatterElementsOp o) {
-        return one(ref::scatterElements(in[0], in[1], in[2], o.getAxis(),
-                                        reduction(o.getReduction())));
-      })
-      .Case([&](TileOp o) { return one(ref::tile(in[0], vec(o.getRepeats()))); })
-      .Case([&](PadOp o) {
-        StringRef m = o.getMode();
-        ref::PadMode mode = m == "reflect" ? ref::PadMode::Reflect
-                            : m == "edge"  ? ref::PadMode::Edge
-                            : m == "wrap"  ? ref::PadMode::Wrap
-                                           : ref::PadMode::Constant;
-        return one(ref::pad(in[0], vec(o.getPads()), mode,
-                            o.getValue().convertToDouble()));
-      })
-      .Case([&](TopKOp o) {
-        rt::Tensor values, indices;
-        ref::topK(in[0], o.getK(), o.getAxis(), o.getLargest(), o.getSorted(),
-                  values, indices);
-        return Results{values, indices};
-      })
-      .Case([&](TriluOp o) {
-        return one(ref::trilu(in[0], o.getK(), o.getUpper()));
-      })
-      .Case([&](ResizeOp o) {
-        ref::ResizeParams p;
-        p.mode = o.getMode().str();
-        p.coordinateTransform = o.getCoordinateTransformationMode().str();
-        p.nearestMode = o.getNearestMode().str();
-        p.cubicCoeffA = o.getCubicCoeffA().convertToDouble();
-        p.excludeOutside = o.getExcludeOutside();
-        p.extrapolationValue = o.getExtrapolationValue().convertToDouble();
-        p.scales.assign(o.getScales().begin(), o.getScales().end());
-        p.roi.assign(o.getRoi().begin(), o.getRoi().end());
-        return one(ref::resize(in[0], resultShape(), p));
-      })
-      .Case([&](DepthToSpaceOp o) {
-        return one(ref::depthToSpace(in[0], o.getBlocksize(),
-                                     o.getMode().str()));
-      })
-      .Case([&](SpaceToDepthOp o) {
-        return one(ref::spaceToDepth(in[0], o.getBlocksize()));
-      })
-      .Case([&](OneHotOp o) {
-        return one(ref::oneHot(in[0], o.getDepth(), in[1], o.getAxis()));
-      })
-      .Default([&](Operation *) -> Results {
-        throw rt::Error("the reference evaluator does not support '" +
-                        op->getName().getStringRef().str() + "'");
-      });
+static std::vector<rt::Tensor> evaluateBlock(Block &block,
+                                             const std::vector<rt::Tensor> &args,
+                                             const EvalObserver &observer,
+                                             Operation *&failedOp) {
+  llvm::DenseMap<Value, rt::Tensor> values;
+  for (auto [arg, t] : llvm::zip(block.getArguments(), args))
+    values[arg] = t;
+  // Release each value after its last use so peak memory stays near the
+  // live set, not the whole graph.
+  llvm::DenseMap<Operation *, SmallVector<Value>> lastUses;
+  {
+    llvm::DenseMap<Value, Operation *> last;
+    for (Operation &op : block)
+      for (Value v : op.getOperands())
+        last[v] = &op;
+    for (auto &[v, op] : last)
+      lastUses[op].push_back(v);
+  }
+  for (Operation &op : block) {
+    std::vector<rt::Tensor> operands;
+    operands.reserve(op.getNumOperands());
+    for (Value v : op.getOperands())
+      operands.push_back(values.lookup(v));
+    if (op.hasTrait<OpTrait::IsTerminator>())
+      return operands;
+    std::vector<rt::Tensor> results;
+    try {
+      results = evaluateOne(&op, operands, observer, failedOp);
+      if (results.size() != op.getNumResults())
+        throw rt::Error("produced the wrong number of results");
+    } catch (const rt::Error &) {
+      if (!failedOp)
+        failedOp = &op;
+      throw;
+    }
+    if (observer)
+      observer(&op, results);
+    for (auto [v, t] : llvm::zip(op.getResults(), results))
+      values[v] = std::move(t);
+    auto it = lastUses.find(&op);
+    if (it != lastUses.end())
+      for (Value v : it->second)
+        values.erase(v);
+  }
+  throw rt::Error("block has no terminator");
 }
 
 OpEvalResult evaluateOp(Operation *op,
                         const std::vector<rt::Tensor> &operands) {
   OpEvalResult result;
+  Operation *failedOp = nullptr;
   try {
-    result.results = OpEvaluator(op, operands).run();
-    for (auto [value, tensor] : llvm::zip(op->getResults(), result.results)) {
-      auto type = cast<RankedTensorType>(value.getType());
-      if (ArrayRef<int64_t>(tensor.shape()) != type.getShape())
-        throw rt::Error("computed shape " + rt::shapeToString(tensor.shape()) +
-                        " differs from the declared type");
-      auto expected = dtypeFromType(type.getElementType());
-      if (!expected || *expected != tensor.dtype())
-        throw rt::Error(std::string("computed element type ") +
-                        rt::dtypeName(tensor.dtype()) +
-                        " differs from the declared type");
-    }
+    result.results = evaluateOne(op, operands, nullptr, failedOp);
   } catch (const std::exception &e) {
     result.results.clear();
     result.error = e.what();
@@ -451,42 +255,12 @@ evaluate(func::FuncOp func, const std::vector<rt::Tensor> &inputs,
                      << " inputs, got " << inputs.size();
     return std::nullopt;
   }
-  llvm::DenseMap<Value, rt::Tensor> values;
-  for (auto [arg, t] : llvm::zip(body.getArguments(), inputs))
-    values[arg] = t;
-  // Release each value after its last use so peak memory stays near the
-  // live set, not the whole graph.
-  llvm::DenseMap<Operation *, SmallVector<Value>> lastUses;
-  {
-    llvm::DenseMap<Value, Operation *> last;
-    for (Operation &op : body)
-      for (Value v : op.getOperands())
-        last[v] = &op;
-    for (auto &[v, op] : last)
-      lastUses[op].push_back(v);
+  Operation *failedOp = nullptr;
+  try {
+    return evaluateBlock(body, inputs, observer, failedOp);
+  } catch (const std::exception &e) {
+    (failedOp ? failedOp : func.getOperation())->emitError() << e.what();
   }
-  for (Operation &op : body) {
-    std::vector<rt::Tensor> operands;
-    operands.reserve(op.getNumOperands());
-    for (Value v : op.getOperands())
-      operands.push_back(values.lookup(v));
-    if (auto ret = dyn_cast<func::ReturnOp>(op))
-      return operands;
-    OpEvalResult r = evaluateOp(&op, operands);
-    if (!r.ok()) {
-      op.emitError() << r.error;
-      return std::nullopt;
-    }
-    if (observer)
-      observer(&op, r.results);
-    for (auto [v, t] : llvm::zip(op.getResults(), r.results))
-      values[v] = std::move(t);
-    auto it = lastUses.find(&op);
-    if (it != lastUses.end())
-      for (Value v : it->second)
-        values.erase(v);
-  }
-  func.emitError() << "function has no return";
   return std::nullopt;
 }
 

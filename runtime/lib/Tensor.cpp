@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include <unistd.h>
+
 namespace loom::rt {
 
 size_t dtypeSize(DType dt) {
@@ -175,6 +177,16 @@ Tensor::Tensor(DType dtype, Shape shape)
       bytes / dtypeSize(dtype_) != static_cast<size_t>(numElements_))
     throw Error("byte size of shape " + shapeToString(shape_) +
                 " overflows 64 bits");
+  // Refuse sizes beyond the machine's memory before asking for them.
+  static const size_t physical = [] {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? static_cast<size_t>(pages) * size
+                                 : std::numeric_limits<size_t>::max();
+  }();
+  if (bytes > physical)
+    throw Error("a tensor of shape " + shapeToString(shape_) + " (" +
+                dtypeName(dtype_) + ", " + std::to_string(bytes) +
+                " bytes) exceeds this machine's memory");
   // calloc gives zeroed memory aligned for every element type.
   void *p = std::calloc(bytes ? bytes : 1, 1);
   if (!p)

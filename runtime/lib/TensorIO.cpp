@@ -3,6 +3,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -45,8 +46,19 @@ Tensor tensorFromProto(const onnx::TensorProto &p, const std::string &what) {
       throw Error(what + ": negative dimension " + std::to_string(d));
   if (p.data_location() == onnx::TensorProto::EXTERNAL)
     throw Error(what + ": external data is not allowed here");
+  // Check the data against the shape before allocating, so a corrupt shape
+  // is an error, not a huge allocation.
+  int64_t n = numElementsOf(shape);
+  int64_t have = p.has_raw_data()
+                     ? static_cast<int64_t>(p.raw_data().size() / dtypeSize(*dt))
+                     : std::max({p.float_data_size(), p.double_data_size(),
+                                 p.int32_data_size(), p.int64_data_size(),
+                                 p.uint64_data_size()});
+  if (have != n)
+    throw Error(what + ": holds " + std::to_string(have) +
+                " elements but its shape " + shapeToString(shape) + " needs " +
+                std::to_string(n));
   Tensor t(*dt, shape);
-  int64_t n = t.numElements();
   auto mismatch = [&](int64_t have) {
     return Error(what + ": holds " + std::to_string(have) +
                  " elements but its shape " + shapeToString(shape) + " needs " +

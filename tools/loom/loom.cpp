@@ -1,7 +1,10 @@
 //===- loom.cpp - The Loom command-line driver ----------------------------===//
 //
-//   loom compile MODEL.onnx [--emit=graph] [-o OUT] [--dim NAME=N ...]
+//   loom compile MODEL.onnx [--target=NAME|FILE] -o OUT.loom
+//                [--emit=graph|spatial|sched] [--dim NAME=N ...]
 //   loom eval MODEL.onnx --input NAME=FILE ... --output-dir DIR [--dim ...]
+//   loom run OUT.loom --input NAME=FILE ... --output-dir DIR [--trace=F]
+//   loom check MODEL.onnx [--target=...] [--input NAME=FILE ...]
 //   loom target show NAME|FILE
 //
 // Every user error ends with exit code 1 and one line on stderr:
@@ -11,6 +14,8 @@
 #include "loom/Frontend/ONNX/Importer.h"
 #include "loom/InitAll.h"
 #include "loom/Reference/Evaluator.h"
+#include "loom/Runtime/Program.h"
+#include "loom/Runtime/Simulator.h"
 #include "loom/Runtime/TensorIO.h"
 
 #include "mlir/IR/AsmState.h"
@@ -18,18 +23,33 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "loom/Dialect/Graph/IR/Graph.h"
 #include "loom/Dialect/Graph/Transforms/Passes.h"
+#include "loom/Dialect/Graph/Transforms/Pipeline.h"
+#include "loom/Dialect/Sched/IR/Sched.h"
+#include "loom/Dialect/Sched/Transforms/Passes.h"
+#include "loom/Dialect/Spatial/IR/Spatial.h"
+#include "loom/Dialect/Spatial/Transforms/Passes.h"
+#include "loom/Target/ProgramEmitter.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
+
+namespace loom {
+int runRunCommand(int argc, char **argv);
+} // namespace loom
 
 #ifdef LOOM_HAVE_TARGET
 #include "loom/Target/TargetModel.h"
@@ -155,43 +175,132 @@ void runGraphPipeline(MLIRContext &ctx, ModuleOp module,
     usageError(file + ": " + diags.first);
 }
 
+/// Reads the JSON text a target was loaded from (a preset or a file), for
+/// the program file's copy of the target description.
+std::string targetJsonText(const std::string &nameOrPath) {
+  std::string path = nameOrPath;
+#ifdef LOOM_HAVE_TARGET
+  if (loom::TargetModel::isPresetName(nameOrPath))
+    path = loom::TargetModel::presetsDir() + "/" + nameOrPath + ".json";
+#endif
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+
+/// Runs the back end on a graph-level module: the graph pipeline (fusion
+/// into kernels, precision, layout), then graph-to-spatial and, unless
+/// `stopAtSpatial`, spatial-to-sched.
+void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
+                const std::string &target, bool stopAtSpatial,
+                const std::string &precision = "fp32") {
+  if (precision != "fp32" && precision != "bf16")
+    usageError("--precision=" + precision + ": expected fp32 or bf16");
+  DiagnosticCapture diags(ctx);
+  PassManager pm(&ctx);
+  loom::graph::GraphPipelineOptions graphOpts;
+  graphOpts.target = target;
+  graphOpts.precision = precision;
+  loom::graph::buildGraphPipeline(pm, graphOpts);
+  loom::spatial::GraphToSpatialOptions spatialOpts;
+  spatialOpts.target = target;
+  pm.addNestedPass<func::FuncOp>(
+      loom::spatial::createGraphToSpatial(spatialOpts));
+  if (!stopAtSpatial) {
+    loom::sched::SpatialToSchedOptions schedOpts;
+    schedOpts.target = target;
+    pm.addNestedPass<func::FuncOp>(
+        loom::sched::createSpatialToSched(schedOpts));
+  }
+  if (failed(pm.run(module)))
+    usageError(file + ": " + diags.first);
+}
+
+/// One line for stdout: what the compiled program costs.
+std::string scheduleSummary(ModuleOp module, const loom::TargetModel &target,
+                            const std::string &out, double seconds) {
+  int64_t kernels = 0;
+  loom::sched::SummaryOp summary;
+  module.walk([&](Operation *op) {
+    if (isa<loom::spatial::KernelOp>(op))
+      ++kernels;
+    if (auto s = dyn_cast<loom::sched::SummaryOp>(op))
+      summary = s;
+  });
+  if (!summary)
+    return "";
+  int64_t cycles = summary.getTotalCycles();
+  int64_t roof = std::max<int64_t>(1, summary.getRooflineCycles());
+  auto mib = [](int64_t bytes) { return double(bytes) / (1 << 20); };
+  char line[512];
+  std::snprintf(
+      line, sizeof line,
+      "%s: %lld kernels, %lld cycles (%.1f us), roofline %lld cycles "
+      "(%.2fx), SRAM peak %.2f MiB/tile vs lower bound %.2f MiB (tile has "
+      "%.2f MiB), compiled in %.2f s",
+      out.c_str(), (long long)kernels, (long long)cycles,
+      target.cyclesToSeconds(double(cycles)) * 1e6, (long long)roof,
+      double(cycles) / double(roof), mib(summary.getSramPeakBytes()),
+      mib(summary.getSramLowerBoundBytes()), mib(target.sramBytesPerTile()),
+      seconds);
+  return line;
+}
+
 int runCompile(int argc, char **argv) {
-  Args args = parseArgs(argc, argv, {"emit", "o", "dim", "target"},
+  auto started = std::chrono::steady_clock::now();
+  Args args = parseArgs(argc, argv, {"emit", "o", "dim", "target", "precision"},
                         {"keep-weights"});
   MLIRContext ctx;
   DialectRegistry registry;
   loom::registerAllDialects(registry);
   ctx.appendDialectRegistry(registry);
+  ctx.loadAllAvailableDialects();
   std::string emit = args.get("emit", "");
-  if (emit != "graph")
-    usageError(emit.empty()
-                   ? "only --emit=graph is implemented so far (partial: "
-                     "mapping, scheduling and program emission come with the "
-                     "single-chip backend)"
-                   : "--emit=" + emit + " is not implemented yet (partial: "
-                                       "only --emit=graph)");
-#ifdef LOOM_HAVE_TARGET
-  // The graph level does not depend on the target yet, but a bad target is
-  // reported now rather than silently ignored.
-  if (args.has("target")) {
-    std::string error;
-    if (!loom::TargetModel::load(args.get("target"), error))
-      usageError(error);
-  }
-#endif
+  if (!emit.empty() && emit != "graph" && emit != "spatial" && emit != "sched")
+    usageError("--emit=" + emit + ": expected graph, spatial or sched");
+  bool writeProgram = emit.empty();
+  if (writeProgram && !args.has("o"))
+    usageError("-o OUT.loom is required to write a program (or print an IR "
+               "level with --emit=graph|spatial|sched)");
+  std::string targetName = args.get("target", "tiny");
+  std::string error;
+  std::optional<loom::TargetModel> target =
+      loom::TargetModel::load(targetName, error);
+  if (!target)
+    usageError(error);
   auto module = importModel(ctx, args);
-  runGraphPipeline(ctx, *module, args.positional[0]);
+  const std::string &model = args.positional[0];
+  if (emit == "graph")
+    runGraphPipeline(ctx, *module, model);
+  else
+    runBackend(ctx, *module, model, targetName, emit == "spatial",
+               args.get("precision", "fp32"));
+
   std::string out = args.get("o", "-");
   std::string err;
   auto file = mlir::openOutputFile(out, &err);
   if (!file)
     usageError(out + ": " + err);
-  OpPrintingFlags flags;
-  if (!args.has("keep-weights"))
-    flags.elideLargeResourceString(1 << 16);
-  module->print(file->os(), flags);
-  file->os() << "\n";
+  if (writeProgram) {
+    DiagnosticCapture diags(ctx);
+    loom::ProgramSource source{model, targetJsonText(targetName)};
+    if (failed(loom::emitProgram(*module, *target, file->os(), source)))
+      usageError(model + ": " + diags.first);
+  } else {
+    OpPrintingFlags flags;
+    if (!args.has("keep-weights"))
+      flags.elideLargeResourceString(1 << 16);
+    module->print(file->os(), flags);
+    file->os() << "\n";
+  }
   file->keep();
+  if (args.has("o") && out != "-") {
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - started)
+                         .count();
+    std::string line = scheduleSummary(*module, *target, out, seconds);
+    if (!line.empty())
+      llvm::outs() << line << "\n";
+  }
   return 0;
 }
 
@@ -260,11 +369,242 @@ int runEval(int argc, char **argv) {
   return 0;
 }
 
+
+//===----------------------------------------------------------------------===//
+// loom check
+//===----------------------------------------------------------------------===//
+
+/// Deterministic inputs for `loom check` when none are given: floats
+/// uniform in [-1, 1), integers in {0, 1} (valid as indices and token ids),
+/// booleans false.
+loom::rt::Tensor syntheticInput(RankedTensorType type, uint64_t seed) {
+  auto dt = loom::dtypeFromType(type.getElementType());
+  loom::rt::Tensor t(*dt, loom::rt::Shape(type.getShape().begin(),
+                                          type.getShape().end()));
+  uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (int64_t i = 0; i < t.numElements(); ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    double u = double(state >> 11) / double(1ull << 53);
+    if (loom::rt::isFloat(*dt))
+      t.setDouble(i, 2 * u - 1);
+    else if (*dt != loom::rt::DType::Bool)
+      t.setInt(i, u < 0.5 ? 0 : 1);
+  }
+  return t;
+}
+
+/// The largest error of `actual` against `expected`, and whether every
+/// element is within |a - e| <= atol + rtol * |e|.
+struct Divergence {
+  double maxAbs = 0, maxRel = 0;
+  int64_t worst = -1;
+  bool ok = true;
+};
+Divergence compareTensors(const loom::rt::Tensor &expected,
+                          const loom::rt::Tensor &actual, double rtol,
+                          double atol) {
+  Divergence d;
+  if (expected.shape() != actual.shape() ||
+      expected.dtype() != actual.dtype()) {
+    d.ok = false;
+    return d;
+  }
+  for (int64_t i = 0; i < expected.numElements(); ++i) {
+    double e = expected.getDouble(i), a = actual.getDouble(i);
+    if (std::isnan(e) && std::isnan(a))
+      continue;
+    double err = std::fabs(a - e);
+    if (std::isnan(err))
+      err = std::numeric_limits<double>::infinity();
+    if (err > d.maxAbs) {
+      d.maxAbs = err;
+      d.worst = i;
+    }
+    if (e != 0)
+      d.maxRel = std::max(d.maxRel, err / std::fabs(e));
+    if (!(err <= atol + rtol * std::fabs(e)))
+      d.ok = false;
+  }
+  return d;
+}
+
+/// `loom check MODEL.onnx --target=...`: compiles, simulates, compares each
+/// output with the golden reference, and on a divergence names the first
+/// kernel whose output diverges.
+int runCheck(int argc, char **argv) {
+  Args args = parseArgs(argc, argv,
+                        {"target", "input", "dim", "precision", "rtol", "atol",
+                         "debug-corrupt-kernel"},
+                        {});
+  MLIRContext ctx;
+  DialectRegistry registry;
+  loom::registerAllDialects(registry);
+  ctx.appendDialectRegistry(registry);
+  ctx.loadAllAvailableDialects();
+  std::string targetName = args.get("target", "tiny");
+  std::string precision = args.get("precision", "fp32");
+  std::string error;
+  std::optional<loom::TargetModel> target =
+      loom::TargetModel::load(targetName, error);
+  if (!target)
+    usageError(error);
+  auto parseNumber = [&](const char *key, double dflt) {
+    std::string v = args.get(key, "");
+    if (v.empty())
+      return dflt;
+    char *end = nullptr;
+    double d = std::strtod(v.c_str(), &end);
+    if (*end || d < 0)
+      usageError(std::string("--") + key + "=" + v +
+                 ": expected a non-negative number");
+    return d;
+  };
+  // bf16 keeps 8 bits of mantissa: see docs/numerics.md for the tolerance.
+  double rtol = parseNumber("rtol", precision == "bf16" ? 5e-2 : 1e-3);
+  double atol = parseNumber("atol", precision == "bf16" ? 5e-2 : 1e-4);
+  int corrupt = static_cast<int>(parseNumber("debug-corrupt-kernel", -1));
+  if (!args.has("debug-corrupt-kernel"))
+    corrupt = -1;
+
+  auto module = importModel(ctx, args);
+  const std::string &model = args.positional[0];
+  auto graphFunc = module->lookupSymbol<func::FuncOp>("main");
+
+  // Inputs: given files, or synthetic values.
+  std::map<std::string, std::string> given;
+  for (const std::string &in : args.all("input")) {
+    size_t eq = in.find('=');
+    if (eq == std::string::npos || eq == 0)
+      usageError("--input expects NAME=FILE, got '" + in + "'");
+    given[in.substr(0, eq)] = in.substr(eq + 1);
+  }
+  std::vector<loom::rt::Tensor> inputs;
+  for (unsigned i = 0; i < graphFunc.getNumArguments(); ++i) {
+    std::string name =
+        graphFunc.getArgAttrOfType<StringAttr>(i, "graph.name").str();
+    auto type = cast<RankedTensorType>(graphFunc.getArgument(i).getType());
+    auto it = given.find(name);
+    inputs.push_back(it == given.end() ? syntheticInput(type, i)
+                                       : loom::rt::readTensorFile(it->second));
+  }
+
+  // The golden reference on the imported graph, and per-kernel reference
+  // values on the kernel-formed graph (the same kernels the program runs,
+  // in the same order).
+  DiagnosticCapture diags(ctx);
+  auto golden = loom::evaluate(graphFunc, inputs);
+  if (!golden)
+    usageError(model + ": golden reference: " + diags.first);
+  OwningOpRef<ModuleOp> kernelModule = module->clone();
+  {
+    PassManager pm(&ctx);
+    loom::graph::GraphPipelineOptions graphOpts;
+    graphOpts.target = targetName;
+    graphOpts.precision = precision;
+    loom::graph::buildGraphPipeline(pm, graphOpts);
+    if (failed(pm.run(*kernelModule)))
+      usageError(model + ": " + diags.first);
+  }
+  std::vector<std::vector<loom::rt::Tensor>> kernelRef;
+  std::vector<std::string> kernelLoc;
+  auto kernelFunc = kernelModule->lookupSymbol<func::FuncOp>("main");
+  auto refOut = loom::evaluate(
+      kernelFunc, inputs,
+      [&](Operation *op, const std::vector<loom::rt::Tensor> &results) {
+        if (isa<loom::graph::KernelOp>(op) &&
+            op->getParentOp() == kernelFunc.getOperation())
+          kernelRef.push_back(results);
+      });
+  if (!refOut)
+    usageError(model + ": reference on kernels: " + diags.first);
+
+  // Compile the original module and simulate the program.
+  runBackend(ctx, *module, model, targetName, false, precision);
+  std::vector<uint8_t> bytes;
+  loom::ProgramSource source{model, targetJsonText(targetName)};
+  if (failed(loom::emitProgram(*module, *target, bytes, source)))
+    usageError(model + ": " + diags.first);
+  loom::rt::Program program =
+      loom::rt::Program::fromBytes(bytes.data(), bytes.size(), model);
+  loom::rt::Simulator sim(program);
+  struct FirstDivergence {
+    int32_t kernel = -1;
+    size_t output = 0;
+    Divergence d;
+  } first;
+  loom::rt::FunctionalHooks hooks;
+  hooks.corruptKernel = corrupt;
+  hooks.afterKernel = [&](const loom::rt::ProgramKernel &k,
+                          const std::map<int32_t, loom::rt::Tensor> &outs) {
+    if (first.kernel >= 0 || k.id < 0 ||
+        static_cast<size_t>(k.id) >= kernelRef.size())
+      return;
+    const auto &expected = kernelRef[k.id];
+    for (size_t i = 0; i < k.outputs.size() && i < expected.size(); ++i) {
+      auto it = outs.find(k.outputs[i]);
+      if (it == outs.end())
+        continue;
+      Divergence d = compareTensors(expected[i], it->second, rtol, atol);
+      if (!d.ok) {
+        first = {k.id, i, d};
+        return;
+      }
+    }
+  };
+  loom::rt::SimResult sim_result = sim.runFunctional(inputs, hooks);
+
+  bool allOk = true;
+  for (size_t i = 0; i < sim_result.outputs.size() && i < golden->size(); ++i) {
+    Divergence d =
+        compareTensors((*golden)[i], sim_result.outputs[i].value, rtol, atol);
+    allOk &= d.ok;
+    llvm::outs() << (d.ok ? "match    " : "MISMATCH ") << "output '"
+                 << sim_result.outputs[i].name << "': max abs err "
+                 << llvm::format("%.3g", d.maxAbs) << ", max rel err "
+                 << llvm::format("%.3g", d.maxRel) << " (rtol "
+                 << llvm::format("%g", rtol) << ", atol "
+                 << llvm::format("%g", atol) << ")\n";
+  }
+  const auto &stats = sim_result.stats;
+  llvm::outs() << "simulated " << stats.totalCycles << " cycles ("
+               << llvm::format("%.1f", stats.seconds * 1e6)
+               << " us) on " << targetName << ", roofline "
+               << stats.rooflineCycles << " cycles, " << precision << "\n";
+  if (first.kernel >= 0) {
+    std::string nodes;
+    for (const std::string &n : program.kernel(first.kernel).onnxNodes)
+      nodes += (nodes.empty() ? "" : ", ") + n;
+    llvm::outs() << "first divergent kernel: " << first.kernel << " '"
+                 << program.kernel(first.kernel).name << "' (ONNX nodes: "
+                 << nodes << "), output " << first.output << ": max abs err "
+                 << llvm::format("%.3g", first.d.maxAbs) << "\n";
+  }
+  if (!allOk || first.kernel >= 0) {
+    llvm::errs() << "loom: " << model
+                 << ": the compiled program diverges from the golden reference"
+                 << (first.kernel >= 0
+                         ? " at kernel '" + program.kernel(first.kernel).name +
+                               "'"
+                         : std::string())
+                 << "\n";
+    return 1;
+  }
+  llvm::outs() << "check passed: every output matches the golden reference\n";
+  return 0;
+}
+
 void printUsage() {
-  llvm::errs() << "usage:\n"
-                  "  loom compile MODEL.onnx --emit=graph [-o OUT] [--dim NAME=N]\n"
-                  "  loom eval MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR\n"
-                  "  loom target show NAME|FILE.json | loom target list\n";
+  llvm::errs()
+      << "usage:\n"
+         "  loom compile MODEL.onnx [--target=NAME|FILE.json] -o OUT.loom "
+         "[--precision=fp32|bf16] [--dim NAME=N]\n"
+         "  loom compile MODEL.onnx --emit=graph|spatial|sched [-o OUT]\n"
+         "  loom run OUT.loom --input NAME=FILE.npy ... --output-dir DIR "
+         "[--trace=FILE.json] [--stats=FILE.json] [--timing-only]\n"
+         "  loom eval MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR\n"
+         "  loom check MODEL.onnx [--target=...] [--input NAME=FILE.npy ...] "
+         "[--precision=fp32|bf16]\n"
+         "  loom target show NAME|FILE.json | loom target list\n";
 }
 
 } // namespace
@@ -280,6 +620,10 @@ int main(int argc, char **argv) {
       return runCompile(argc - 2, argv + 2);
     if (cmd == "eval")
       return runEval(argc - 2, argv + 2);
+    if (cmd == "check")
+      return runCheck(argc - 2, argv + 2);
+    if (cmd == "run")
+      return loom::runRunCommand(argc - 2, argv + 2);
 #ifdef LOOM_HAVE_TARGET
     if (cmd == "target")
       return loom::runTargetCommand(argc - 1, argv + 1);

@@ -8,6 +8,7 @@
 #ifndef LOOM_REFERENCE_EVALUATOR_H
 #define LOOM_REFERENCE_EVALUATOR_H
 
+#include "loom/Runtime/OpExecutor.h"
 #include "loom/Runtime/Tensor.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,6 +35,12 @@ std::optional<rt::Tensor> tryTensorFromAttr(mlir::ElementsAttr attr,
                                             std::string &error);
 /// A constant attribute holding `t` (a DenseElementsAttr; bool as i1).
 mlir::ElementsAttr attrFromTensor(const rt::Tensor &t, mlir::RankedTensorType type);
+
+/// The op's attributes as the runtime sees them (by ODS name; attributes
+/// that are not op parameters, such as a constant's value, are skipped).
+rt::AttrMap attrsOf(mlir::Operation *op);
+/// The declared shape and element type of each result of `op`.
+std::vector<rt::ResultType> resultTypesOf(mlir::Operation *op);
 
 /// Evaluates one graph op on its operand values. On failure, returns an
 /// error message (the op's location is not included).

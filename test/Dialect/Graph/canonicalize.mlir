@@ -1,26 +1,26 @@
 // Tests the graph dialect's folders under the canonicalizer.
 // RUN: %loom-opt --canonicalize --split-input-file %s | FileCheck %s
 
-// Tests that adding a splat zero of the result type folds to the other
-// operand.
+// Tests that adding a splat -0.0 (the float identity of addition) of the
+// result type folds to the other operand.
 // CHECK-LABEL: func.func @add_zero(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<2x3xf32>
 // CHECK-NEXT: return %[[X]] : tensor<2x3xf32>
 func.func @add_zero(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  %zero = graph.constant {value = dense<0.0> : tensor<2x3xf32>} : () -> tensor<2x3xf32>
+  %zero = graph.constant {value = dense<-0.0> : tensor<2x3xf32>} : () -> tensor<2x3xf32>
   %0 = graph.add %x, %zero : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return %0 : tensor<2x3xf32>
 }
 
 // -----
 
-// Tests that a broadcast scalar zero folds too when it does not change x's
+// Tests that a broadcast scalar -0.0 folds too when it does not change x's
 // shape, and that integer zeros fold.
 // CHECK-LABEL: func.func @add_zero_scalar_and_int(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<2x3xf32>, %[[I:[^:]*]]: tensor<4xi32>
 // CHECK-NEXT: return %[[X]], %[[I]] : tensor<2x3xf32>, tensor<4xi32>
 func.func @add_zero_scalar_and_int(%x: tensor<2x3xf32>, %i: tensor<4xi32>) -> (tensor<2x3xf32>, tensor<4xi32>) {
-  %zero = graph.constant {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %zero = graph.constant {value = dense<-0.0> : tensor<f32>} : () -> tensor<f32>
   %0 = graph.add %x, %zero : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
   %izero = graph.constant {value = dense<0> : tensor<1xi32>} : () -> tensor<1xi32>
   %1 = graph.add %i, %izero : (tensor<4xi32>, tensor<1xi32>) -> tensor<4xi32>
@@ -70,7 +70,7 @@ func.func @mul_one(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor<2x3xf32>, 
 
 // -----
 
-// Tests that x * 1 and x + 0 also fold when the constant is a dense_resource
+// Tests that x * 1 and x + -0.0 also fold when the constant is a dense_resource
 // blob, as ONNX initializers are, and that a one-element blob holding another
 // value is left alone (this used to abort: the folder asked the blob for an
 // APFloat splat).
@@ -95,7 +95,7 @@ func.func @resource_constants(%x: tensor<2x3xf32>, %i: tensor<4xi64>) -> (tensor
   dialect_resources: {
     builtin: {
       one: "0x040000000000803F",
-      zeros: "0x04000000000000000000000000000000",
+      zeros: "0x04000000000000800000008000000080",
       izero: "0x080000000000000000000000",
       two: "0x0400000000000040"
     }

@@ -136,11 +136,21 @@ LOOM_BINARY_VERIFIER(LessEqualOp)
 LOOM_BINARY_VERIFIER(GreaterEqualOp)
 #undef LOOM_BINARY_VERIFIER
 
+/// True if `x` equals `value`, with the same sign for zeros (x + -0.0 is
+/// an identity, x + +0.0 is not: it turns -0.0 into +0.0).
+template <typename T> static bool sameNumber(T x, double value) {
+  if constexpr (std::is_floating_point_v<T>)
+    return x == static_cast<T>(value) &&
+           std::signbit(x) == std::signbit(value);
+  else
+    return x == static_cast<T>(value);
+}
+
 /// True if every element of `values` (numbers) equals `value`.
 template <typename T>
 static bool allEqual(std::optional<ArrayRef<T>> values, double value) {
   return values && !values->empty() &&
-         llvm::all_of(*values, [&](T x) { return x == static_cast<T>(value); });
+         llvm::all_of(*values, [&](T x) { return sameNumber(x, value); });
 }
 
 /// True if `v` is a constant splat equal to `value`. The constant may be a
@@ -157,7 +167,8 @@ static bool isSplatOf(Value v, double value) {
     if (!dense.isSplat())
       return false;
     if (isa<FloatType>(elt))
-      return dense.getSplatValue<APFloat>().convertToDouble() == value;
+      return sameNumber(dense.getSplatValue<APFloat>().convertToDouble(),
+                        value);
     if (isa<IntegerType>(elt))
       return dense.getSplatValue<APInt>().getSExtValue() ==
              static_cast<int64_t>(value);
@@ -174,9 +185,12 @@ static bool isSplatOf(Value v, double value) {
   return false;
 }
 
-// x + 0 -> x and x * 1 -> x, when the constant does not broadcast x.
+// x + 0 -> x and x * 1 -> x, when the constant does not broadcast x. For
+// floats the identity of addition is -0.0 (x + +0.0 maps -0.0 to +0.0).
 OpFoldResult AddOp::fold(FoldAdaptor) {
-  if (getLhs().getType() == getType() && isSplatOf(getRhs(), 0.0))
+  bool isFloat = isa<FloatType>(getType().getElementType());
+  if (getLhs().getType() == getType() &&
+      isSplatOf(getRhs(), isFloat ? -0.0 : 0.0))
     return getLhs();
   return {};
 }
@@ -470,6 +484,29 @@ LogicalResult SliceOp::verify() {
   }
   if (tensorType(getOutput()).getShape() != ArrayRef<int64_t>(expected))
     return emitOpError("result shape should be ") << shapeString(expected);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// KernelOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body has ")
+           << body.getNumArguments() << " arguments for "
+           << getInputs().size() << " inputs";
+  for (auto [arg, in] : llvm::zip(body.getArguments(), getInputs()))
+    if (arg.getType() != in.getType())
+      return emitOpError("body argument type ")
+             << arg.getType() << " differs from input type " << in.getType();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("yielded types differ from the kernel's result types");
+  StringRef p = getPrecision();
+  if (p != "fp32" && p != "bf16")
+    return emitOpError("precision must be fp32 or bf16, got '") << p << "'";
   return success();
 }
 

@@ -6,6 +6,7 @@ include "loom/Dialect/Graph/IR/GraphBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/IR/OpBase.td"
 
 def Graph_Tensor : RankedTensorOf<[AnyType]>;
@@ -472,6 +473,53 @@ def Graph_OneHotOp : Graph_Op<"one_hot", [Pure]> {
   let arguments = (ins Graph_Tensor:$indices, Graph_Tensor:$values,
                        I64Attr:$depth, I64Attr:$axis);
   let results = (outs Graph_Tensor:$output);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels: fused groups of ops, the unit that is mapped and scheduled
+//===----------------------------------------------------------------------===//
+
+def Graph_KernelOp : Graph_Op<"kernel", [IsolatedFromAbove,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "A fused group of graph ops: one unit of mapping and scheduling";
+  let description = [{
+    The body computes the results from the block arguments (one per input)
+    and ends with `graph.yield`. Formed by `graph-form-kernels`: a matmul or
+    convolution anchor with its elementwise epilogue (bias, activation,
+    residual add, scale), or a single other op. `kind` names the anchor's
+    class (matmul, conv, elementwise, reduction, softmax, normalization,
+    data_movement); `precision` is the kernel's precision policy (fp32, or
+    bf16 with fp32 accumulation); `block` is the layout chosen for the matrix
+    unit's native block, when it has one.
+
+    Example:
+    ```mlir
+    %y = graph.kernel %x, %w, %b {kind = "matmul", precision = "fp32"} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32> {
+    ^bb0(%a: tensor<4x8xf32>, %bw: tensor<8x16xf32>, %bb: tensor<16xf32>):
+      %m = graph.matmul %a, %bw : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+      %s = graph.add %m, %bb : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+      %r = graph.relu %s : (tensor<4x16xf32>) -> tensor<4x16xf32>
+      graph.yield %r : tensor<4x16xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Graph_Tensor>:$inputs, StrAttr:$kind,
+                       StrAttr:$precision,
+                       OptionalAttr<DenseI64ArrayAttr>:$block);
+  let results = (outs Variadic<Graph_Tensor>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` functional-type($inputs, results) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Graph_YieldOp : Graph_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"KernelOp">]> {
+  let summary = "Returns a kernel's results";
+  let arguments = (ins Variadic<Graph_Tensor>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];
 }
 
 #endif // LOOM_GRAPH_OPS

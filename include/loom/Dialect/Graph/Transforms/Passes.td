@@ -28,4 +28,97 @@ def GraphFoldConstants : Pass<"graph-fold-constants", "mlir::func::FuncOp"> {
   ];
 }
 
+def GraphFoldBatchNorm : Pass<"graph-fold-batch-norm", "mlir::func::FuncOp"> {
+  let summary = "Fold an inference batch_norm into the convolution before it";
+  let description = [{
+    A `graph.batch_norm` whose input is a `graph.conv` or
+    `graph.conv_transpose` used by nothing else, where the convolution's
+    weight and bias (if any) and the normalisation's scale, bias, mean and
+    variance are all `graph.constant`, becomes one convolution with
+
+      s[c] = scale[c] / sqrt(variance[c] + epsilon)
+      weight'[c, ...] = weight[c, ...] * s[c]     (output channel c)
+      bias'[c] = (bias[c] - mean[c]) * s[c] + bias_bn[c]
+
+    computed in double and stored in the weight's element type. The new
+    weight and bias are new `graph.constant` ops; the old ones are left for
+    `-canonicalize` to delete. Any other batch_norm (after a non-convolution,
+    after a convolution with other users, or with a non-constant operand, or
+    whose constant data is not available) is left as it is.
+  }];
+}
+
+def GraphFormKernels : Pass<"graph-form-kernels", "mlir::func::FuncOp"> {
+  let summary = "Group every compute op into graph.kernel ops, fusing "
+                "elementwise epilogues into matmul/conv anchors";
+  let description = [{
+    Visits the function's ops in order. Each op not yet in a kernel starts a
+    group:
+
+    - A `graph.matmul`, `graph.einsum`, `graph.conv` or `graph.conv_transpose`
+      anchor absorbs its elementwise epilogue: each later elementwise op
+      (unary ops such as relu, sigmoid, tanh, erf, leaky_relu; binary
+      arithmetic such as add, sub, mul, div, max, min, pow, prelu; select;
+      cast) whose result has the anchor's shape, that uses a value of the
+      group, and whose other operands are constants or values defined before
+      the anchor (a bias, a residual input). This takes in bias, activation,
+      residual add, scaling, clipping, and a GELU written out as
+      div/erf/add/mul/mul.
+    - An elementwise op starts an elementwise group that grows by the same
+      rule (same result shape), so a chain of elementwise ops becomes one
+      kernel.
+    - Any other op forms a kernel by itself.
+
+    Kernel kinds: matmul (matmul, einsum), conv (conv, conv_transpose),
+    elementwise, reduction (reduce_*, arg_max, arg_min, max_pool, avg_pool),
+    softmax (softmax, log_softmax, hardmax), normalization (batch_norm,
+    layer_norm, instance_norm) and data_movement (reshape, transpose, concat,
+    slice, gather*, scatter*, pad, tile, broadcast_to, resize,
+    depth_to_space, space_to_depth, topk, trilu, one_hot, cumsum).
+
+    Each kernel is placed where its first op was (every input is defined
+    before it by the rule above). Its inputs are the values its ops use from
+    outside, in order of first use; `graph.constant` ops stay outside and are
+    passed in (a constant defined later is moved up). It yields every result
+    used outside it, including an intermediate that is also used inside, and
+    every result with no use at all. `precision` is "fp32"; ops already in a
+    kernel are left alone, so the pass is idempotent. An op of the graph
+    dialect with no known kind is an error.
+  }];
+}
+
+def GraphPrecisionPolicy : Pass<"graph-precision-policy", "mlir::func::FuncOp"> {
+  let summary = "Set the precision of every graph.kernel";
+  let description = [{
+    With `precision=bf16`, matmul and conv kernels run the matrix unit on
+    bf16 inputs (activations and weights rounded to bf16) with fp32
+    accumulation, and their epilogue and outputs in fp32; every other kernel
+    stays fp32. With `precision=fp32` (the default) every kernel is fp32.
+    Any other value is an error.
+  }];
+  let options = [
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
+           "Matrix precision policy: fp32 or bf16 (bf16 inputs, fp32 accumulation)">
+  ];
+}
+
+def GraphChooseLayout : Pass<"graph-choose-layout", "mlir::func::FuncOp"> {
+  let summary = "Set each matmul/conv kernel's block to the target matrix "
+                "unit's native block";
+  let description = [{
+    Loads the target (`target=NAME` for a preset, or a JSON file) with
+    `loom::TargetModel` and sets `block = [M, N, K]`, the matrix unit's
+    native block, on every matmul and conv kernel whose precision (fp32 or
+    bf16) the matrix unit runs; the operands are laid out and padded in
+    whole blocks. A kernel whose precision the matrix unit does not run goes
+    to the vector unit, which has no native block, so its `block` is
+    removed. Other kernels are not changed. A missing or invalid target is
+    an error that names it.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Target preset name or JSON file">
+  ];
+}
+
 #endif // LOOM_GRAPH_PASSES

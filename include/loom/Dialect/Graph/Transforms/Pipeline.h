@@ -1,0 +1,44 @@
+//===- Pipeline.h - The graph-level pass pipeline ---------------*- C++ -*-===//
+//
+// The graph passes in the order `loom compile` and `loom-opt --graph-pipeline`
+// run them: verify shapes, canonicalise, fold batch norms and constants,
+// form kernels, set their precision and, given a target, their layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_DIALECT_GRAPH_TRANSFORMS_PIPELINE_H
+#define LOOM_DIALECT_GRAPH_TRANSFORMS_PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace loom::graph {
+
+struct GraphPipelineOptions
+    : public mlir::PassPipelineOptions<GraphPipelineOptions> {
+  Option<std::string> precision{
+      *this, "precision",
+      llvm::cl::desc("Matrix precision policy: fp32 or bf16 (bf16 inputs, "
+                     "fp32 accumulation)"),
+      llvm::cl::init("fp32")};
+  Option<std::string> target{
+      *this, "target",
+      llvm::cl::desc("Target preset name or JSON file; when empty, "
+                     "graph-choose-layout is not run"),
+      llvm::cl::init("")};
+};
+
+/// Adds to `pm` (anchored on the module): graph-verify-shapes, canonicalize,
+/// graph-fold-batch-norm, graph-fold-constants, canonicalize,
+/// graph-form-kernels, graph-precision-policy and, when `opts.target` is set,
+/// graph-choose-layout.
+void buildGraphPipeline(mlir::OpPassManager &pm,
+                        const GraphPipelineOptions &opts);
+
+/// Registers `graph-pipeline` (with options precision= and target=).
+void registerGraphPipeline();
+
+} // namespace loom::graph
+
+#endif // LOOM_DIALECT_GRAPH_TRANSFORMS_PIPELINE_H

@@ -1,0 +1,38 @@
+//===- Spatial.h - The spatial dialect and its ops --------------*- C++ -*-===//
+#ifndef LOOM_DIALECT_SPATIAL_IR_SPATIAL_H
+#define LOOM_DIALECT_SPATIAL_IR_SPATIAL_H
+
+#include "loom/Dialect/Spatial/IR/Placement.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <optional>
+
+#include "loom/Dialect/Spatial/IR/SpatialDialect.h.inc"
+
+#define GET_OP_CLASSES
+#include "loom/Dialect/Spatial/IR/SpatialOps.h.inc"
+
+namespace loom::spatial {
+
+/// Names of the function-argument attributes that place a model input.
+inline constexpr const char *kArgRegionAttr = "spatial.region";
+inline constexpr const char *kArgShardDimAttr = "spatial.shard_dim";
+
+/// A region attribute (row, col, rows, cols) as a TileRegion.
+TileRegion regionFromAttr(llvm::ArrayRef<int64_t> region);
+/// The placement of a value in spatial form: a weight's, a kernel result's,
+/// a transfer result's or a placed function argument's. std::nullopt for
+/// anything else.
+std::optional<Placement> placementOf(mlir::Value value);
+
+} // namespace loom::spatial
+
+#endif // LOOM_DIALECT_SPATIAL_IR_SPATIAL_H

@@ -1,0 +1,140 @@
+//===- SpatialOps.td - The spatial dialect -----------------*- tablegen -*-===//
+//
+// Kernels placed on rectangles of tiles, weights resident in the SRAM of the
+// tiles that use them, and explicit on-chip transfers between placements.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_SPATIAL_OPS
+#define LOOM_SPATIAL_OPS
+
+include "mlir/IR/OpBase.td"
+
+/// A 64-bit signless integer attribute read back as a signed int64_t (I64Attr
+/// returns uint64_t, which would turn -1 into 2^64 - 1).
+def Spatial_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
+    "64-bit signless integer attribute"> {
+  let convertFromStorage = "$_self.getValue().getSExtValue()";
+}
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+def Spatial_Dialect : Dialect {
+  let name = "spatial";
+  let cppNamespace = "::loom::spatial";
+  let summary = "Kernels placed on tile regions, with explicit on-chip transfers";
+  let description = [{
+    The `spatial` dialect says where everything lives on one chip. A
+    *placement* is a tile region (`region = array<i64: row, col, rows,
+    cols>`, the top-left tile and the size of a rectangle of the tile grid)
+    and a *shard dimension*: the tensor is split into `rows * cols` contiguous
+    blocks along that dimension, block `i` (row-major in the region) on tile
+    `i`; the block size is `ceil(size / tiles)`, so trailing tiles may hold
+    less or nothing. A shard dimension of -1 keeps the whole tensor on the
+    region's first tile.
+
+    - `spatial.weight`: a constant resident in the SRAM of its placement for
+      the whole program.
+    - `spatial.kernel`: a fused group of graph ops (the body of a
+      `graph.kernel`) run on a tile region; its results are sharded per
+      `shard_dims`. It carries the cost model's estimate.
+    - `spatial.transfer`: moves a tensor from one placement to another over
+      the mesh (dimension-order XY routing); it records the bytes that change
+      tiles, the longest route in hops and the mesh links it uses.
+
+    Function arguments carry their placement as `spatial.region` and
+    `spatial.shard_dim` argument attributes.
+  }];
+}
+
+class Spatial_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Spatial_Dialect, mnemonic, traits>;
+
+def Spatial_WeightOp : Spatial_Op<"weight", [Pure]> {
+  let summary = "A constant resident in SRAM on the tiles of its placement";
+  let description = [{
+    Weights live for the whole program, sharded over `region` along
+    `shard_dim` like any other tensor.
+
+    Example:
+    ```mlir
+    %w = spatial.weight {region = array<i64: 0, 0, 2, 2>, shard_dim = 0 : i64, value = dense<1.0> : tensor<8x16xf32>} : tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins ElementsAttr:$value, DenseI64ArrayAttr:$region,
+                       Spatial_I64Attr:$shard_dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Spatial_KernelOp : Spatial_Op<"kernel", [IsolatedFromAbove,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "A fused group of graph ops placed on a tile region";
+  let description = [{
+    The body is the body of the `graph.kernel` it came from, its terminator
+    now `spatial.yield`. `id` numbers kernels in program order; `kernel_name` is
+    the ONNX node of its anchor op. `region` is the rectangle of tiles it runs
+    on; result `i` is sharded along `shard_dims[i]` over it. Every input is
+    expected in this kernel's own placement (the region, sharded by the
+    default rule of `chooseShardDim`); `graph-to-spatial` inserts transfers
+    where it is not. `cycles` and `bound` are the cost model's estimate on
+    the region, `flops` the useful matrix FLOPs and `bytes` the SRAM bytes
+    read and written.
+
+    Example:
+    ```mlir
+    %y = spatial.kernel %x, %w {block = array<i64: 16, 16, 16>, bound = "compute", bytes = 1536 : i64, cycles = 40 : i64, flops = 4096 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> {
+    ^bb0(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>):
+      %m = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+      spatial.yield %m : tensor<4x16xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, Spatial_I64Attr:$id,
+                       StrAttr:$kernel_name, StrAttr:$kind, StrAttr:$precision,
+                       OptionalAttr<DenseI64ArrayAttr>:$block,
+                       DenseI64ArrayAttr:$region,
+                       DenseI64ArrayAttr:$shard_dims, Spatial_I64Attr:$cycles,
+                       StrAttr:$bound, Spatial_I64Attr:$flops, Spatial_I64Attr:$bytes);
+  let results = (outs Variadic<AnyRankedTensor>:$outputs);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $inputs attr-dict `:` functional-type($inputs, results) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Spatial_YieldOp : Spatial_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"KernelOp">]> {
+  let summary = "Returns a spatial kernel's results";
+  let arguments = (ins Variadic<AnyRankedTensor>:$values);
+  let assemblyFormat = "$values attr-dict `:` type($values)";
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];
+}
+
+def Spatial_TransferOp : Spatial_Op<"transfer", [Pure,
+    AllTypesMatch<["source", "result"]>]> {
+  let summary = "Moves a tensor between placements over the on-chip mesh";
+  let description = [{
+    The result is the source, re-sharded from (`from_region`,
+    `from_shard_dim`) to (`to_region`, `to_shard_dim`). `bytes` counts the
+    bytes that change tiles plus those copied within a tile; `hops` is the
+    longest route (XY dimension-order routing); `links` lists, sorted, the
+    ids of the directed mesh links the routes use (see `loom::spatial::Mesh`).
+
+    Example:
+    ```mlir
+    %t = spatial.transfer %x {bytes = 96 : i64, from_region = array<i64: 0, 0, 1, 2>, from_shard_dim = 0 : i64, hops = 1 : i64, links = array<i64: 0>, to_region = array<i64: 0, 0, 1, 1>, to_shard_dim = -1 : i64} : tensor<4x8xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source, DenseI64ArrayAttr:$from_region,
+                       Spatial_I64Attr:$from_shard_dim, DenseI64ArrayAttr:$to_region,
+                       Spatial_I64Attr:$to_shard_dim, Spatial_I64Attr:$bytes, Spatial_I64Attr:$hops,
+                       DenseI64ArrayAttr:$links);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$source attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+#endif // LOOM_SPATIAL_OPS

@@ -1,0 +1,37 @@
+//===- KernelCost.h - Cost-model descriptions of fused kernels --*- C++ -*-===//
+#ifndef LOOM_DIALECT_SPATIAL_TRANSFORMS_KERNELCOST_H
+#define LOOM_DIALECT_SPATIAL_TRANSFORMS_KERNELCOST_H
+
+#include "loom/Target/CostModel.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Region.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace loom::spatial {
+
+/// The cost model's description of a fused kernel: its `kind` ("matmul",
+/// "conv", "elementwise", "reduction", "softmax", "normalization",
+/// "data_movement"), `precision` ("fp32" or "bf16") and body. A matmul or
+/// conv anchor is costed as such, the other ops of the body as its
+/// epilogue (one vector op per output each). std::nullopt, with `error`
+/// set, for an unknown kind or precision.
+std::optional<KernelDesc> describeKernel(llvm::StringRef kind,
+                                         llvm::StringRef precision,
+                                         mlir::Region &body,
+                                         std::string &error);
+
+/// The ONNX node name a location carries (the first NameLoc inside it), or
+/// the empty string.
+std::string onnxNodeName(mlir::Location loc);
+
+/// Bytes of one element of `elementType` (i1 and other sub-byte types take
+/// one byte).
+int64_t elementBytes(mlir::Type elementType);
+
+} // namespace loom::spatial
+
+#endif // LOOM_DIALECT_SPATIAL_TRANSFORMS_KERNELCOST_H

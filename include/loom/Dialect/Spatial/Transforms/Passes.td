@@ -1,0 +1,41 @@
+//===- Passes.td - spatial dialect passes ------------------*- tablegen -*-===//
+#ifndef LOOM_SPATIAL_PASSES
+#define LOOM_SPATIAL_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def GraphToSpatial : Pass<"graph-to-spatial", "mlir::func::FuncOp"> {
+  let summary = "Place each graph.kernel on a tile region (layer-sequential)";
+  let description = [{
+    Lowers a function of `graph.constant`, `graph.kernel` and `func.return`
+    to the spatial dialect, one kernel at a time in program order:
+
+    - Each kernel is costed with the shared cost model on every rectangle of
+      the tile grid no larger than its work (matrix output blocks, or vector
+      lane-groups). It gets the smallest rectangle whose estimate is within
+      `tolerance` percent of the best, so a small kernel does not occupy
+      tiles that do not pay for themselves. The rectangle's origin is the
+      one that brings the inputs in with the fewest bytes x hops, among
+      those whose tiles still have SRAM for the kernel's weights (ties: the
+      tiles holding the fewest weight bytes so far, which spreads weights
+      over the chip).
+    - Results are sharded along `chooseShardDim` (the outermost dimension
+      that divides the tile count). Every input is expected in the kernel's
+      own placement; weights (`graph.constant` at function level) are placed
+      there, function arguments where their first user wants them, and a
+      `spatial.transfer` (XY routes, bytes, hops, links) is inserted
+      wherever a value lives elsewhere.
+
+    Ops other than kernels, constants and the return are rejected: run
+    `graph-form-kernels` first.
+  }];
+  let dependentDialects = ["loom::spatial::SpatialDialect"];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"tiny\"",
+           "Target preset name or JSON file">,
+    Option<"tolerance", "tolerance", "double", /*default=*/"3.0",
+           "Percent above the best estimate a smaller region may cost">
+  ];
+}
+
+#endif // LOOM_SPATIAL_PASSES

@@ -1,0 +1,46 @@
+//===- ProgramEmitter.h - Write the program file ----------------*- C++ -*-===//
+//
+// Serialises a scheduled module (spatial ops annotated with sched ops, the
+// output of spatial-to-sched) into the FlatBuffers program file described by
+// include/loom/Target/Program.fbs. The same module always gives the same
+// bytes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_TARGET_PROGRAMEMITTER_H
+#define LOOM_TARGET_PROGRAMEMITTER_H
+
+#include "loom/Target/TargetModel.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// What the program file records about where it came from.
+struct ProgramSource {
+  /// The ONNX file the program was compiled from.
+  std::string model;
+  /// The full target description (the JSON text it was loaded from).
+  std::string targetJson;
+};
+
+/// Writes the program of the scheduled `module` (one func.func) into
+/// `bytes`. Emits an error diagnostic and returns failure when the module is
+/// not in sched form or a constant's data is missing (elided).
+mlir::LogicalResult emitProgram(mlir::ModuleOp module,
+                                const TargetModel &target,
+                                std::vector<uint8_t> &bytes,
+                                const ProgramSource &source = {});
+/// The same, written to `os`.
+mlir::LogicalResult emitProgram(mlir::ModuleOp module,
+                                const TargetModel &target,
+                                llvm::raw_ostream &os,
+                                const ProgramSource &source = {});
+
+} // namespace loom
+
+#endif // LOOM_TARGET_PROGRAMEMITTER_H

@@ -1,0 +1,100 @@
+//===- ReservationTable.cpp - Busy intervals and list scheduling ----------===//
+#include "loom/Dialect/Sched/Transforms/ReservationTable.h"
+
+#include <algorithm>
+
+namespace loom::sched {
+
+bool ReservationTable::isFree(int64_t start, int64_t duration) const {
+  if (duration <= 0)
+    return true;
+  int64_t end = start + duration;
+  // The first interval starting at or after `end` cannot overlap; the one
+  // before it is the only candidate (intervals are disjoint and sorted).
+  auto it = busy_.lower_bound(end);
+  if (it == busy_.begin())
+    return true;
+  --it;
+  return it->second <= start;
+}
+
+int64_t ReservationTable::earliestFree(int64_t from, int64_t duration) const {
+  if (duration <= 0)
+    return from;
+  int64_t t = from;
+  // Start at the interval that may contain `from`, then walk the gaps.
+  auto it = busy_.upper_bound(t);
+  if (it != busy_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second > t)
+      t = prev->second;
+  }
+  for (; it != busy_.end(); ++it) {
+    if (t + duration <= it->first)
+      return t;
+    t = std::max(t, it->second);
+  }
+  return t;
+}
+
+bool ReservationTable::reserve(int64_t start, int64_t duration) {
+  if (duration <= 0)
+    return true;
+  if (!isFree(start, duration))
+    return false;
+  int64_t end = start + duration;
+  // Merge with touching neighbours to keep the map small.
+  auto next = busy_.find(end);
+  if (next != busy_.end()) {
+    end = next->second;
+    busy_.erase(next);
+  }
+  auto it = busy_.lower_bound(start);
+  if (it != busy_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second == start) {
+      prev->second = end;
+      return true;
+    }
+  }
+  busy_[start] = end;
+  return true;
+}
+
+int64_t ReservationTable::busyCycles() const {
+  int64_t total = 0;
+  for (const auto &[s, e] : busy_)
+    total += e - s;
+  return total;
+}
+
+int64_t ListScheduler::addTask(const std::vector<TaskPart> &parts,
+                               const std::vector<int64_t> &deps) {
+  int64_t ready = 0;
+  for (int64_t d : deps)
+    ready = std::max(ready, tasks_[d].second);
+  // Raise t until every part's resource is free at t; each round either
+  // keeps t (done) or moves it past a busy interval, so this terminates.
+  int64_t t = ready;
+  bool moved = true;
+  while (moved) {
+    moved = false;
+    for (const TaskPart &p : parts) {
+      int64_t e = tables_[p.resource].earliestFree(t, p.duration);
+      if (e > t) {
+        t = e;
+        moved = true;
+      }
+    }
+  }
+  int64_t end = t;
+  for (const TaskPart &p : parts) {
+    tables_[p.resource].reserve(t, p.duration);
+    end = std::max(end, t + p.duration);
+  }
+  tasks_.push_back({t, end});
+  makespan_ = std::max(makespan_, end);
+  return static_cast<int64_t>(tasks_.size()) - 1;
+}
+
+} // namespace loom::sched

@@ -1,0 +1,127 @@
+//===- SpatialOps.cpp - spatial dialect: verifiers ------------------------===//
+#include "loom/Dialect/Spatial/IR/Spatial.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace loom::spatial;
+
+#include "loom/Dialect/Spatial/IR/SpatialDialect.cpp.inc"
+
+void SpatialDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "loom/Dialect/Spatial/IR/SpatialOps.cpp.inc"
+      >();
+}
+
+namespace loom::spatial {
+
+TileRegion regionFromAttr(llvm::ArrayRef<int64_t> region) {
+  return TileRegion{region[0], region[1], region[2], region[3]};
+}
+
+std::optional<Placement> placementOf(Value value) {
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    if (!func)
+      return std::nullopt;
+    auto region = func.getArgAttrOfType<DenseI64ArrayAttr>(arg.getArgNumber(),
+                                                           kArgRegionAttr);
+    auto dim = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                  kArgShardDimAttr);
+    if (!region || !dim || region.size() != 4)
+      return std::nullopt;
+    return Placement{regionFromAttr(region.asArrayRef()), dim.getInt()};
+  }
+  Operation *def = value.getDefiningOp();
+  if (auto w = dyn_cast<WeightOp>(def))
+    return Placement{regionFromAttr(w.getRegion()), w.getShardDim()};
+  if (auto k = dyn_cast<KernelOp>(def))
+    return Placement{regionFromAttr(k.getRegion()),
+                     k.getShardDims()[cast<OpResult>(value).getResultNumber()]};
+  if (auto t = dyn_cast<TransferOp>(def))
+    return Placement{regionFromAttr(t.getToRegion()), t.getToShardDim()};
+  return std::nullopt;
+}
+
+} // namespace loom::spatial
+
+/// Checks a (row, col, rows, cols) region attribute.
+static LogicalResult verifyRegion(Operation *op, StringRef name,
+                                  ArrayRef<int64_t> region) {
+  if (region.size() != 4)
+    return op->emitOpError()
+           << name << " must have 4 entries (row, col, rows, cols)";
+  if (region[0] < 0 || region[1] < 0 || region[2] < 1 || region[3] < 1)
+    return op->emitOpError() << name << " must have row, col >= 0 and "
+                             << "rows, cols >= 1";
+  return success();
+}
+
+/// Checks that a shard dimension is -1 or a dimension of `type`.
+static LogicalResult verifyShardDim(Operation *op, int64_t dim, Type type) {
+  int64_t rank = cast<RankedTensorType>(type).getRank();
+  if (dim < -1 || dim >= rank)
+    return op->emitOpError()
+           << "shard dimension " << dim << " is out of range for rank " << rank;
+  return success();
+}
+
+LogicalResult WeightOp::verify() {
+  if (getValue().getType() != getType())
+    return emitOpError("value type ")
+           << getValue().getType() << " does not match result type "
+           << getType();
+  if (failed(verifyRegion(*this, "region", getRegion())))
+    return failure();
+  return verifyShardDim(*this, getShardDim(), getType());
+}
+
+LogicalResult KernelOp::verify() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body has ")
+           << body.getNumArguments() << " arguments for " << getInputs().size()
+           << " inputs";
+  for (auto [arg, in] : llvm::zip(body.getArguments(), getInputs()))
+    if (arg.getType() != in.getType())
+      return emitOpError("body argument type ")
+             << arg.getType() << " differs from input type " << in.getType();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("yielded types differ from the kernel's result types");
+  if (failed(verifyRegion(*this, "region", getRegion())))
+    return failure();
+  if (getShardDims().size() != getNumResults())
+    return emitOpError("has ")
+           << getShardDims().size() << " shard dimensions for "
+           << getNumResults() << " results";
+  for (auto [dim, type] : llvm::zip(getShardDims(), getResultTypes()))
+    if (failed(verifyShardDim(*this, dim, type)))
+      return failure();
+  StringRef p = getPrecision();
+  if (p != "fp32" && p != "bf16")
+    return emitOpError("precision must be fp32 or bf16, got '") << p << "'";
+  if (getCycles() < 0 || getFlops() < 0 || getBytes() < 0)
+    return emitOpError("cycles, flops and bytes must be non-negative");
+  return success();
+}
+
+LogicalResult TransferOp::verify() {
+  if (failed(verifyRegion(*this, "from_region", getFromRegion())) ||
+      failed(verifyRegion(*this, "to_region", getToRegion())) ||
+      failed(verifyShardDim(*this, getFromShardDim(), getType())) ||
+      failed(verifyShardDim(*this, getToShardDim(), getType())))
+    return failure();
+  if (getBytes() < 0 || getHops() < 0)
+    return emitOpError("bytes and hops must be non-negative");
+  if (!llvm::is_sorted(getLinks()))
+    return emitOpError("links must be sorted");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "loom/Dialect/Spatial/IR/SpatialOps.cpp.inc"

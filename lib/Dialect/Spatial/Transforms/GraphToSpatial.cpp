@@ -1,0 +1,331 @@
+//===- GraphToSpatial.cpp - Place kernels on tile regions -----------------===//
+//
+// Layer-sequential mapping: kernels are placed one at a time, in program
+// order, each on the smallest rectangle of tiles whose cost-model estimate
+// is within a tolerance of the best rectangle's. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+#include "loom/Dialect/Graph/IR/Graph.h"
+#include "loom/Dialect/Spatial/IR/Spatial.h"
+#include "loom/Dialect/Spatial/Transforms/KernelCost.h"
+#include "loom/Dialect/Spatial/Transforms/Passes.h"
+#include "loom/Target/CostModel.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace loom::spatial {
+#define GEN_PASS_DEF_GRAPHTOSPATIAL
+#include "loom/Dialect/Spatial/Transforms/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+std::vector<int64_t> shapeOf(Value v) {
+  auto t = cast<RankedTensorType>(v.getType());
+  return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
+}
+
+DenseI64ArrayAttr regionAttr(Builder &b, const TileRegion &r) {
+  return b.getDenseI64ArrayAttr({r.row, r.col, r.rows, r.cols});
+}
+
+/// The number of independent pieces of work a kernel has: a tile given
+/// less than one does nothing useful.
+int64_t workUnits(const KernelDesc &k, const TargetModel &target) {
+  const auto &matrix = target.desc().chip.tile.matrix;
+  auto ceilDiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  if ((k.kind == KernelKind::MatMul || k.kind == KernelKind::Conv) &&
+      target.matrixSupports(k.format))
+    return k.batch * ceilDiv(k.m, matrix.blockM) * ceilDiv(k.n, matrix.blockN);
+  int64_t lanes = std::max<int64_t>(1, target.desc().chip.tile.vector.lanes);
+  if (k.kind == KernelKind::MatMul || k.kind == KernelKind::Conv)
+    return ceilDiv(k.batch * k.m * k.n, lanes);
+  if (k.kind == KernelKind::DataMovement)
+    return ceilDiv(std::max<int64_t>(1, k.sramBytesWritten), lanes);
+  return ceilDiv(std::max<int64_t>(1, k.elements), lanes);
+}
+
+struct GraphToSpatialPass : impl::GraphToSpatialBase<GraphToSpatialPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+
+private:
+  /// The value `v` (already in spatial form) in placement `want`, inserting
+  /// a transfer before `before` when it lives elsewhere.
+  Value placed(Value v, const Placement &want, OpBuilder &b, Location loc);
+  /// Chooses the region of a kernel described by `desc`.
+  std::optional<TileRegion> chooseRegion(graph::KernelOp kernel,
+                                         const KernelDesc &desc,
+                                         CostBreakdown &cost,
+                                         std::string &error);
+  /// Adds the bytes of `shape` sharded by `p` to the per-tile weight count.
+  void addResident(const std::vector<int64_t> &shape, int64_t elemBytes,
+                   const Placement &p);
+
+  std::optional<CostModel> model_;
+  std::optional<Mesh> mesh_;
+  /// Weight bytes resident on each tile so far.
+  std::vector<int64_t> resident_;
+  /// Transfers already made: (value, placement) -> transferred value.
+  std::map<std::pair<void *, std::vector<int64_t>>, Value> transfers_;
+};
+
+void GraphToSpatialPass::addResident(const std::vector<int64_t> &shape,
+                                     int64_t elemBytes, const Placement &p) {
+  int64_t tiles = p.region.tiles();
+  for (int64_t i = 0; i < tiles; ++i)
+    resident_[p.region.tileIndex(i, mesh_->cols())] +=
+        shardBox(shape, p.shardDim, tiles, i).elements() * elemBytes;
+}
+
+std::optional<TileRegion>
+GraphToSpatialPass::chooseRegion(graph::KernelOp kernel, const KernelDesc &desc,
+                                 CostBreakdown &cost, std::string &error) {
+  const TargetModel &target = model_->target();
+  int64_t units = workUnits(desc, target);
+  struct Candidate {
+    int64_t rows, cols;
+    CostBreakdown cost;
+  };
+  std::vector<Candidate> candidates;
+  for (int64_t r = 1; r <= target.tileRows(); ++r) {
+    for (int64_t c = 1; c <= target.tileCols(); ++c) {
+      if (r * c > std::max<int64_t>(1, units))
+        continue;
+      Region region;
+      region.tileRows = r;
+      region.tileCols = c;
+      std::optional<CostBreakdown> est = model_->estimate(desc, region, &error);
+      if (!est)
+        return std::nullopt;
+      candidates.push_back({r, c, *est});
+    }
+  }
+  double best = candidates.front().cost.totalCycles;
+  for (const Candidate &c : candidates)
+    best = std::min(best, c.cost.totalCycles);
+  // The fewest tiles within the tolerance; then the cheaper; then the
+  // flatter (rows of the grid are filled first).
+  const Candidate *pick = nullptr;
+  for (const Candidate &c : candidates) {
+    if (c.cost.totalCycles > best * (1.0 + tolerance / 100.0))
+      continue;
+    if (!pick || c.rows * c.cols < pick->rows * pick->cols ||
+        (c.rows * c.cols == pick->rows * pick->cols &&
+         c.cost.totalCycles < pick->cost.totalCycles))
+      pick = &c;
+  }
+  cost = pick->cost;
+  // The origin: where the inputs cost the fewest bytes x hops to bring in,
+  // among those whose tiles still have room for the kernel's weights; ties
+  // go to the tiles holding the fewest weight bytes, then the first.
+  TileRegion region{0, 0, pick->rows, pick->cols};
+  struct Score {
+    bool fits;
+    int64_t moved, load;
+  };
+  std::optional<Score> bestOrigin;
+  const int64_t capacity = target.sramBytesPerTile();
+  for (int64_t r = 0; r + pick->rows <= target.tileRows(); ++r) {
+    for (int64_t c = 0; c + pick->cols <= target.tileCols(); ++c) {
+      TileRegion at{r, c, pick->rows, pick->cols};
+      int64_t load = 0, weightBytes = 0, moved = 0;
+      for (int64_t i = 0; i < at.tiles(); ++i)
+        load = std::max(load, resident_[at.tileIndex(i, target.tileCols())]);
+      for (Value in : kernel.getInputs()) {
+        std::vector<int64_t> shape = shapeOf(in);
+        int64_t elemBytes =
+            elementBytes(cast<RankedTensorType>(in.getType()).getElementType());
+        Placement want{at, chooseShardDim(shape, at.tiles())};
+        if (in.getDefiningOp<graph::ConstantOp>()) {
+          // Shard 0 is the largest.
+          weightBytes +=
+              shardBox(shape, want.shardDim, at.tiles(), 0).elements() *
+              elemBytes;
+          continue;
+        }
+        std::optional<Placement> have = placementOf(in);
+        if (!have)
+          continue;
+        for (const ShardFlow &f :
+             reshardFlows(shape, *have, want, target.tileCols()))
+          moved += f.elements * elemBytes * mesh_->hops(f.from, f.to);
+      }
+      Score score{load + weightBytes <= capacity, moved, load};
+      bool better = !bestOrigin || (score.fits != bestOrigin->fits ? score.fits
+                                    : score.moved != bestOrigin->moved
+                                        ? score.moved < bestOrigin->moved
+                                        : score.load < bestOrigin->load);
+      if (better) {
+        bestOrigin = score;
+        region = at;
+      }
+    }
+  }
+  return region;
+}
+
+Value GraphToSpatialPass::placed(Value v, const Placement &want, OpBuilder &b,
+                                 Location loc) {
+  std::optional<Placement> have = placementOf(v);
+  if (!have || *have == want)
+    return v;
+  std::vector<int64_t> key = {want.region.row, want.region.col,
+                              want.region.rows, want.region.cols,
+                              want.shardDim};
+  auto cached = transfers_.find({v.getAsOpaquePointer(), key});
+  if (cached != transfers_.end())
+    return cached->second;
+
+  std::vector<int64_t> shape = shapeOf(v);
+  int64_t elemBytes =
+      elementBytes(cast<RankedTensorType>(v.getType()).getElementType());
+  int64_t bytes = 0, hops = 0;
+  std::set<int64_t> links;
+  for (const ShardFlow &f : reshardFlows(shape, *have, want, mesh_->cols())) {
+    bytes += f.elements * elemBytes;
+    hops = std::max(hops, mesh_->hops(f.from, f.to));
+    for (int64_t l : mesh_->routeXY(f.from, f.to))
+      links.insert(l);
+  }
+  auto t = TransferOp::create(
+      b, loc, v.getType(), v, regionAttr(b, have->region),
+      b.getI64IntegerAttr(have->shardDim), regionAttr(b, want.region),
+      b.getI64IntegerAttr(want.shardDim), b.getI64IntegerAttr(bytes),
+      b.getI64IntegerAttr(hops),
+      b.getDenseI64ArrayAttr(std::vector<int64_t>(links.begin(), links.end())));
+  transfers_[{v.getAsOpaquePointer(), key}] = t;
+  return t;
+}
+
+void GraphToSpatialPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  std::string error;
+  std::optional<TargetModel> target = TargetModel::load(this->target, error);
+  if (!target) {
+    func.emitError() << "graph-to-spatial: " << error;
+    return signalPassFailure();
+  }
+  model_.emplace(*target);
+  mesh_.emplace(target->tileRows(), target->tileCols());
+  resident_.assign(target->tilesPerChip(), 0);
+  transfers_.clear();
+
+  // Check the input form before changing anything.
+  Block &entry = func.getBody().front();
+  for (Operation &op : entry) {
+    if (isa<graph::KernelOp, graph::ConstantOp, func::ReturnOp>(op))
+      continue;
+    op.emitError() << "graph-to-spatial: '" << op.getName()
+                   << "' is not inside a graph.kernel (run graph-form-kernels "
+                      "first)";
+    return signalPassFailure();
+  }
+
+  OpBuilder b(func.getContext());
+  std::map<void *, Value> weights; // graph.constant -> spatial.weight
+  int64_t nextId = 0;
+  // Weight placement is decided at first use: the constant's own place is
+  // in front of that kernel.
+  auto weightFor = [&](graph::ConstantOp c, const Placement &p) -> Value {
+    auto it = weights.find(c.getOperation());
+    if (it != weights.end())
+      return it->second;
+    auto w = WeightOp::create(b, c.getLoc(), c.getType(), c.getValue(),
+                              regionAttr(b, p.region),
+                              b.getI64IntegerAttr(p.shardDim));
+    addResident(shapeOf(w), elementBytes(c.getType().getElementType()), p);
+    weights[c.getOperation()] = w;
+    return w;
+  };
+
+  for (Operation &op : llvm::make_early_inc_range(entry)) {
+    auto kernel = dyn_cast<graph::KernelOp>(op);
+    if (!kernel)
+      continue;
+    std::optional<KernelDesc> desc = describeKernel(
+        kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error);
+    CostBreakdown cost;
+    std::optional<TileRegion> region;
+    if (desc)
+      region = chooseRegion(kernel, *desc, cost, error);
+    if (!region) {
+      kernel.emitError() << "graph-to-spatial: " << error;
+      return signalPassFailure();
+    }
+    b.setInsertionPoint(kernel);
+    SmallVector<Value> inputs;
+    for (Value in : kernel.getInputs()) {
+      Placement want{*region, chooseShardDim(shapeOf(in), region->tiles())};
+      if (auto c = in.getDefiningOp<graph::ConstantOp>()) {
+        inputs.push_back(placed(weightFor(c, want), want, b, kernel.getLoc()));
+        continue;
+      }
+      if (auto arg = dyn_cast<BlockArgument>(in)) {
+        if (!func.getArgAttr(arg.getArgNumber(), kArgRegionAttr)) {
+          func.setArgAttr(arg.getArgNumber(), kArgRegionAttr,
+                          regionAttr(b, want.region));
+          func.setArgAttr(arg.getArgNumber(), kArgShardDimAttr,
+                          b.getI64IntegerAttr(want.shardDim));
+        }
+      }
+      inputs.push_back(placed(in, want, b, kernel.getLoc()));
+    }
+    SmallVector<int64_t> shardDims;
+    for (Type t : kernel.getResultTypes()) {
+      auto rt = cast<RankedTensorType>(t);
+      shardDims.push_back(chooseShardDim(
+          std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end()),
+          region->tiles()));
+    }
+    std::string name = onnxNodeName(kernel.getLoc());
+    if (name.empty())
+      name = "kernel" + std::to_string(nextId);
+    auto sk = KernelOp::create(
+        b, kernel.getLoc(), kernel.getResultTypes(), inputs,
+        b.getI64IntegerAttr(nextId++), b.getStringAttr(name),
+        kernel.getKindAttr(), kernel.getPrecisionAttr(), kernel.getBlockAttr(),
+        regionAttr(b, *region), b.getDenseI64ArrayAttr(shardDims),
+        b.getI64IntegerAttr(static_cast<int64_t>(std::ceil(cost.totalCycles))),
+        b.getStringAttr(costBoundName(cost.bound)),
+        b.getI64IntegerAttr(static_cast<int64_t>(desc->matrixFlops())),
+        b.getI64IntegerAttr(desc->sramBytesRead + desc->sramBytesWritten));
+    sk.getBody().takeBody(kernel.getBody());
+    Operation *yield = sk.getBody().front().getTerminator();
+    b.setInsertionPoint(yield);
+    YieldOp::create(b, yield->getLoc(), yield->getOperands());
+    yield->erase();
+    kernel.replaceAllUsesWith(sk.getResults());
+    kernel.erase();
+  }
+
+  // Values returned without passing through a kernel stay where they are;
+  // a constant returned directly becomes a weight on the first tile.
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  b.setInsertionPoint(ret);
+  for (OpOperand &operand : ret->getOpOperands()) {
+    if (auto c = operand.get().getDefiningOp<graph::ConstantOp>())
+      operand.set(weightFor(c, Placement{TileRegion{}, -1}));
+  }
+  for (BlockArgument arg : func.getArguments()) {
+    if (func.getArgAttr(arg.getArgNumber(), kArgRegionAttr))
+      continue;
+    func.setArgAttr(arg.getArgNumber(), kArgRegionAttr,
+                    regionAttr(b, TileRegion{}));
+    func.setArgAttr(arg.getArgNumber(), kArgShardDimAttr,
+                    b.getI64IntegerAttr(-1));
+  }
+  for (Operation &op : llvm::make_early_inc_range(entry))
+    if (isa<graph::ConstantOp>(op) && op.use_empty())
+      op.erase();
+}
+
+} // namespace
+} // namespace loom::spatial

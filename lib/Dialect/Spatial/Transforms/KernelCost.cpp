@@ -1,0 +1,148 @@
+//===- KernelCost.cpp - Cost-model descriptions of fused kernels ----------===//
+#include "loom/Dialect/Spatial/Transforms/KernelCost.h"
+
+#include "loom/Dialect/Graph/IR/Graph.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
+
+using namespace mlir;
+
+namespace loom::spatial {
+
+namespace {
+int64_t numElements(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  return t && t.hasStaticShape() ? t.getNumElements() : 0;
+}
+
+/// The largest element count among `types`.
+int64_t maxElements(TypeRange types) {
+  int64_t n = 0;
+  for (Type t : types)
+    n = std::max(n, numElements(t));
+  return n;
+}
+
+/// Ops of the body that do work (not constants, not the terminator).
+int64_t countWorkOps(Block &block) {
+  int64_t n = 0;
+  for (Operation &op : block.without_terminator())
+    if (!isa<graph::ConstantOp>(op))
+      ++n;
+  return n;
+}
+
+KernelDesc describeMatmul(graph::MatMulOp mm, NumericFormat format) {
+  auto lhs = cast<RankedTensorType>(mm.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(mm.getRhs().getType());
+  int64_t k = lhs.getShape().back();
+  int64_t m = lhs.getRank() >= 2 ? lhs.getShape()[lhs.getRank() - 2] : 1;
+  int64_t n = rhs.getRank() >= 2 ? rhs.getShape().back() : 1;
+  int64_t batch = std::max<int64_t>(1, numElements(mm.getType()) /
+                                           std::max<int64_t>(1, m * n));
+  return KernelDesc::matmul(m, n, k, format, batch);
+}
+
+KernelDesc describeConv(graph::ConvOp conv, NumericFormat format) {
+  auto in = cast<RankedTensorType>(conv.getInput().getType());
+  auto w = cast<RankedTensorType>(conv.getWeight().getType());
+  auto out = cast<RankedTensorType>(conv.getType());
+  // An N-d convolution costs like a 2-d one whose spatial extent is the
+  // product of its spatial dimensions.
+  auto spatialProduct = [](ArrayRef<int64_t> shape) {
+    int64_t p = 1;
+    for (int64_t d : shape.drop_front(2))
+      p *= d;
+    return p;
+  };
+  ConvShape shape;
+  shape.batch = in.getShape()[0];
+  shape.inChannels = in.getShape()[1];
+  shape.inHeight = spatialProduct(in.getShape());
+  shape.outChannels = out.getShape()[1];
+  shape.outHeight = spatialProduct(out.getShape());
+  shape.kernelHeight = spatialProduct(w.getShape());
+  shape.groups = conv.getGroup();
+  return KernelDesc::conv(shape, format);
+}
+} // namespace
+
+std::optional<KernelDesc> describeKernel(StringRef kind, StringRef precision,
+                                         mlir::Region &body,
+                                         std::string &error) {
+  NumericFormat format;
+  if (precision == "fp32") {
+    format = NumericFormat::F32;
+  } else if (precision == "bf16") {
+    format = NumericFormat::BF16;
+  } else {
+    error = "unknown precision '" + precision.str() + "'";
+    return std::nullopt;
+  }
+  Block &block = body.front();
+  TypeRange inputs = block.getArgumentTypes();
+  TypeRange outputs = block.getTerminator()->getOperandTypes();
+  int64_t outElements = maxElements(outputs);
+  int64_t workOps = countWorkOps(block);
+
+  if (kind == "matmul" || kind == "conv") {
+    for (Operation &op : block.without_terminator()) {
+      std::optional<KernelDesc> desc;
+      if (auto mm = dyn_cast<graph::MatMulOp>(op))
+        desc = describeMatmul(mm, format);
+      else if (auto conv = dyn_cast<graph::ConvOp>(op))
+        desc = describeConv(conv, format);
+      if (desc) {
+        desc->epilogueOpsPerOutput = std::max<int64_t>(0, workOps - 1);
+        return desc;
+      }
+    }
+    // No anchor op (an einsum, say): cost it as vector work.
+    return KernelDesc::elementwise(outElements, inputs.size(), format,
+                                   std::max<int64_t>(1, workOps));
+  }
+  if (kind == "elementwise")
+    return KernelDesc::elementwise(outElements,
+                                   std::max<size_t>(1, inputs.size()), format,
+                                   std::max<int64_t>(1, workOps));
+  if (kind == "reduction")
+    return KernelDesc::reduction(maxElements(inputs), outElements, format);
+  if (kind == "softmax")
+    return KernelDesc::softmax(outElements, format);
+  if (kind == "normalization")
+    return KernelDesc::normalization(outElements, format);
+  if (kind == "data_movement") {
+    int64_t bytes = 0;
+    for (Type t : outputs)
+      bytes += numElements(t) *
+               elementBytes(cast<RankedTensorType>(t).getElementType());
+    return KernelDesc::dataMovement(bytes);
+  }
+  error = "unknown kernel kind '" + kind.str() + "'";
+  return std::nullopt;
+}
+
+std::string onnxNodeName(Location loc) {
+  std::string name;
+  loc->walk([&](Location l) {
+    if (auto n = dyn_cast<NameLoc>(l)) {
+      name = n.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return name;
+}
+
+int64_t elementBytes(Type elementType) {
+  if (elementType.isIntOrFloat())
+    return std::max<int64_t>(1, (elementType.getIntOrFloatBitWidth() + 7) / 8);
+  if (elementType.isIndex())
+    return 8;
+  if (auto c = dyn_cast<ComplexType>(elementType))
+    return 2 * elementBytes(c.getElementType());
+  return 4;
+}
+
+} // namespace loom::spatial

@@ -1,0 +1,425 @@
+//===- ProgramEmitter.cpp - Write the program file ------------------------===//
+//
+// Tensors get ids in a fixed order: function arguments, then every value in
+// program order (weights, each kernel's results and then the values inside
+// its body). A transfer's result is the same tensor as its source, in
+// another place, so it shares its id; its buffers say where it is.
+//
+//===----------------------------------------------------------------------===//
+#include "loom/Target/ProgramEmitter.h"
+
+#include "loom/Dialect/Graph/IR/Graph.h"
+#include "loom/Dialect/Sched/IR/Sched.h"
+#include "loom/Dialect/Spatial/IR/Spatial.h"
+#include "loom/Dialect/Spatial/Transforms/KernelCost.h"
+#include "loom/Reference/Evaluator.h"
+#include "loom/Target/Program_generated.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace mlir;
+namespace fb = loom::program;
+
+namespace loom {
+namespace {
+
+class ProgramWriter {
+public:
+  ProgramWriter(const TargetModel &target, const ProgramSource &source)
+      : target_(target), source_(source) {}
+
+  LogicalResult write(func::FuncOp func, std::vector<uint8_t> &bytes);
+
+private:
+  struct TensorInfo {
+    Value value;
+    fb::TensorKind kind = fb::TensorKind_Intermediate;
+    std::string name;
+    /// For constants: the attribute holding the data.
+    ElementsAttr data;
+  };
+
+  int32_t addTensor(Value v, fb::TensorKind kind, std::string name,
+                    ElementsAttr data = {});
+  int32_t idOf(Value v) const;
+  LogicalResult collectKernel(spatial::KernelOp kernel);
+  flatbuffers::Offset<fb::Tensor> buildTensor(const TensorInfo &t,
+                                              std::string &error);
+  flatbuffers::Offset<fb::Op> buildOp(Operation *op);
+  flatbuffers::Offset<fb::Kernel> buildKernel(spatial::KernelOp kernel);
+
+  const TargetModel &target_;
+  const ProgramSource &source_;
+  flatbuffers::FlatBufferBuilder fbb_{1 << 20};
+  std::vector<TensorInfo> tensors_;
+  llvm::DenseMap<Value, int32_t> ids_;
+  std::map<std::string, std::string> resultNames_;
+};
+
+int32_t ProgramWriter::addTensor(Value v, fb::TensorKind kind, std::string name,
+                                 ElementsAttr data) {
+  int32_t id = static_cast<int32_t>(tensors_.size());
+  tensors_.push_back({v, kind, std::move(name), data});
+  ids_[v] = id;
+  return id;
+}
+
+int32_t ProgramWriter::idOf(Value v) const {
+  if (auto t = v.getDefiningOp<spatial::TransferOp>())
+    return idOf(t.getSource());
+  auto it = ids_.find(v);
+  return it == ids_.end() ? -1 : it->second;
+}
+
+/// The name of a value made by `op`: its ONNX node, with the result number
+/// when it has several.
+std::string valueName(Operation *op, unsigned resultNumber) {
+  std::string name = spatial::onnxNodeName(op->getLoc());
+  if (op->getNumResults() > 1)
+    name += ":" + std::to_string(resultNumber);
+  return name;
+}
+
+LogicalResult ProgramWriter::collectKernel(spatial::KernelOp kernel) {
+  Block &body = kernel.getBody().front();
+  for (auto [arg, in] : llvm::zip(body.getArguments(), kernel.getInputs()))
+    ids_[arg] = idOf(in);
+  // Values the body yields are the kernel's results.
+  Operation *yield = body.getTerminator();
+  for (auto [v, r] : llvm::zip(yield->getOperands(), kernel.getResults()))
+    if (!ids_.count(v) && v.getDefiningOp())
+      ids_[v] = ids_[r];
+  for (Operation &op : body.without_terminator()) {
+    if (auto c = dyn_cast<graph::ConstantOp>(op)) {
+      addTensor(c, fb::TensorKind_Constant, valueName(&op, 0), c.getValue());
+      continue;
+    }
+    for (OpResult r : op.getResults())
+      if (!ids_.count(r))
+        addTensor(r, fb::TensorKind_Intermediate,
+                  valueName(&op, r.getResultNumber()));
+  }
+  return success();
+}
+
+flatbuffers::Offset<fb::Tensor> ProgramWriter::buildTensor(const TensorInfo &t,
+                                                           std::string &error) {
+  auto type = cast<RankedTensorType>(t.value.getType());
+  std::optional<rt::DType> dt = dtypeFromType(type.getElementType());
+  auto name = fbb_.CreateString(t.name);
+  auto shape = fbb_.CreateVector(
+      std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
+  flatbuffers::Offset<flatbuffers::Vector<uint8_t>> data = 0;
+  if (t.data) {
+    std::optional<rt::Tensor> host = tryTensorFromAttr(t.data, error);
+    if (!host)
+      return 0;
+    fbb_.ForceVectorAlignment(host->byteSize(), 1, 16);
+    data = fbb_.CreateVector(static_cast<const uint8_t *>(host->raw()),
+                             host->byteSize());
+  }
+  fb::TensorBuilder tb(fbb_);
+  tb.add_id(ids_.lookup(t.value));
+  tb.add_name(name);
+  tb.add_dtype(static_cast<fb::DType>(dt ? static_cast<int>(*dt) : 0));
+  tb.add_shape(shape);
+  tb.add_kind(t.kind);
+  if (t.data)
+    tb.add_data(data);
+  return tb.Finish();
+}
+
+flatbuffers::Offset<fb::Op> ProgramWriter::buildOp(Operation *op) {
+  StringRef opName = op->getName().getStringRef();
+  opName.consume_front("graph.");
+  std::vector<int32_t> inputs, outputs;
+  auto segments = op->getAttrOfType<DenseI32ArrayAttr>("operandSegmentSizes");
+  if (segments) {
+    unsigned at = 0;
+    for (int32_t n : segments.asArrayRef()) {
+      if (n == 0)
+        inputs.push_back(-1);
+      for (int32_t i = 0; i < n; ++i)
+        inputs.push_back(idOf(op->getOperand(at++)));
+    }
+  } else {
+    for (Value v : op->getOperands())
+      inputs.push_back(idOf(v));
+  }
+  for (Value v : op->getResults())
+    outputs.push_back(idOf(v));
+
+  std::vector<flatbuffers::Offset<fb::Attr>> attrs;
+  for (NamedAttribute na : op->getAttrs()) {
+    StringRef key = na.getName().getValue();
+    Attribute a = na.getValue();
+    if (key == "operandSegmentSizes")
+      continue;
+    fb::AttrKind kind;
+    std::vector<int64_t> ints;
+    std::vector<double> floats;
+    std::string str;
+    if (auto b = dyn_cast<BoolAttr>(a)) {
+      kind = fb::AttrKind_Bool;
+      ints.push_back(b.getValue());
+    } else if (auto i = dyn_cast<IntegerAttr>(a)) {
+      kind = fb::AttrKind_Int;
+      ints.push_back(i.getValue().getSExtValue());
+    } else if (auto f = dyn_cast<FloatAttr>(a)) {
+      kind = fb::AttrKind_Float;
+      floats.push_back(f.getValueAsDouble());
+    } else if (auto v = dyn_cast<DenseI64ArrayAttr>(a)) {
+      kind = fb::AttrKind_Ints;
+      ints.assign(v.asArrayRef().begin(), v.asArrayRef().end());
+    } else if (auto v = dyn_cast<DenseI32ArrayAttr>(a)) {
+      kind = fb::AttrKind_Ints;
+      ints.assign(v.asArrayRef().begin(), v.asArrayRef().end());
+    } else if (auto v = dyn_cast<DenseF64ArrayAttr>(a)) {
+      kind = fb::AttrKind_Floats;
+      floats.assign(v.asArrayRef().begin(), v.asArrayRef().end());
+    } else if (auto v = dyn_cast<DenseF32ArrayAttr>(a)) {
+      kind = fb::AttrKind_Floats;
+      floats.assign(v.asArrayRef().begin(), v.asArrayRef().end());
+    } else if (auto s = dyn_cast<StringAttr>(a)) {
+      kind = fb::AttrKind_String;
+      str = s.str();
+    } else {
+      // Types and element attributes have no program form; the ops that
+      // carry them (constants) are tensors, not ops.
+      continue;
+    }
+    auto nameOff = fbb_.CreateString(key.str());
+    auto intsOff = ints.empty() ? 0 : fbb_.CreateVector(ints);
+    auto floatsOff = floats.empty() ? 0 : fbb_.CreateVector(floats);
+    auto strOff = kind == fb::AttrKind_String ? fbb_.CreateString(str) : 0;
+    fb::AttrBuilder ab(fbb_);
+    ab.add_name(nameOff);
+    ab.add_kind(kind);
+    if (!ints.empty())
+      ab.add_ints(intsOff);
+    if (!floats.empty())
+      ab.add_floats(floatsOff);
+    if (kind == fb::AttrKind_String)
+      ab.add_str(strOff);
+    attrs.push_back(ab.Finish());
+  }
+  return fb::CreateOp(fbb_, fbb_.CreateString(opName.str()),
+                      fbb_.CreateVector(inputs), fbb_.CreateVector(outputs),
+                      fbb_.CreateVector(attrs),
+                      fbb_.CreateString(spatial::onnxNodeName(op->getLoc())));
+}
+
+flatbuffers::Offset<fb::Kernel>
+ProgramWriter::buildKernel(spatial::KernelOp kernel) {
+  std::vector<flatbuffers::Offset<fb::Op>> ops;
+  std::vector<std::string> nodes;
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (isa<graph::ConstantOp>(op))
+      continue;
+    ops.push_back(buildOp(&op));
+    std::string node = spatial::onnxNodeName(op.getLoc());
+    if (!node.empty() &&
+        std::find(nodes.begin(), nodes.end(), node) == nodes.end())
+      nodes.push_back(node);
+  }
+  std::vector<int32_t> inputs, outputs;
+  for (Value v : kernel.getInputs())
+    inputs.push_back(idOf(v));
+  for (Value v : kernel.getResults())
+    outputs.push_back(idOf(v));
+  ArrayRef<int64_t> region = kernel.getRegion();
+  return fb::CreateKernel(
+      fbb_, kernel.getId(), fbb_.CreateString(kernel.getKernelName().str()),
+      fbb_.CreateVectorOfStrings(nodes),
+      fbb_.CreateString(kernel.getKind().str()),
+      fbb_.CreateString(kernel.getPrecision().str()), region[0], region[1],
+      region[2], region[3], fbb_.CreateVector(ops), fbb_.CreateVector(inputs),
+      fbb_.CreateVector(outputs), kernel.getFlops(), kernel.getBytes(),
+      fbb_.CreateString(kernel.getBound().str()), kernel.getCycles());
+}
+
+fb::Unit unitOf(StringRef unit) {
+  if (unit == "matrix")
+    return fb::Unit_Matrix;
+  if (unit == "vector")
+    return fb::Unit_Vector;
+  if (unit == "dma")
+    return fb::Unit_Dma;
+  return fb::Unit_MeshLink;
+}
+
+LogicalResult ProgramWriter::write(func::FuncOp func,
+                                   std::vector<uint8_t> &bytes) {
+  Block &entry = func.getBody().front();
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  // Output names come from the function's result attributes.
+  std::vector<std::string> outNames(ret.getNumOperands());
+  for (unsigned i = 0; i < ret.getNumOperands(); ++i)
+    if (auto n = func.getResultAttrOfType<StringAttr>(i, "graph.name"))
+      outNames[i] = n.str();
+  auto outputName = [&](Value v) -> std::string {
+    for (unsigned i = 0; i < ret.getNumOperands(); ++i)
+      if (ret.getOperand(i) == v)
+        return outNames[i].empty() ? "output" + std::to_string(i) : outNames[i];
+    return "";
+  };
+
+  for (BlockArgument arg : func.getArguments()) {
+    auto n =
+        func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "graph.name");
+    addTensor(arg, fb::TensorKind_Input,
+              n ? n.str() : "input" + std::to_string(arg.getArgNumber()));
+  }
+  std::vector<spatial::KernelOp> kernels;
+  sched::SummaryOp summary;
+  std::vector<sched::InstrOp> instrs;
+  std::vector<sched::BufferOp> buffers;
+  for (Operation &op : entry) {
+    if (auto w = dyn_cast<spatial::WeightOp>(op)) {
+      std::string out = outputName(w);
+      addTensor(w, fb::TensorKind_Constant,
+                out.empty() ? valueName(&op, 0) : out, w.getValue());
+    } else if (auto k = dyn_cast<spatial::KernelOp>(op)) {
+      for (OpResult r : k.getResults()) {
+        std::string out = outputName(r);
+        addTensor(r,
+                  out.empty() ? fb::TensorKind_Intermediate
+                              : fb::TensorKind_Output,
+                  out.empty() ? valueName(&op, r.getResultNumber()) : out);
+      }
+      if (failed(collectKernel(k)))
+        return failure();
+      kernels.push_back(k);
+    } else if (auto i = dyn_cast<sched::InstrOp>(op)) {
+      instrs.push_back(i);
+    } else if (auto b = dyn_cast<sched::BufferOp>(op)) {
+      buffers.push_back(b);
+    } else if (auto s = dyn_cast<sched::SummaryOp>(op)) {
+      summary = s;
+    } else if (!isa<spatial::TransferOp, func::ReturnOp>(op)) {
+      return op.emitError() << "emit-program: unexpected '" << op.getName()
+                            << "' in a scheduled function";
+    }
+  }
+  if (!summary)
+    return func.emitError()
+           << "emit-program: the function has no schedule (run "
+              "spatial-to-sched first)";
+
+  std::vector<flatbuffers::Offset<fb::Tensor>> tensorOffsets;
+  for (const TensorInfo &t : tensors_) {
+    std::string error;
+    auto off = buildTensor(t, error);
+    if (!error.empty()) {
+      Operation *at = t.value.getDefiningOp();
+      return (at ? at->emitError() : func.emitError())
+             << "emit-program: constant '" << t.name << "': " << error;
+    }
+    tensorOffsets.push_back(off);
+  }
+  std::vector<int32_t> inputs, outputs;
+  for (BlockArgument arg : func.getArguments())
+    inputs.push_back(idOf(arg));
+  for (Value v : ret.getOperands())
+    outputs.push_back(idOf(v));
+  std::vector<flatbuffers::Offset<fb::Kernel>> kernelOffsets;
+  for (spatial::KernelOp k : kernels)
+    kernelOffsets.push_back(buildKernel(k));
+
+  std::stable_sort(instrs.begin(), instrs.end(),
+                   [](sched::InstrOp a, sched::InstrOp b) {
+                     return std::make_pair(a.getStart(), a.getId()) <
+                            std::make_pair(b.getStart(), b.getId());
+                   });
+  std::vector<flatbuffers::Offset<fb::Instr>> instrOffsets;
+  for (sched::InstrOp i : instrs) {
+    auto vec = [&](ArrayRef<int64_t> v) {
+      return fbb_.CreateVector(std::vector<int32_t>(v.begin(), v.end()));
+    };
+    instrOffsets.push_back(fb::CreateInstr(
+        fbb_, i.getId(), i.getKernel(), unitOf(i.getUnit()), i.getResource(),
+        i.getStart(), i.getDuration(), vec(i.getDeps()), vec(i.getReads()),
+        vec(i.getWrites()), i.getBytes()));
+  }
+  std::stable_sort(buffers.begin(), buffers.end(),
+                   [](sched::BufferOp a, sched::BufferOp b) {
+                     return a.getId() < b.getId();
+                   });
+  std::vector<flatbuffers::Offset<fb::Buffer>> bufferOffsets;
+  for (sched::BufferOp b : buffers)
+    bufferOffsets.push_back(fb::CreateBuffer(
+        fbb_, b.getId(), idOf(b.getValue()), b.getTile(), b.getOffset(),
+        b.getSize(), b.getLiveStart(), b.getLiveEnd()));
+  spatial::Mesh mesh(target_.tileRows(), target_.tileCols());
+  std::vector<flatbuffers::Offset<fb::Link>> linkOffsets;
+  for (int64_t l = 0; l < mesh.numLinks(); ++l)
+    linkOffsets.push_back(fb::CreateLink(fbb_, l, mesh.linkEnds(l).first,
+                                         mesh.linkEnds(l).second));
+
+  auto model = fbb_.CreateString(source_.model);
+  auto targetName = fbb_.CreateString(target_.name());
+  auto targetJson = fbb_.CreateString(source_.targetJson);
+  auto tensorsVec = fbb_.CreateVector(tensorOffsets);
+  auto inputsVec = fbb_.CreateVector(inputs);
+  auto outputsVec = fbb_.CreateVector(outputs);
+  auto kernelsVec = fbb_.CreateVector(kernelOffsets);
+  auto instrsVec = fbb_.CreateVector(instrOffsets);
+  auto buffersVec = fbb_.CreateVector(bufferOffsets);
+  auto linksVec = fbb_.CreateVector(linkOffsets);
+  fb::ProgramBuilder pb(fbb_);
+  pb.add_version(1);
+  pb.add_model(model);
+  pb.add_target_name(targetName);
+  pb.add_target_json(targetJson);
+  pb.add_tile_rows(static_cast<int32_t>(target_.tileRows()));
+  pb.add_tile_cols(static_cast<int32_t>(target_.tileCols()));
+  pb.add_sram_bytes_per_tile(target_.sramBytesPerTile());
+  pb.add_clock_hz(target_.clockHz());
+  pb.add_tensors(tensorsVec);
+  pb.add_inputs(inputsVec);
+  pb.add_outputs(outputsVec);
+  pb.add_kernels(kernelsVec);
+  pb.add_instrs(instrsVec);
+  pb.add_buffers(buffersVec);
+  pb.add_links(linksVec);
+  pb.add_total_cycles(summary.getTotalCycles());
+  pb.add_sram_peak_bytes(summary.getSramPeakBytes());
+  pb.add_sram_lower_bound_bytes(summary.getSramLowerBoundBytes());
+  pb.add_roofline_cycles(summary.getRooflineCycles());
+  fb::FinishProgramBuffer(fbb_, pb.Finish());
+  bytes.assign(fbb_.GetBufferPointer(),
+               fbb_.GetBufferPointer() + fbb_.GetSize());
+  return success();
+}
+
+} // namespace
+
+LogicalResult emitProgram(ModuleOp module, const TargetModel &target,
+                          std::vector<uint8_t> &bytes,
+                          const ProgramSource &source) {
+  func::FuncOp func;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (func)
+      return module.emitError()
+             << "emit-program: expected one function, found several";
+    func = f;
+  }
+  if (!func || func.isExternal())
+    return module.emitError() << "emit-program: no function to emit";
+  ProgramWriter writer(target, source);
+  return writer.write(func, bytes);
+}
+
+LogicalResult emitProgram(ModuleOp module, const TargetModel &target,
+                          llvm::raw_ostream &os, const ProgramSource &source) {
+  std::vector<uint8_t> bytes;
+  if (failed(emitProgram(module, target, bytes, source)))
+    return failure();
+  os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  return success();
+}
+
+} // namespace loom

@@ -1,0 +1,75 @@
+//===- OpExecutor.h - Execute one graph op by name --------------*- C++ -*-===//
+//
+// The runtime's view of a graph-dialect op: its mnemonic ("matmul", "add",
+// "conv", ...), its attributes by their ODS names, and the types of its
+// results. The golden reference evaluator (compiler side) and the simulator
+// (runtime side) both execute ops through executeOp, so the two can only
+// differ where they choose to: the reference kernels accumulate in fp64, the
+// fast kernels use BLAS in fp32 and emulate the kernel's precision policy.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_RUNTIME_OPEXECUTOR_H
+#define LOOM_RUNTIME_OPEXECUTOR_H
+
+#include "loom/Runtime/Tensor.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace loom::rt {
+
+/// One attribute value. Bool and Int use `ints[0]`; Float uses `floats[0]`.
+struct AttrValue {
+  enum class Kind { Int, Ints, Float, Floats, String, Bool } kind = Kind::Int;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  std::string str;
+};
+using AttrMap = std::map<std::string, AttrValue>;
+
+/// The declared type of one result.
+struct ResultType {
+  Shape shape;
+  DType dtype = DType::F32;
+};
+
+enum class ExecMode {
+  /// The golden reference kernels (fp64 accumulation, plain loops).
+  Reference,
+  /// Fast kernels: BLAS for matmul and convolution.
+  Fast,
+};
+
+/// Options of fast execution.
+struct FastOptions {
+  /// Round matmul/conv inputs to bfloat16 (accumulation stays fp32).
+  bool bf16Inputs = false;
+};
+
+/// Executes the graph op `name` (its mnemonic, without "graph.") on
+/// `inputs` (an absent trailing optional operand is simply not passed).
+/// Throws loom::rt::Error naming the op and the problem; checks that every
+/// result has its declared shape and element type.
+std::vector<Tensor> executeOp(const std::string &name, const AttrMap &attrs,
+                              const std::vector<Tensor> &inputs,
+                              const std::vector<ResultType> &results,
+                              ExecMode mode, const FastOptions &fast = {});
+
+/// True if executeOp knows `name`.
+bool isKnownOp(const std::string &name);
+
+namespace fast {
+/// fp32 numpy matmul through BLAS (sgemm), batched with broadcasting.
+Tensor matmul(const Tensor &a, const Tensor &b, const FastOptions &opts);
+/// fp32 N-d grouped convolution through im2col + sgemm.
+Tensor conv(const Tensor &x, const Tensor &w, const Tensor &bias,
+            const std::vector<int64_t> &strides,
+            const std::vector<int64_t> &dilations,
+            const std::vector<int64_t> &pads, int64_t group,
+            const FastOptions &opts);
+} // namespace fast
+
+} // namespace loom::rt
+
+#endif // LOOM_RUNTIME_OPEXECUTOR_H

@@ -1,0 +1,178 @@
+//===- Program.h - A loaded, verified Loom program file ---------*- C++ -*-===//
+//
+// The runtime's view of a `.loom` program (include/loom/Target/Program.fbs):
+// plain C++ data, loaded from the FlatBuffers file and checked, so nothing
+// downstream (the simulator, `loom run`) touches unverified bytes or needs the
+// generated header.
+//
+// Loading checks, in order:
+//  1. the bytes: large enough, the "LOOM" file identifier, and the
+//     flatbuffers::Verifier (every offset and vector inside the buffer);
+//  2. the contract the verifier cannot see: every id (tensor, kernel, instr,
+//     buffer, link) is non-negative and unique, and every id referenced
+//     exists; enum values are in range; shapes are non-negative and their
+//     byte sizes do not overflow; a constant's data is exactly
+//     numElements * dtypeSize bytes; the tile grid and every kernel region
+//     are inside it; ops are known to the runtime (rt::isKnownOp); buffers
+//     lie inside one tile's SRAM with live_start <= live_end; instrs have
+//     non-negative start and duration, name a real tile or link, and are
+//     sorted by (start, id); links join neighbouring tiles.
+// Any failure throws loom::rt::Error "<file>: <problem>".
+//
+// A Constant without data is accepted (a timing-only program may leave the
+// weights out); the functional simulator refuses to run it.
+//
+// Constants are zero-copy views of the file's bytes, which the Program keeps
+// alive (shared by copies of it).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_RUNTIME_PROGRAM_H
+#define LOOM_RUNTIME_PROGRAM_H
+
+#include "loom/Runtime/OpExecutor.h"
+#include "loom/Runtime/Tensor.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace loom::rt {
+
+enum class TensorKind : uint8_t { Input, Output, Constant, Intermediate };
+const char *tensorKindName(TensorKind kind);
+
+/// The unit an instruction occupies. Matrix, Vector and Dma are per tile
+/// (the instr's resource is the tile index); MeshLink is per link (its
+/// resource is the link id).
+enum class Unit : uint8_t { Matrix, Vector, Dma, MeshLink };
+inline constexpr int kNumUnits = 4;
+/// "matrix", "vector", "dma", "mesh_link".
+const char *unitName(Unit unit);
+
+struct ProgramTensor {
+  int32_t id = 0;
+  std::string name;
+  DType dtype = DType::F32;
+  Shape shape;
+  TensorKind kind = TensorKind::Intermediate;
+  /// For a Constant with data: a view of the file's bytes.
+  Tensor constant;
+  bool hasData = false;
+
+  int64_t numElements() const;
+  int64_t byteSize() const;
+};
+
+struct ProgramOp {
+  std::string name;
+  /// Tensor ids; -1 for an absent optional operand.
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+  AttrMap attrs;
+  std::string onnxNode;
+};
+
+struct ProgramKernel {
+  int32_t id = 0;
+  std::string name;
+  std::vector<std::string> onnxNodes;
+  std::string kind;
+  /// "fp32" or "bf16".
+  std::string precision;
+  int32_t tileRow = 0, tileCol = 0, tileRows = 0, tileCols = 0;
+  std::vector<ProgramOp> ops;
+  std::vector<int32_t> inputs, outputs;
+  int64_t flops = 0, bytes = 0;
+  std::string bound;
+  /// The cost model's estimate.
+  int64_t cycles = 0;
+};
+
+struct ProgramInstr {
+  int32_t id = 0;
+  /// Kernel id, or -1 for a transfer between kernels.
+  int32_t kernel = -1;
+  Unit unit = Unit::Matrix;
+  /// Tile index (Matrix, Vector, Dma) or link id (MeshLink).
+  int32_t resource = 0;
+  int64_t start = 0, duration = 0;
+  std::vector<int32_t> deps, reads, writes;
+  int64_t bytes = 0;
+
+  int64_t end() const { return start + duration; }
+};
+
+struct ProgramBuffer {
+  int32_t id = 0;
+  int32_t tensor = 0;
+  int32_t tile = 0;
+  int64_t offset = 0, size = 0;
+  /// Live over [liveStart, liveEnd) cycles.
+  int64_t liveStart = 0, liveEnd = 0;
+};
+
+struct ProgramLink {
+  int32_t id = 0;
+  int32_t fromTile = 0, toTile = 0;
+};
+
+class Program {
+public:
+  /// Reads and checks a .loom file. Throws Error "<path>: <problem>".
+  static Program load(const std::string &path);
+  /// Checks and loads a program from bytes (copied); `name` prefixes errors.
+  static Program fromBytes(const void *data, size_t size,
+                           const std::string &name);
+
+  /// The file (or name) it was loaded from.
+  std::string path;
+  int32_t version = 1;
+  std::string model, targetName, targetJson;
+  int32_t tileRows = 1, tileCols = 1;
+  int64_t sramBytesPerTile = 0;
+  double clockHz = 0;
+  std::vector<ProgramTensor> tensors;
+  /// Tensor ids in the model's input / output order.
+  std::vector<int32_t> inputs, outputs;
+  /// In execution order.
+  std::vector<ProgramKernel> kernels;
+  /// Sorted by (start, id).
+  std::vector<ProgramInstr> instrs;
+  std::vector<ProgramBuffer> buffers;
+  std::vector<ProgramLink> links;
+  int64_t totalCycles = 0, sramPeakBytes = 0, sramLowerBoundBytes = 0,
+          rooflineCycles = 0;
+
+  int64_t numTiles() const { return int64_t(tileRows) * tileCols; }
+
+  /// Lookups by id; throw Error if the id does not exist.
+  const ProgramTensor &tensor(int32_t id) const;
+  const ProgramKernel &kernel(int32_t id) const;
+  const ProgramInstr &instr(int32_t id) const;
+  const ProgramBuffer &buffer(int32_t id) const;
+  const ProgramLink &link(int32_t id) const;
+  /// Positions by id (into tensors, kernels, ...); -1 if absent.
+  int64_t tensorIndex(int32_t id) const;
+  int64_t kernelIndex(int32_t id) const;
+  int64_t instrIndex(int32_t id) const;
+  int64_t bufferIndex(int32_t id) const;
+  int64_t linkIndex(int32_t id) const;
+
+  /// "kernel 3 'fused_matmul' (onnx: MatMul_0, Add_1)", or "transfer" for
+  /// kernel id -1: how errors and reports name a kernel.
+  std::string describeKernel(int32_t id) const;
+
+private:
+  static Program fromShared(std::shared_ptr<const std::vector<uint8_t>> bytes,
+                            const std::string &name);
+  std::shared_ptr<const std::vector<uint8_t>> bytes_;
+  std::unordered_map<int32_t, int64_t> tensorIdx_, kernelIdx_, instrIdx_,
+      bufferIdx_, linkIdx_;
+  friend class ProgramLoader;
+};
+
+} // namespace loom::rt
+
+#endif // LOOM_RUNTIME_PROGRAM_H

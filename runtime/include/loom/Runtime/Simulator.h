@@ -1,0 +1,167 @@
+//===- Simulator.h - Run and check a loaded Loom program --------*- C++ -*-===//
+//
+// The simulator device. Both modes replay the program's static schedule and
+// check it, stopping with loom::rt::Error at the first violation, named by
+// instruction, buffer and kernel (with the kernel's ONNX nodes):
+//  - an instr starts before one of its deps has finished;
+//  - two instrs overlap on one resource (a tile's matrix, vector or DMA unit,
+//    or one mesh link);
+//  - two buffers of one tile overlap in SRAM address while both are live
+//    (their [live_start, live_end) intervals overlap);
+//  - an instr reads or writes a buffer that is not live for the whole instr.
+// The checks run in that order, each over the whole program; the first
+// violation found (in instr / buffer order) is reported.
+//
+// Functional mode then executes every kernel's ops in kernel order through
+// rt::executeOp (ExecMode::Fast; bf16 inputs for kernels of precision
+// "bf16"), holding tensors by id and freeing each intermediate after its last
+// use. Timing mode does no arithmetic and touches no weights.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_RUNTIME_SIMULATOR_H
+#define LOOM_RUNTIME_SIMULATOR_H
+
+#include "loom/Runtime/Program.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace loom::rt {
+
+struct UnitStats {
+  Unit unit = Unit::Matrix;
+  /// Units of this kind: one per tile (matrix, vector, dma), or the number
+  /// of mesh links.
+  int64_t count = 0;
+  int64_t busyCycles = 0;
+  /// busyCycles / (totalCycles * count); 0 when either is 0.
+  double utilisation = 0;
+};
+
+struct KernelStats {
+  int32_t id = 0;
+  std::string name;
+  std::vector<std::string> onnxNodes;
+  /// First instr start to last instr end ([0, 0) if it has no instrs).
+  int64_t startCycle = 0, endCycle = 0;
+  int64_t cycles() const { return endCycle - startCycle; }
+  /// Sum of its instrs' durations, over all units.
+  int64_t busyCycles = 0;
+  int64_t numInstrs = 0;
+  /// The cost model's estimate, from the program.
+  int64_t estimatedCycles = 0;
+};
+
+struct LinkStats {
+  int32_t id = 0;
+  int32_t fromTile = 0, toTile = 0;
+  int64_t bytes = 0;
+  int64_t busyCycles = 0;
+};
+
+struct SimStats {
+  std::string model, target;
+  double clockHz = 0;
+  /// The end of the last instr.
+  int64_t totalCycles = 0;
+  /// What the program says (total_cycles, sram_peak_bytes); reported beside
+  /// the simulated figures.
+  int64_t declaredTotalCycles = 0, declaredSramPeakBytes = 0;
+  int64_t rooflineCycles = 0;
+  double seconds = 0;
+  int64_t numInstrs = 0;
+  /// Matrix, Vector, Dma, MeshLink in that order.
+  std::vector<UnitStats> units;
+  /// Most bytes live at once, per tile (indexed by tile) and over all tiles.
+  std::vector<int64_t> sramPeakPerTile;
+  int64_t sramPeakBytes = 0;
+  int64_t sramBytesPerTile = 0;
+  /// Per mesh link, in program order.
+  std::vector<LinkStats> links;
+  /// Bytes over the busiest link.
+  int64_t maxLinkBytes = 0;
+  /// Bytes moved by DMA instrs, all tiles.
+  int64_t dmaBytes = 0;
+  /// Per kernel, in program (execution) order.
+  std::vector<KernelStats> kernels;
+
+  /// A human-readable report (one figure per line, kernels in a table).
+  std::string toText() const;
+  /// The same as one JSON object (deterministic key order).
+  std::string toJson() const;
+};
+
+/// Named output tensors of a functional run, in the model's output order.
+struct SimOutput {
+  std::string name;
+  int32_t tensorId = 0;
+  Tensor value;
+};
+
+struct SimResult {
+  SimStats stats;
+  /// Empty in timing mode.
+  std::vector<SimOutput> outputs;
+};
+
+/// Hooks into functional execution, for `loom check`.
+struct FunctionalHooks {
+  /// Called after each kernel with the values of its outputs (by tensor id)
+  /// that are still held (outputs nobody reads are dropped at once).
+  std::function<void(const ProgramKernel &,
+                     const std::map<int32_t, Tensor> &)>
+      afterKernel;
+  /// Debugging aid: add 1 to every float output of this kernel id, to show
+  /// that a divergence is found and attributed to the right kernel.
+  int32_t corruptKernel = -1;
+};
+
+class Simulator {
+public:
+  /// The program must outlive the simulator.
+  explicit Simulator(const Program &program);
+  /// A temporary program would dangle.
+  explicit Simulator(Program &&) = delete;
+
+  /// Replays and checks the schedule and computes statistics; no arithmetic,
+  /// no weights touched. Throws Error on a schedule violation.
+  SimStats checkSchedule() const;
+
+  /// Timing mode: checkSchedule() in a result without outputs.
+  SimResult runTiming() const;
+
+  /// Functional mode: checks the schedule, then computes the outputs.
+  /// `inputs` maps the model's input names (the input tensors' names) to
+  /// values whose dtype and shape must match the program's. Unknown names
+  /// and missing inputs are errors.
+  SimResult runFunctional(const std::map<std::string, Tensor> &inputs,
+                          const FunctionalHooks &hooks = {}) const;
+  /// The same with inputs in the model's input order.
+  SimResult runFunctional(const std::vector<Tensor> &inputs,
+                          const FunctionalHooks &hooks = {}) const;
+
+  /// The Chrome/Perfetto trace of the schedule (JSON object with a
+  /// "traceEvents" array): pid = chip (0), one tid per tile unit
+  /// (tile * 3 + {matrix 0, vector 1, dma 2}) and per mesh link
+  /// (3 * tiles + link position), 'X' events named by kernel with args
+  /// {onnx_nodes, kernel, bytes, instr, unit}, ts/dur in microseconds at the
+  /// program's clock, and 'M' thread_name/process_name events naming each
+  /// track. Deterministic.
+  std::string traceJson() const;
+
+  /// The names of the model's inputs, in order.
+  std::vector<std::string> inputNames() const;
+
+private:
+  const Program &program_;
+};
+
+/// Writes `text` to `path`; throws Error "<path>: cannot write: ..." on
+/// failure.
+void writeTextFile(const std::string &path, const std::string &text);
+
+} // namespace loom::rt
+
+#endif // LOOM_RUNTIME_SIMULATOR_H

@@ -1,0 +1,306 @@
+//===- FastKernels.cpp - fp32 matmul and convolution through BLAS ---------===//
+//
+// The simulator's functional mode runs matmul and convolution through
+// OpenBLAS's cblas_sgemm instead of the reference kernels' plain fp64 loops:
+//
+//  - matmul: numpy semantics (1-D promotion, broadcasting batch dims). When
+//    B has no batch of its own and A's batch is dense, the whole batch folds
+//    into one sgemm of M = batch * m; otherwise one sgemm per batch entry.
+//  - conv: N-d grouped convolution as im2col into a per-thread buffer that is
+//    reused across calls, then one sgemm per (image, group).
+//
+// Precision policy: with FastOptions::bf16Inputs both operands are rounded
+// to bfloat16 (round to nearest, ties to even, via loom::rt::BFloat16) and
+// back to fp32 before the sgemm, so products are exact bf16 x bf16 products
+// and accumulation stays fp32, as on a bf16 matrix unit. The bias of a conv
+// is added in fp32 and is not rounded (it is not a matrix-unit operand).
+//
+// Determinism: OpenBLAS is set to one thread the first time a kernel runs.
+// A multi-threaded sgemm may split K across threads and sum partial results
+// in an order that depends on the thread count, so results would change with
+// the machine; single-threaded, the result depends only on the inputs (and
+// on the CPU's OpenBLAS kernel, which is fixed on a given machine).
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Runtime/OpExecutor.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <vector>
+
+extern "C" void openblas_set_num_threads(int numThreads);
+
+namespace loom::rt::fast {
+namespace {
+
+[[noreturn]] void fail(const char *op, const std::string &msg) {
+  throw Error(std::string("fast::") + op + ": " + msg);
+}
+
+void initBlas() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+
+void checkF32(const char *op, const Tensor &t, const char *what) {
+  if (!t.isValid())
+    fail(op, std::string(what) + " is not a valid tensor");
+  if (t.dtype() != DType::F32)
+    fail(op, std::string(what) + " has element type " + dtypeName(t.dtype()) +
+                 "; only f32 is supported");
+}
+
+/// The operand as fp32 values, rounded through bfloat16 when asked; `storage`
+/// owns the rounded copy.
+const float *operand(const Tensor &t, bool bf16, std::vector<float> &storage) {
+  const float *p = t.data<float>();
+  if (!bf16)
+    return p;
+  storage.resize(static_cast<size_t>(t.numElements()));
+  for (int64_t i = 0, e = t.numElements(); i < e; ++i)
+    storage[i] = static_cast<float>(BFloat16(p[i]));
+  return storage.data();
+}
+
+int blasInt(const char *op, int64_t v) {
+  if (v > 0x7fffffff)
+    fail(op, "dimension " + std::to_string(v) + " exceeds the BLAS int range");
+  return static_cast<int>(v);
+}
+
+/// C[m x n] = A[m x k] * B[k x n], all row-major and dense.
+void sgemm(const char *op, const float *a, const float *b, float *c, int64_t m,
+           int64_t k, int64_t n) {
+  if (m == 0 || n == 0)
+    return;
+  if (k == 0) {
+    std::fill(c, c + m * n, 0.0f);
+    return;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasInt(op, m),
+              blasInt(op, n), blasInt(op, k), 1.0f, a, blasInt(op, k), b,
+              blasInt(op, n), 0.0f, c, blasInt(op, n));
+}
+
+int64_t product(const Shape &s) {
+  int64_t p = 1;
+  for (int64_t d : s)
+    p *= d;
+  return p;
+}
+
+} // namespace
+
+Tensor matmul(const Tensor &a, const Tensor &b, const FastOptions &opts) {
+  const char *op = "matmul";
+  checkF32(op, a, "A");
+  checkF32(op, b, "B");
+  if (a.rank() < 1 || b.rank() < 1)
+    fail(op, "operands must have rank >= 1");
+  initBlas();
+
+  Shape as = a.shape(), bs = b.shape();
+  if (as.size() == 1)
+    as.insert(as.begin(), 1);
+  if (bs.size() == 1)
+    bs.push_back(1);
+  int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  if (bs[bs.size() - 2] != k)
+    fail(op, "contraction dimensions differ: " + shapeToString(a.shape()) +
+                 " x " + shapeToString(b.shape()));
+
+  // Broadcast the batch dims (right-aligned); strides count whole matrices.
+  Shape ba(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
+  size_t rank = std::max(ba.size(), bb.size());
+  Shape batch(rank);
+  std::vector<int64_t> strideA(rank, 0), strideB(rank, 0);
+  std::vector<int64_t> sa = stridesOf(ba), sb = stridesOf(bb);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t ia = static_cast<int64_t>(i + ba.size()) - static_cast<int64_t>(rank);
+    int64_t ib = static_cast<int64_t>(i + bb.size()) - static_cast<int64_t>(rank);
+    int64_t da = ia >= 0 ? ba[ia] : 1, db = ib >= 0 ? bb[ib] : 1;
+    if (da != db && da != 1 && db != 1)
+      fail(op, "batch dimensions " + shapeToString(a.shape()) + " and " +
+                   shapeToString(b.shape()) + " do not broadcast");
+    batch[i] = da == 1 ? db : da;
+    if (da != 1)
+      strideA[i] = sa[ia];
+    if (db != 1)
+      strideB[i] = sb[ib];
+  }
+  Shape outShape = batch;
+  if (a.rank() > 1)
+    outShape.push_back(m);
+  if (b.rank() > 1)
+    outShape.push_back(n);
+
+  std::vector<float> aStore, bStore;
+  const float *ap = operand(a, opts.bf16Inputs, aStore);
+  const float *bp = operand(b, opts.bf16Inputs, bStore);
+  Tensor out(DType::F32, outShape);
+  float *cp = out.mutableData<float>();
+  int64_t numBatch = product(batch);
+  if (numBatch == 0)
+    return out;
+
+  // B shared by every batch entry and A dense over the batch: one sgemm.
+  if (product(bb) == 1 && product(ba) == numBatch) {
+    sgemm(op, ap, bp, cp, numBatch * m, k, n);
+    return out;
+  }
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t bi = 0; bi < numBatch; ++bi) {
+    int64_t offA = 0, offB = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      offA += idx[d] * strideA[d];
+      offB += idx[d] * strideB[d];
+    }
+    sgemm(op, ap + offA * m * k, bp + offB * k * n, cp + bi * m * n, m, k, n);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < batch[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor conv(const Tensor &x, const Tensor &w, const Tensor &bias,
+            const std::vector<int64_t> &strides,
+            const std::vector<int64_t> &dilations,
+            const std::vector<int64_t> &pads, int64_t group,
+            const FastOptions &opts) {
+  const char *op = "conv";
+  checkF32(op, x, "X");
+  checkF32(op, w, "W");
+  bool hasBias = bias.raw() != nullptr && bias.numElements() > 0;
+  if (hasBias)
+    checkF32(op, bias, "B");
+  if (x.rank() < 3)
+    fail(op, "input must have rank >= 3, got " + shapeToString(x.shape()));
+  if (w.rank() != x.rank())
+    fail(op, "weight rank differs from input rank: " +
+                 shapeToString(w.shape()) + " vs " + shapeToString(x.shape()));
+  if (group < 1)
+    fail(op, "group must be positive");
+  initBlas();
+
+  size_t r = static_cast<size_t>(x.rank() - 2);
+  int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0), g = group;
+  if (c % g || m % g)
+    fail(op, "channels (" + std::to_string(c) + " in, " + std::to_string(m) +
+                 " out) not divisible by group " + std::to_string(g));
+  int64_t cg = c / g, mg = m / g;
+  if (w.dim(1) != cg)
+    fail(op, "weight shape " + shapeToString(w.shape()) +
+                 " does not match input channels per group " +
+                 std::to_string(cg));
+  if (hasBias && (bias.rank() != 1 || bias.dim(0) != m))
+    fail(op, "bias shape " + shapeToString(bias.shape()) + " should be [" +
+                 std::to_string(m) + "]");
+  auto perAxis = [&](const char *what, const std::vector<int64_t> &v,
+                     size_t count, int64_t dflt) {
+    if (v.empty())
+      return std::vector<int64_t>(count, dflt);
+    if (v.size() != count)
+      fail(op, std::string(what) + " has " + std::to_string(v.size()) +
+                   " entries, expected " + std::to_string(count));
+    return v;
+  };
+  Shape in(x.shape().begin() + 2, x.shape().end());
+  Shape kernel(w.shape().begin() + 2, w.shape().end());
+  std::vector<int64_t> st = perAxis("strides", strides, r, 1);
+  std::vector<int64_t> dl = perAxis("dilations", dilations, r, 1);
+  std::vector<int64_t> pd = perAxis("pads", pads, 2 * r, 0);
+  Shape outSp(r);
+  for (size_t d = 0; d < r; ++d) {
+    if (st[d] < 1 || dl[d] < 1 || kernel[d] < 1)
+      fail(op, "kernel, strides and dilations must be positive");
+    if (pd[d] < 0 || pd[d + r] < 0)
+      fail(op, "pads must be non-negative");
+    int64_t span = dl[d] * (kernel[d] - 1) + 1;
+    int64_t padded = in[d] + pd[d] + pd[d + r];
+    if (padded < span)
+      fail(op, "kernel is larger than the padded input");
+    outSp[d] = (padded - span) / st[d] + 1;
+  }
+  Shape outShape = {n, m};
+  outShape.insert(outShape.end(), outSp.begin(), outSp.end());
+  Tensor out(DType::F32, outShape);
+
+  int64_t inPlane = product(in), outPlane = product(outSp);
+  int64_t taps = product(kernel);
+  if (out.numElements() == 0)
+    return out;
+
+  std::vector<float> xStore, wStore;
+  const float *xp = operand(x, opts.bf16Inputs, xStore);
+  const float *wp = operand(w, opts.bf16Inputs, wStore);
+  float *yp = out.mutableData<float>();
+
+  // im2col buffer: col[(ci * taps + kk) * outPlane + o], reused across calls.
+  thread_local std::vector<float> col;
+  col.resize(static_cast<size_t>(cg * taps * outPlane));
+  // The input offset of every (tap, output position), -1 in the padding;
+  // shared by every channel, image and group.
+  std::vector<int64_t> src(static_cast<size_t>(taps * outPlane));
+  {
+    std::vector<int64_t> inStrides = stridesOf(in);
+    std::vector<int64_t> kIdx(r, 0), oIdx(r, 0);
+    for (int64_t kk = 0; kk < taps; ++kk) {
+      std::fill(oIdx.begin(), oIdx.end(), 0);
+      for (int64_t o = 0; o < outPlane; ++o) {
+        int64_t off = 0;
+        bool ok = true;
+        for (size_t d = 0; d < r; ++d) {
+          int64_t i = oIdx[d] * st[d] - pd[d] + kIdx[d] * dl[d];
+          ok = ok && i >= 0 && i < in[d];
+          off += i * inStrides[d];
+        }
+        src[kk * outPlane + o] = ok ? off : -1;
+        for (size_t d = r; d-- > 0;) {
+          if (++oIdx[d] < outSp[d])
+            break;
+          oIdx[d] = 0;
+        }
+      }
+      for (size_t d = r; d-- > 0;) {
+        if (++kIdx[d] < kernel[d])
+          break;
+        kIdx[d] = 0;
+      }
+    }
+  }
+
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t gi = 0; gi < g; ++gi) {
+      const float *xg = xp + (b * c + gi * cg) * inPlane;
+      for (int64_t ci = 0; ci < cg; ++ci) {
+        const float *plane = xg + ci * inPlane;
+        float *dst = col.data() + ci * taps * outPlane;
+        for (int64_t j = 0, e = taps * outPlane; j < e; ++j) {
+          int64_t s = src[j];
+          dst[j] = s >= 0 ? plane[s] : 0.0f;
+        }
+      }
+      sgemm(op, wp + gi * mg * cg * taps, col.data(),
+            yp + (b * m + gi * mg) * outPlane, mg, cg * taps, outPlane);
+    }
+  if (hasBias) {
+    const float *bv = bias.data<float>();
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = 0; ch < m; ++ch) {
+        float v = bv[ch];
+        float *dst = yp + (b * m + ch) * outPlane;
+        for (int64_t i = 0; i < outPlane; ++i)
+          dst[i] += v;
+      }
+  }
+  return out;
+}
+
+} // namespace loom::rt::fast

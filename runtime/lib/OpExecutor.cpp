@@ -1,0 +1,364 @@
+//===- OpExecutor.cpp - Execute one graph op by name ----------------------===//
+#include "loom/Runtime/OpExecutor.h"
+
+#include "loom/Runtime/Reference.h"
+
+#include <functional>
+#include <unordered_map>
+
+namespace loom::rt {
+namespace {
+
+/// What an op implementation sees.
+struct OpCall {
+  const std::string &name;
+  const AttrMap &attrs;
+  const std::vector<Tensor> &in;
+  const std::vector<ResultType> &results;
+  ExecMode mode;
+  const FastOptions &fast;
+
+  const AttrValue &attr(const char *key) const {
+    auto it = attrs.find(key);
+    if (it == attrs.end())
+      throw Error(name + ": missing attribute '" + key + "'");
+    return it->second;
+  }
+  int64_t i(const char *key) const {
+    const AttrValue &a = attr(key);
+    if (a.ints.empty())
+      throw Error(name + ": attribute '" + key + "' has no integer value");
+    return a.ints[0];
+  }
+  bool flag(const char *key) const { return i(key) != 0; }
+  double f(const char *key) const {
+    const AttrValue &a = attr(key);
+    if (a.floats.empty())
+      throw Error(name + ": attribute '" + key + "' has no float value");
+    return a.floats[0];
+  }
+  const std::vector<int64_t> &ints(const char *key) const {
+    return attr(key).ints;
+  }
+  const std::vector<double> &floats(const char *key) const {
+    return attr(key).floats;
+  }
+  const std::string &s(const char *key) const { return attr(key).str; }
+  const Tensor &input(size_t k) const {
+    if (k >= in.size())
+      throw Error(name + ": missing operand " + std::to_string(k));
+    return in[k];
+  }
+  /// The operand at `k`, or an empty tensor when the optional is absent.
+  Tensor optional(size_t k) const { return k < in.size() ? in[k] : Tensor(); }
+  const Shape &resultShape(size_t k = 0) const {
+    if (k >= results.size())
+      throw Error(name + ": missing result type " + std::to_string(k));
+    return results[k].shape;
+  }
+  DType resultDType(size_t k = 0) const {
+    if (k >= results.size())
+      throw Error(name + ": missing result type " + std::to_string(k));
+    return results[k].dtype;
+  }
+  bool fastF32() const {
+    return mode == ExecMode::Fast && input(0).dtype() == DType::F32;
+  }
+};
+
+using Impl = std::function<std::vector<Tensor>(const OpCall &)>;
+using Results = std::vector<Tensor>;
+
+Impl unaryImpl(ref::UnaryKind kind) {
+  return [kind](const OpCall &c) -> Results {
+    return {ref::unary(kind, c.input(0))};
+  };
+}
+Impl unaryAttrs(ref::UnaryKind kind, const char *a, const char *b,
+                const char *g) {
+  return [=](const OpCall &c) -> Results {
+    ref::UnaryParams p;
+    if (a)
+      p.alpha = c.f(a);
+    if (b)
+      p.beta = c.f(b);
+    if (g)
+      p.gamma = c.f(g);
+    return {ref::unary(kind, c.input(0), p)};
+  };
+}
+Impl binaryImpl(ref::BinaryKind kind) {
+  return [kind](const OpCall &c) -> Results {
+    return {ref::binary(kind, c.input(0), c.input(1))};
+  };
+}
+Impl reduceImpl(ref::ReduceKind kind) {
+  return [kind](const OpCall &c) -> Results {
+    return {ref::reduce(kind, c.input(0), c.ints("axes"), c.flag("keepdims"))};
+  };
+}
+ref::ScatterReduction reduction(const std::string &s) {
+  if (s == "add") return ref::ScatterReduction::Add;
+  if (s == "mul") return ref::ScatterReduction::Mul;
+  if (s == "max") return ref::ScatterReduction::Max;
+  if (s == "min") return ref::ScatterReduction::Min;
+  return ref::ScatterReduction::None;
+}
+
+const std::unordered_map<std::string, Impl> &registry() {
+  using U = ref::UnaryKind;
+  using B = ref::BinaryKind;
+  using R = ref::ReduceKind;
+  static const std::unordered_map<std::string, Impl> table = [] {
+    std::unordered_map<std::string, Impl> t;
+    // Unary.
+    const std::pair<const char *, U> unaries[] = {
+        {"neg", U::Neg},           {"abs", U::Abs},
+        {"sqrt", U::Sqrt},         {"reciprocal", U::Reciprocal},
+        {"exp", U::Exp},           {"log", U::Log},
+        {"erf", U::Erf},           {"tanh", U::Tanh},
+        {"sigmoid", U::Sigmoid},   {"relu", U::Relu},
+        {"sin", U::Sin},           {"cos", U::Cos},
+        {"tan", U::Tan},           {"asin", U::Asin},
+        {"acos", U::Acos},         {"atan", U::Atan},
+        {"sinh", U::Sinh},         {"cosh", U::Cosh},
+        {"asinh", U::Asinh},       {"acosh", U::Acosh},
+        {"atanh", U::Atanh},       {"floor", U::Floor},
+        {"ceil", U::Ceil},         {"round", U::Round},
+        {"sign", U::Sign},         {"softsign", U::Softsign},
+        {"softplus", U::Softplus}, {"not", U::Not},
+        {"hard_swish", U::HardSwish}, {"is_nan", U::IsNaN}};
+    for (auto &[name, kind] : unaries)
+      t[name] = unaryImpl(kind);
+    t["is_inf"] = [](const OpCall &c) -> Results {
+      bool pos = c.flag("detect_positive"), neg = c.flag("detect_negative");
+      if (!pos && !neg)
+        return {Tensor(DType::Bool, c.input(0).shape())};
+      U kind = pos && neg ? U::IsInf : pos ? U::IsInfPos : U::IsInfNeg;
+      return {ref::unary(kind, c.input(0))};
+    };
+    t["leaky_relu"] = unaryAttrs(U::LeakyRelu, "alpha", nullptr, nullptr);
+    t["elu"] = unaryAttrs(U::Elu, "alpha", nullptr, nullptr);
+    t["celu"] = unaryAttrs(U::Celu, "alpha", nullptr, nullptr);
+    t["selu"] = unaryAttrs(U::Selu, "alpha", nullptr, "gamma");
+    t["hard_sigmoid"] = unaryAttrs(U::HardSigmoid, "alpha", "beta", nullptr);
+    t["thresholded_relu"] =
+        unaryAttrs(U::ThresholdedRelu, "alpha", nullptr, nullptr);
+    t["shrink"] = unaryAttrs(U::Shrink, "lambd", "bias", nullptr);
+    t["cast"] = [](const OpCall &c) -> Results {
+      return {ref::cast(c.input(0), c.resultDType())};
+    };
+    // Binary.
+    const std::pair<const char *, B> binaries[] = {
+        {"add", B::Add},       {"sub", B::Sub},
+        {"mul", B::Mul},       {"div", B::Div},
+        {"pow", B::Pow},       {"min", B::Min},
+        {"max", B::Max},       {"and", B::And},
+        {"or", B::Or},         {"xor", B::Xor},
+        {"equal", B::Equal},   {"less", B::Less},
+        {"greater", B::Greater}, {"less_equal", B::LessEqual},
+        {"greater_equal", B::GreaterEqual}, {"prelu", B::PRelu}};
+    for (auto &[name, kind] : binaries)
+      t[name] = binaryImpl(kind);
+    t["mod"] = [](const OpCall &c) -> Results {
+      return {ref::binary(c.flag("fmod") ? B::FMod : B::Mod, c.input(0),
+                          c.input(1))};
+    };
+    t["bit_shift"] = [](const OpCall &c) -> Results {
+      return {ref::binary(c.flag("left") ? B::BitShiftLeft : B::BitShiftRight,
+                          c.input(0), c.input(1))};
+    };
+    t["select"] = [](const OpCall &c) -> Results {
+      return {ref::select(c.input(0), c.input(1), c.input(2))};
+    };
+    // Reductions and normalisations.
+    const std::pair<const char *, R> reductions[] = {
+        {"reduce_sum", R::Sum},         {"reduce_mean", R::Mean},
+        {"reduce_max", R::Max},         {"reduce_min", R::Min},
+        {"reduce_prod", R::Prod},       {"reduce_l1", R::L1},
+        {"reduce_l2", R::L2},           {"reduce_sum_square", R::SumSquare},
+        {"reduce_log_sum", R::LogSum},  {"reduce_log_sum_exp", R::LogSumExp}};
+    for (auto &[name, kind] : reductions)
+      t[name] = reduceImpl(kind);
+    t["arg_max"] = [](const OpCall &c) -> Results {
+      return {ref::argMax(c.input(0), c.i("axis"), c.flag("keepdims"),
+                          c.flag("select_last_index"))};
+    };
+    t["arg_min"] = [](const OpCall &c) -> Results {
+      return {ref::argMin(c.input(0), c.i("axis"), c.flag("keepdims"),
+                          c.flag("select_last_index"))};
+    };
+    t["softmax"] = [](const OpCall &c) -> Results {
+      return {ref::softmax(c.input(0), c.i("axis"))};
+    };
+    t["log_softmax"] = [](const OpCall &c) -> Results {
+      return {ref::logSoftmax(c.input(0), c.i("axis"))};
+    };
+    t["hardmax"] = [](const OpCall &c) -> Results {
+      return {ref::hardmax(c.input(0), c.i("axis"))};
+    };
+    t["cumsum"] = [](const OpCall &c) -> Results {
+      return {ref::cumSum(c.input(0), c.i("axis"), c.flag("exclusive"),
+                          c.flag("reverse"))};
+    };
+    t["batch_norm"] = [](const OpCall &c) -> Results {
+      return {ref::batchNorm(c.input(0), c.input(1), c.input(2), c.input(3),
+                             c.input(4), c.f("epsilon"))};
+    };
+    t["layer_norm"] = [](const OpCall &c) -> Results {
+      return {ref::layerNorm(c.input(0), c.input(1), c.optional(2), c.i("axis"),
+                             c.f("epsilon"))};
+    };
+    t["instance_norm"] = [](const OpCall &c) -> Results {
+      return {ref::instanceNorm(c.input(0), c.input(1), c.input(2),
+                                c.f("epsilon"))};
+    };
+    // Linear algebra, convolution, pooling.
+    t["matmul"] = [](const OpCall &c) -> Results {
+      if (c.fastF32() && c.input(1).dtype() == DType::F32)
+        return {fast::matmul(c.input(0), c.input(1), c.fast)};
+      return {ref::matmul(c.input(0), c.input(1))};
+    };
+    t["conv"] = [](const OpCall &c) -> Results {
+      if (c.fastF32() && c.input(1).dtype() == DType::F32)
+        return {fast::conv(c.input(0), c.input(1), c.optional(2),
+                           c.ints("strides"), c.ints("dilations"),
+                           c.ints("pads"), c.i("group"), c.fast)};
+      ref::ConvParams p{c.ints("strides"), c.ints("dilations"), c.ints("pads"),
+                        c.i("group"), {}};
+      return {ref::conv(c.input(0), c.input(1), c.optional(2), p)};
+    };
+    t["conv_transpose"] = [](const OpCall &c) -> Results {
+      ref::ConvParams p{c.ints("strides"), c.ints("dilations"), c.ints("pads"),
+                        c.i("group"), c.ints("output_padding")};
+      return {ref::convTranspose(c.input(0), c.input(1), c.optional(2), p,
+                                 c.resultShape())};
+    };
+    t["max_pool"] = [](const OpCall &c) -> Results {
+      ref::PoolParams p{c.ints("kernel_shape"), c.ints("strides"),
+                        c.ints("dilations"), c.ints("pads"), false};
+      if (c.results.size() < 2)
+        return {ref::maxPool(c.input(0), p, c.resultShape())};
+      Tensor indices;
+      Tensor values = ref::maxPool(c.input(0), p, c.resultShape(), &indices);
+      return {values, indices};
+    };
+    t["avg_pool"] = [](const OpCall &c) -> Results {
+      ref::PoolParams p{c.ints("kernel_shape"), c.ints("strides"),
+                        c.ints("dilations"), c.ints("pads"),
+                        c.flag("count_include_pad")};
+      return {ref::avgPool(c.input(0), p, c.resultShape())};
+    };
+    t["einsum"] = [](const OpCall &c) -> Results {
+      return {ref::einsum(c.s("equation"), c.in)};
+    };
+    // Data movement.
+    t["reshape"] = [](const OpCall &c) -> Results {
+      return {c.input(0).reshaped(c.resultShape())};
+    };
+    t["transpose"] = [](const OpCall &c) -> Results {
+      return {ref::transpose(c.input(0), c.ints("perm"))};
+    };
+    t["broadcast_to"] = [](const OpCall &c) -> Results {
+      return {ref::broadcastTo(c.input(0), c.resultShape())};
+    };
+    t["concat"] = [](const OpCall &c) -> Results {
+      return {ref::concat(c.in, c.i("axis"))};
+    };
+    t["slice"] = [](const OpCall &c) -> Results {
+      return {ref::slice(c.input(0), c.ints("starts"), c.ints("ends"),
+                         c.ints("axes"), c.ints("steps"))};
+    };
+    t["gather"] = [](const OpCall &c) -> Results {
+      return {ref::gather(c.input(0), c.input(1), c.i("axis"))};
+    };
+    t["gather_elements"] = [](const OpCall &c) -> Results {
+      return {ref::gatherElements(c.input(0), c.input(1), c.i("axis"))};
+    };
+    t["gather_nd"] = [](const OpCall &c) -> Results {
+      return {ref::gatherND(c.input(0), c.input(1), c.i("batch_dims"))};
+    };
+    t["scatter_nd"] = [](const OpCall &c) -> Results {
+      return {ref::scatterND(c.input(0), c.input(1), c.input(2),
+                             reduction(c.s("reduction")))};
+    };
+    t["scatter_elements"] = [](const OpCall &c) -> Results {
+      return {ref::scatterElements(c.input(0), c.input(1), c.input(2),
+                                   c.i("axis"), reduction(c.s("reduction")))};
+    };
+    t["tile"] = [](const OpCall &c) -> Results {
+      return {ref::tile(c.input(0), c.ints("repeats"))};
+    };
+    t["pad"] = [](const OpCall &c) -> Results {
+      const std::string &m = c.s("mode");
+      ref::PadMode mode = m == "reflect" ? ref::PadMode::Reflect
+                          : m == "edge"  ? ref::PadMode::Edge
+                          : m == "wrap"  ? ref::PadMode::Wrap
+                                         : ref::PadMode::Constant;
+      return {ref::pad(c.input(0), c.ints("pads"), mode, c.f("value"))};
+    };
+    t["topk"] = [](const OpCall &c) -> Results {
+      Tensor values, indices;
+      ref::topK(c.input(0), c.i("k"), c.i("axis"), c.flag("largest"),
+                c.flag("sorted"), values, indices);
+      return {values, indices};
+    };
+    t["trilu"] = [](const OpCall &c) -> Results {
+      return {ref::trilu(c.input(0), c.i("k"), c.flag("upper"))};
+    };
+    t["resize"] = [](const OpCall &c) -> Results {
+      ref::ResizeParams p;
+      p.mode = c.s("mode");
+      p.coordinateTransform = c.s("coordinate_transformation_mode");
+      p.nearestMode = c.s("nearest_mode");
+      p.cubicCoeffA = c.f("cubic_coeff_a");
+      p.excludeOutside = c.flag("exclude_outside");
+      p.extrapolationValue = c.f("extrapolation_value");
+      p.scales = c.floats("scales");
+      p.roi = c.floats("roi");
+      return {ref::resize(c.input(0), c.resultShape(), p)};
+    };
+    t["depth_to_space"] = [](const OpCall &c) -> Results {
+      return {ref::depthToSpace(c.input(0), c.i("blocksize"), c.s("mode"))};
+    };
+    t["space_to_depth"] = [](const OpCall &c) -> Results {
+      return {ref::spaceToDepth(c.input(0), c.i("blocksize"))};
+    };
+    t["one_hot"] = [](const OpCall &c) -> Results {
+      return {ref::oneHot(c.input(0), c.i("depth"), c.input(1), c.i("axis"))};
+    };
+    return t;
+  }();
+  return table;
+}
+
+} // namespace
+
+bool isKnownOp(const std::string &name) { return registry().count(name); }
+
+std::vector<Tensor> executeOp(const std::string &name, const AttrMap &attrs,
+                              const std::vector<Tensor> &inputs,
+                              const std::vector<ResultType> &results,
+                              ExecMode mode, const FastOptions &fast) {
+  auto it = registry().find(name);
+  if (it == registry().end())
+    throw Error("the runtime does not support op '" + name + "'");
+  OpCall call{name, attrs, inputs, results, mode, fast};
+  std::vector<Tensor> out = it->second(call);
+  if (out.size() != results.size())
+    throw Error(name + ": produced " + std::to_string(out.size()) +
+                " results, expected " + std::to_string(results.size()));
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (out[k].shape() != results[k].shape)
+      throw Error(name + ": computed shape " + shapeToString(out[k].shape()) +
+                  " differs from the declared " +
+                  shapeToString(results[k].shape));
+    if (out[k].dtype() != results[k].dtype)
+      throw Error(name + ": computed element type " +
+                  dtypeName(out[k].dtype()) + " differs from the declared " +
+                  dtypeName(results[k].dtype));
+  }
+  return out;
+}
+
+} // namespace loom::rt

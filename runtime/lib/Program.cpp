@@ -1,0 +1,566 @@
+//===- Program.cpp - Load and check a .loom program file ------------------===//
+//
+// FlatBuffers verification first (offsets, vectors, strings, identifier),
+// then the runtime's own checks of everything the verifier cannot know: ids,
+// cross references, enum ranges, shapes, sizes and placement. See Program.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Runtime/Program.h"
+
+#include "loom/Target/Program_generated.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace loom::rt {
+
+const char *tensorKindName(TensorKind kind) {
+  switch (kind) {
+  case TensorKind::Input:
+    return "input";
+  case TensorKind::Output:
+    return "output";
+  case TensorKind::Constant:
+    return "constant";
+  case TensorKind::Intermediate:
+    return "intermediate";
+  }
+  return "?";
+}
+
+const char *unitName(Unit unit) {
+  switch (unit) {
+  case Unit::Matrix:
+    return "matrix";
+  case Unit::Vector:
+    return "vector";
+  case Unit::Dma:
+    return "dma";
+  case Unit::MeshLink:
+    return "mesh_link";
+  }
+  return "?";
+}
+
+int64_t ProgramTensor::numElements() const { return numElementsOf(shape); }
+int64_t ProgramTensor::byteSize() const {
+  return numElements() * static_cast<int64_t>(dtypeSize(dtype));
+}
+
+namespace {
+
+template <typename T>
+const T &lookup(const std::vector<T> &items,
+                const std::unordered_map<int32_t, int64_t> &index, int32_t id,
+                const char *what) {
+  auto it = index.find(id);
+  if (it == index.end())
+    throw Error(std::string("no ") + what + " with id " + std::to_string(id));
+  return items[static_cast<size_t>(it->second)];
+}
+
+int64_t find(const std::unordered_map<int32_t, int64_t> &index, int32_t id) {
+  auto it = index.find(id);
+  return it == index.end() ? -1 : it->second;
+}
+
+std::string str(const flatbuffers::String *s) {
+  return s ? std::string(s->c_str(), s->size()) : std::string();
+}
+
+template <typename T, typename U>
+std::vector<T> vec(const flatbuffers::Vector<U> *v) {
+  std::vector<T> out;
+  if (v) {
+    out.reserve(v->size());
+    for (auto x : *v)
+      out.push_back(static_cast<T>(x));
+  }
+  return out;
+}
+
+} // namespace
+
+const ProgramTensor &Program::tensor(int32_t id) const {
+  return lookup(tensors, tensorIdx_, id, "tensor");
+}
+const ProgramKernel &Program::kernel(int32_t id) const {
+  return lookup(kernels, kernelIdx_, id, "kernel");
+}
+const ProgramInstr &Program::instr(int32_t id) const {
+  return lookup(instrs, instrIdx_, id, "instr");
+}
+const ProgramBuffer &Program::buffer(int32_t id) const {
+  return lookup(buffers, bufferIdx_, id, "buffer");
+}
+const ProgramLink &Program::link(int32_t id) const {
+  return lookup(links, linkIdx_, id, "link");
+}
+int64_t Program::tensorIndex(int32_t id) const { return find(tensorIdx_, id); }
+int64_t Program::kernelIndex(int32_t id) const { return find(kernelIdx_, id); }
+int64_t Program::instrIndex(int32_t id) const { return find(instrIdx_, id); }
+int64_t Program::bufferIndex(int32_t id) const { return find(bufferIdx_, id); }
+int64_t Program::linkIndex(int32_t id) const { return find(linkIdx_, id); }
+
+std::string Program::describeKernel(int32_t id) const {
+  if (id == -1)
+    return "transfer";
+  int64_t k = kernelIndex(id);
+  if (k < 0)
+    return "kernel " + std::to_string(id);
+  const ProgramKernel &kern = kernels[static_cast<size_t>(k)];
+  std::string s = "kernel " + std::to_string(id) + " '" + kern.name + "'";
+  if (!kern.onnxNodes.empty()) {
+    s += " (onnx: ";
+    for (size_t i = 0; i < kern.onnxNodes.size(); ++i)
+      s += (i ? ", " : "") + kern.onnxNodes[i];
+    s += ")";
+  }
+  return s;
+}
+
+/// Builds a Program from a verified flatbuffer, checking as it goes.
+class ProgramLoader {
+public:
+  ProgramLoader(Program &p) : p_(p) {}
+
+  void load(const loom::program::Program &fb);
+
+private:
+  Program &p_;
+
+  [[noreturn]] void fail(const std::string &msg) { throw Error(msg); }
+
+  void checkIds();
+  void loadTensors(const loom::program::Program &fb);
+  void loadKernels(const loom::program::Program &fb);
+  void loadInstrs(const loom::program::Program &fb);
+  void loadBuffers(const loom::program::Program &fb);
+  void loadLinks(const loom::program::Program &fb);
+  void checkTensorRef(int32_t id, const std::string &where, bool allowAbsent);
+};
+
+void ProgramLoader::checkTensorRef(int32_t id, const std::string &where,
+                                   bool allowAbsent) {
+  if (allowAbsent && id == -1)
+    return;
+  if (p_.tensorIndex(id) < 0)
+    fail(where + ": unknown tensor id " + std::to_string(id));
+}
+
+template <typename Items>
+static void indexIds(const Items &items, std::unordered_map<int32_t, int64_t> &index,
+                     const char *what) {
+  index.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    int32_t id = items[i].id;
+    if (id < 0)
+      throw Error(std::string(what) + " at position " + std::to_string(i) +
+                  ": negative id " + std::to_string(id));
+    if (!index.emplace(id, static_cast<int64_t>(i)).second)
+      throw Error(std::string(what) + " " + std::to_string(id) +
+                  ": duplicate id");
+  }
+}
+
+void ProgramLoader::load(const loom::program::Program &fb) {
+  p_.version = fb.version();
+  if (p_.version != 1)
+    fail("unsupported program version " + std::to_string(p_.version) +
+         " (this runtime reads version 1)");
+  p_.model = str(fb.model());
+  p_.targetName = str(fb.target_name());
+  p_.targetJson = str(fb.target_json());
+  p_.tileRows = fb.tile_rows();
+  p_.tileCols = fb.tile_cols();
+  if (p_.tileRows < 1 || p_.tileCols < 1)
+    fail("tile grid " + std::to_string(p_.tileRows) + " x " +
+         std::to_string(p_.tileCols) + " must be at least 1 x 1");
+  // As in the target model: counts are capped at 2^24 tiles.
+  if (p_.numTiles() > (int64_t(1) << 24))
+    fail("tile grid " + std::to_string(p_.tileRows) + " x " +
+         std::to_string(p_.tileCols) + " is too large");
+  p_.sramBytesPerTile = fb.sram_bytes_per_tile();
+  if (p_.sramBytesPerTile <= 0)
+    fail("sram_bytes_per_tile must be positive, got " +
+         std::to_string(p_.sramBytesPerTile));
+  p_.clockHz = fb.clock_hz();
+  if (!(std::isfinite(p_.clockHz) && p_.clockHz > 0))
+    fail("clock_hz must be a positive number");
+  p_.totalCycles = fb.total_cycles();
+  p_.sramPeakBytes = fb.sram_peak_bytes();
+  p_.sramLowerBoundBytes = fb.sram_lower_bound_bytes();
+  p_.rooflineCycles = fb.roofline_cycles();
+  if (p_.totalCycles < 0 || p_.sramPeakBytes < 0 ||
+      p_.sramLowerBoundBytes < 0 || p_.rooflineCycles < 0)
+    fail("total_cycles, sram_peak_bytes, sram_lower_bound_bytes and "
+         "roofline_cycles must not be negative");
+
+  loadTensors(fb);
+  loadLinks(fb);
+  loadBuffers(fb);
+  loadKernels(fb);
+  loadInstrs(fb);
+
+  p_.inputs = vec<int32_t>(fb.inputs());
+  p_.outputs = vec<int32_t>(fb.outputs());
+  for (size_t i = 0; i < p_.inputs.size(); ++i) {
+    checkTensorRef(p_.inputs[i], "program input " + std::to_string(i), false);
+    const ProgramTensor &t = p_.tensor(p_.inputs[i]);
+    if (t.kind != TensorKind::Input)
+      fail("program input " + std::to_string(i) + ": tensor " +
+           std::to_string(t.id) + " '" + t.name + "' is a " +
+           tensorKindName(t.kind) + ", not an input");
+  }
+  for (size_t i = 0; i < p_.outputs.size(); ++i)
+    checkTensorRef(p_.outputs[i], "program output " + std::to_string(i), false);
+}
+
+void ProgramLoader::loadTensors(const loom::program::Program &fb) {
+  if (!fb.tensors())
+    return;
+  p_.tensors.reserve(fb.tensors()->size());
+  for (const auto *t : *fb.tensors()) {
+    ProgramTensor pt;
+    pt.id = t->id();
+    pt.name = str(t->name());
+    std::string where = "tensor " + std::to_string(pt.id) +
+                        (pt.name.empty() ? "" : " '" + pt.name + "'");
+    int dt = static_cast<int>(t->dtype());
+    if (dt < loom::program::DType_MIN || dt > loom::program::DType_MAX)
+      fail(where + ": unknown dtype " + std::to_string(dt));
+    pt.dtype = static_cast<DType>(dt);
+    int kind = static_cast<int>(t->kind());
+    if (kind < loom::program::TensorKind_MIN ||
+        kind > loom::program::TensorKind_MAX)
+      fail(where + ": unknown tensor kind " + std::to_string(kind));
+    pt.kind = static_cast<TensorKind>(kind);
+    pt.shape = vec<int64_t>(t->shape());
+    int64_t elems = 0;
+    try {
+      elems = numElementsOf(pt.shape);
+    } catch (const Error &e) {
+      fail(where + ": " + e.what());
+    }
+    int64_t esize = static_cast<int64_t>(dtypeSize(pt.dtype));
+    if (elems > std::numeric_limits<int64_t>::max() / esize)
+      fail(where + ": byte size of shape " + shapeToString(pt.shape) +
+           " overflows");
+    const auto *data = t->data();
+    if (pt.kind == TensorKind::Constant && data) {
+      int64_t want = elems * esize;
+      if (static_cast<int64_t>(data->size()) != want)
+        fail(where + ": constant data is " + std::to_string(data->size()) +
+             " bytes, but shape " + shapeToString(pt.shape) + " of " +
+             dtypeName(pt.dtype) + " needs " + std::to_string(want));
+      pt.constant = Tensor::view(pt.dtype, pt.shape, data->data(),
+                                 std::shared_ptr<const void>(p_.bytes_));
+      pt.hasData = true;
+    }
+    p_.tensors.push_back(std::move(pt));
+  }
+  indexIds(p_.tensors, p_.tensorIdx_, "tensor");
+}
+
+void ProgramLoader::loadLinks(const loom::program::Program &fb) {
+  if (!fb.links())
+    return;
+  int64_t tiles = p_.numTiles();
+  for (const auto *l : *fb.links()) {
+    ProgramLink pl;
+    pl.id = l->id();
+    pl.fromTile = l->from_tile();
+    pl.toTile = l->to_tile();
+    std::string where = "link " + std::to_string(pl.id);
+    if (pl.fromTile < 0 || pl.fromTile >= tiles || pl.toTile < 0 ||
+        pl.toTile >= tiles)
+      fail(where + ": tile " +
+           std::to_string(pl.fromTile < 0 || pl.fromTile >= tiles ? pl.fromTile
+                                                                  : pl.toTile) +
+           " is outside the " + std::to_string(p_.tileRows) + " x " +
+           std::to_string(p_.tileCols) + " tile grid");
+    int32_t r0 = pl.fromTile / p_.tileCols, c0 = pl.fromTile % p_.tileCols;
+    int32_t r1 = pl.toTile / p_.tileCols, c1 = pl.toTile % p_.tileCols;
+    if (std::abs(r0 - r1) + std::abs(c0 - c1) != 1)
+      fail(where + ": tiles " + std::to_string(pl.fromTile) + " and " +
+           std::to_string(pl.toTile) + " are not neighbours");
+    p_.links.push_back(pl);
+  }
+  indexIds(p_.links, p_.linkIdx_, "link");
+}
+
+void ProgramLoader::loadBuffers(const loom::program::Program &fb) {
+  if (!fb.buffers())
+    return;
+  int64_t tiles = p_.numTiles();
+  p_.buffers.reserve(fb.buffers()->size());
+  for (const auto *b : *fb.buffers()) {
+    ProgramBuffer pb;
+    pb.id = b->id();
+    pb.tensor = b->tensor();
+    pb.tile = b->tile();
+    pb.offset = b->offset();
+    pb.size = b->size();
+    pb.liveStart = b->live_start();
+    pb.liveEnd = b->live_end();
+    std::string where = "buffer " + std::to_string(pb.id);
+    checkTensorRef(pb.tensor, where, false);
+    if (pb.tile < 0 || pb.tile >= tiles)
+      fail(where + ": tile " + std::to_string(pb.tile) + " is outside the " +
+           std::to_string(p_.tileRows) + " x " + std::to_string(p_.tileCols) +
+           " tile grid");
+    if (pb.offset < 0 || pb.size < 0)
+      fail(where + ": negative offset or size");
+    if (pb.size > p_.sramBytesPerTile ||
+        pb.offset > p_.sramBytesPerTile - pb.size)
+      fail(where + ": [" + std::to_string(pb.offset) + ", " +
+           std::to_string(pb.offset) + " + " + std::to_string(pb.size) +
+           ") lies beyond the tile's SRAM of " +
+           std::to_string(p_.sramBytesPerTile) + " bytes");
+    if (pb.liveStart < 0 || pb.liveEnd < pb.liveStart)
+      fail(where + ": bad lifetime [" + std::to_string(pb.liveStart) + ", " +
+           std::to_string(pb.liveEnd) + ")");
+    p_.buffers.push_back(pb);
+  }
+  indexIds(p_.buffers, p_.bufferIdx_, "buffer");
+}
+
+static AttrValue convertAttr(const loom::program::Attr &a,
+                             const std::string &where) {
+  AttrValue v;
+  switch (static_cast<int>(a.kind())) {
+  case loom::program::AttrKind_Int:
+    v.kind = AttrValue::Kind::Int;
+    break;
+  case loom::program::AttrKind_Ints:
+    v.kind = AttrValue::Kind::Ints;
+    break;
+  case loom::program::AttrKind_Float:
+    v.kind = AttrValue::Kind::Float;
+    break;
+  case loom::program::AttrKind_Floats:
+    v.kind = AttrValue::Kind::Floats;
+    break;
+  case loom::program::AttrKind_String:
+    v.kind = AttrValue::Kind::String;
+    break;
+  case loom::program::AttrKind_Bool:
+    v.kind = AttrValue::Kind::Bool;
+    break;
+  default:
+    throw Error(where + ": unknown attribute kind " +
+                std::to_string(static_cast<int>(a.kind())));
+  }
+  v.ints = vec<int64_t>(a.ints());
+  v.floats = vec<double>(a.floats());
+  v.str = str(a.str());
+  bool scalarInt = v.kind == AttrValue::Kind::Int || v.kind == AttrValue::Kind::Bool;
+  if (scalarInt && v.ints.size() != 1)
+    throw Error(where + ": an Int/Bool attribute needs exactly one value");
+  if (v.kind == AttrValue::Kind::Float && v.floats.size() != 1)
+    throw Error(where + ": a Float attribute needs exactly one value");
+  return v;
+}
+
+void ProgramLoader::loadKernels(const loom::program::Program &fb) {
+  if (!fb.kernels())
+    return;
+  p_.kernels.reserve(fb.kernels()->size());
+  for (const auto *k : *fb.kernels()) {
+    ProgramKernel pk;
+    pk.id = k->id();
+    pk.name = str(k->name());
+    std::string where = "kernel " + std::to_string(pk.id) + " '" + pk.name + "'";
+    if (k->onnx_nodes())
+      for (const auto *s : *k->onnx_nodes())
+        pk.onnxNodes.push_back(str(s));
+    pk.kind = str(k->kind());
+    pk.precision = str(k->precision());
+    if (pk.precision.empty())
+      pk.precision = "fp32";
+    if (pk.precision != "fp32" && pk.precision != "bf16")
+      fail(where + ": unknown precision '" + pk.precision +
+           "' (expected fp32 or bf16)");
+    pk.tileRow = k->tile_row();
+    pk.tileCol = k->tile_col();
+    pk.tileRows = k->tile_rows();
+    pk.tileCols = k->tile_cols();
+    if (pk.tileRow < 0 || pk.tileCol < 0 || pk.tileRows < 1 ||
+        pk.tileCols < 1 || pk.tileRows > p_.tileRows - pk.tileRow ||
+        pk.tileCols > p_.tileCols - pk.tileCol)
+      fail(where + ": region at (" + std::to_string(pk.tileRow) + ", " +
+           std::to_string(pk.tileCol) + ") of " + std::to_string(pk.tileRows) +
+           " x " + std::to_string(pk.tileCols) + " tiles is outside the " +
+           std::to_string(p_.tileRows) + " x " + std::to_string(p_.tileCols) +
+           " tile grid");
+    pk.inputs = vec<int32_t>(k->inputs());
+    pk.outputs = vec<int32_t>(k->outputs());
+    for (int32_t id : pk.inputs)
+      checkTensorRef(id, where + " input", false);
+    for (int32_t id : pk.outputs)
+      checkTensorRef(id, where + " output", false);
+    pk.flops = k->flops();
+    pk.bytes = k->bytes();
+    pk.bound = str(k->bound());
+    pk.cycles = k->cycles();
+    if (pk.flops < 0 || pk.bytes < 0 || pk.cycles < 0)
+      fail(where + ": negative flops, bytes or cycles");
+    if (k->ops()) {
+      size_t i = 0;
+      for (const auto *o : *k->ops()) {
+        ProgramOp po;
+        po.name = str(o->name());
+        po.onnxNode = str(o->onnx_node());
+        std::string owhere = where + " op " + std::to_string(i++) + " '" +
+                             po.name + "'" +
+                             (po.onnxNode.empty()
+                                  ? ""
+                                  : " (onnx node '" + po.onnxNode + "')");
+        if (!isKnownOp(po.name))
+          fail(owhere + ": unknown op");
+        po.inputs = vec<int32_t>(o->inputs());
+        po.outputs = vec<int32_t>(o->outputs());
+        for (int32_t id : po.inputs)
+          checkTensorRef(id, owhere + " input", true);
+        for (int32_t id : po.outputs)
+          checkTensorRef(id, owhere + " output", false);
+        if (o->attrs())
+          for (const auto *a : *o->attrs()) {
+            std::string name = str(a->name());
+            std::string awhere = owhere + " attribute '" + name + "'";
+            if (name.empty())
+              fail(owhere + ": attribute without a name");
+            if (!po.attrs.emplace(name, convertAttr(*a, awhere)).second)
+              fail(awhere + ": duplicate attribute");
+          }
+        pk.ops.push_back(std::move(po));
+      }
+    }
+    p_.kernels.push_back(std::move(pk));
+  }
+  indexIds(p_.kernels, p_.kernelIdx_, "kernel");
+}
+
+void ProgramLoader::loadInstrs(const loom::program::Program &fb) {
+  if (!fb.instrs())
+    return;
+  int64_t tiles = p_.numTiles();
+  p_.instrs.reserve(fb.instrs()->size());
+  for (const auto *in : *fb.instrs()) {
+    ProgramInstr pi;
+    pi.id = in->id();
+    pi.kernel = in->kernel();
+    std::string where = "instr " + std::to_string(pi.id);
+    int unit = static_cast<int>(in->unit());
+    if (unit < loom::program::Unit_MIN || unit > loom::program::Unit_MAX)
+      fail(where + ": unknown unit " + std::to_string(unit));
+    pi.unit = static_cast<Unit>(unit);
+    pi.resource = in->resource();
+    pi.start = in->start();
+    pi.duration = in->duration();
+    pi.bytes = in->bytes();
+    pi.deps = vec<int32_t>(in->deps());
+    pi.reads = vec<int32_t>(in->reads());
+    pi.writes = vec<int32_t>(in->writes());
+    if (pi.kernel != -1 && p_.kernelIndex(pi.kernel) < 0)
+      fail(where + ": unknown kernel id " + std::to_string(pi.kernel));
+    if (pi.unit == Unit::MeshLink) {
+      if (p_.linkIndex(pi.resource) < 0)
+        fail(where + ": unknown mesh link id " + std::to_string(pi.resource));
+    } else if (pi.resource < 0 || pi.resource >= tiles) {
+      fail(where + ": tile " + std::to_string(pi.resource) +
+           " is outside the " + std::to_string(p_.tileRows) + " x " +
+           std::to_string(p_.tileCols) + " tile grid");
+    }
+    if (pi.start < 0 || pi.duration < 0 ||
+        pi.duration > std::numeric_limits<int64_t>::max() - pi.start)
+      fail(where + ": bad start " + std::to_string(pi.start) +
+           " or duration " + std::to_string(pi.duration));
+    if (pi.bytes < 0)
+      fail(where + ": negative bytes");
+    for (int32_t b : pi.reads)
+      if (p_.bufferIndex(b) < 0)
+        fail(where + ": reads unknown buffer id " + std::to_string(b));
+    for (int32_t b : pi.writes)
+      if (p_.bufferIndex(b) < 0)
+        fail(where + ": writes unknown buffer id " + std::to_string(b));
+    if (!p_.instrs.empty()) {
+      const ProgramInstr &prev = p_.instrs.back();
+      if (prev.start > pi.start || (prev.start == pi.start && prev.id >= pi.id))
+        fail(where + ": instrs are not sorted by (start, id): it follows "
+                     "instr " +
+             std::to_string(prev.id) + " at cycle " +
+             std::to_string(prev.start));
+    }
+    p_.instrs.push_back(std::move(pi));
+  }
+  indexIds(p_.instrs, p_.instrIdx_, "instr");
+  for (const ProgramInstr &pi : p_.instrs)
+    for (int32_t d : pi.deps)
+      if (p_.instrIndex(d) < 0)
+        fail("instr " + std::to_string(pi.id) + ": unknown dep instr id " +
+             std::to_string(d));
+}
+
+Program Program::fromBytes(const void *data, size_t size,
+                           const std::string &name) {
+  return fromShared(std::make_shared<std::vector<uint8_t>>(
+                        static_cast<const uint8_t *>(data),
+                        static_cast<const uint8_t *>(data) + size),
+                    name);
+}
+
+Program Program::fromShared(std::shared_ptr<const std::vector<uint8_t>> bytes,
+                            const std::string &name) {
+  Program p;
+  p.path = name;
+  p.bytes_ = bytes;
+  size_t size = bytes->size();
+  try {
+    // A flatbuffer starts with the root offset and the 4-byte identifier.
+    if (size < 8)
+      throw Error("truncated file (" + std::to_string(size) +
+                  " bytes): not a Loom program");
+    if (!loom::program::ProgramBufferHasIdentifier(bytes->data()))
+      throw Error("not a Loom program (file identifier is not 'LOOM')");
+    if (size >= FLATBUFFERS_MAX_BUFFER_SIZE)
+      throw Error("file too large for a Loom program");
+    flatbuffers::Verifier::Options opts;
+    // Each table takes at least 4 bytes: never reject a large valid program
+    // for having many tables.
+    opts.max_tables = static_cast<flatbuffers::uoffset_t>(
+        std::max<size_t>(1000000, size / 4 + 1));
+    flatbuffers::Verifier verifier(bytes->data(), size, opts);
+    if (!loom::program::VerifyProgramBuffer(verifier))
+      throw Error("corrupt or truncated program (flatbuffers verification "
+                  "failed)");
+    ProgramLoader(p).load(*loom::program::GetProgram(bytes->data()));
+  } catch (const Error &e) {
+    throw Error(name + ": " + e.what());
+  }
+  return p;
+}
+
+Program Program::load(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw Error(path + ": cannot open: " + std::strerror(errno));
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size < 0 || !in)
+    throw Error(path + ": cannot read");
+  auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(size));
+  in.read(reinterpret_cast<char *>(bytes->data()), size);
+  if (in.gcount() != size)
+    throw Error(path + ": read error");
+  return fromShared(std::move(bytes), path);
+}
+
+} // namespace loom::rt

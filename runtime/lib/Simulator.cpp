@@ -1,0 +1,847 @@
+//===- Simulator.cpp - Replay, check and run a Loom program ---------------===//
+//
+// The schedule checks and statistics are one pass over the instrs (sorted by
+// start) and one sweep over each tile's buffers; functional execution walks
+// the kernels in order through rt::executeOp. See Simulator.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Runtime/Simulator.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <limits>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+
+namespace loom::rt {
+namespace {
+
+constexpr int kTileUnits = 3; // matrix, vector, dma per tile
+
+/// a += b, saturating (sums of durations and bytes from a hostile file must
+/// not overflow).
+void addSat(int64_t &a, int64_t b) {
+  if (__builtin_add_overflow(a, b, &a))
+    a = std::numeric_limits<int64_t>::max();
+}
+
+//===----------------------------------------------------------------------===//
+// JSON helpers
+//===----------------------------------------------------------------------===//
+
+void jsonString(std::string &out, const std::string &s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    default:
+      if (c < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", c);
+        out += buf;
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+  }
+  out += '"';
+}
+
+/// Shortest round-trip decimal form; null for NaN/inf.
+void jsonNumber(std::string &out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+void jsonNumber(std::string &out, int64_t v) { out += std::to_string(v); }
+
+void jsonStrings(std::string &out, const std::vector<std::string> &v) {
+  out += '[';
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i)
+      out += ',';
+    jsonString(out, v[i]);
+  }
+  out += ']';
+}
+
+//===----------------------------------------------------------------------===//
+// Naming things in errors
+//===----------------------------------------------------------------------===//
+
+std::string describeTile(const Program &p, int64_t tile) {
+  return "tile " + std::to_string(tile) + " (" +
+         std::to_string(tile / p.tileCols) + "," +
+         std::to_string(tile % p.tileCols) + ")";
+}
+
+std::string describeResource(const Program &p, const ProgramInstr &in) {
+  if (in.unit == Unit::MeshLink) {
+    const ProgramLink &l = p.link(in.resource);
+    return "mesh link " + std::to_string(l.id) + " (tile " +
+           std::to_string(l.fromTile) + " -> tile " + std::to_string(l.toTile) +
+           ")";
+  }
+  return std::string(unitName(in.unit)) + " unit of " +
+         describeTile(p, in.resource);
+}
+
+std::string describeInstr(const Program &p, const ProgramInstr &in) {
+  return "instr " + std::to_string(in.id) + " [" + p.describeKernel(in.kernel) +
+         ", " + describeResource(p, in) + ", cycles " +
+         std::to_string(in.start) + "-" + std::to_string(in.end()) + "]";
+}
+
+std::string describeTensor(const Program &p, int32_t id) {
+  int64_t i = p.tensorIndex(id);
+  std::string s = "tensor " + std::to_string(id);
+  if (i >= 0 && !p.tensors[static_cast<size_t>(i)].name.empty())
+    s += " '" + p.tensors[static_cast<size_t>(i)].name + "'";
+  return s;
+}
+
+/// The kernel of the first instr that writes each buffer (-1 if none, or a
+/// transfer), by buffer position.
+std::vector<int32_t> bufferWriters(const Program &p) {
+  std::vector<int32_t> w(p.buffers.size(), -2);
+  for (const ProgramInstr &in : p.instrs)
+    for (int32_t b : in.writes) {
+      int32_t &slot = w[static_cast<size_t>(p.bufferIndex(b))];
+      if (slot == -2)
+        slot = in.kernel;
+    }
+  return w;
+}
+
+std::string describeBuffer(const Program &p, const ProgramBuffer &b,
+                           const std::vector<int32_t> &writers) {
+  std::string s = "buffer " + std::to_string(b.id) + " (" +
+                  describeTensor(p, b.tensor) + ", " + describeTile(p, b.tile) +
+                  ", bytes [" + std::to_string(b.offset) + ", " +
+                  std::to_string(b.offset + b.size) + "), live [" +
+                  std::to_string(b.liveStart) + ", " +
+                  std::to_string(b.liveEnd) + ")";
+  int32_t k = writers[static_cast<size_t>(p.bufferIndex(b.id))];
+  if (k != -2)
+    s += ", written by " + p.describeKernel(k);
+  return s + ")";
+}
+
+[[noreturn]] void violation(const Program &p, const std::string &msg) {
+  throw Error(p.path + ": schedule violation: " + msg);
+}
+
+//===----------------------------------------------------------------------===//
+// Schedule checks
+//===----------------------------------------------------------------------===//
+
+void checkDeps(const Program &p) {
+  for (const ProgramInstr &in : p.instrs)
+    for (int32_t d : in.deps) {
+      const ProgramInstr &dep = p.instr(d);
+      if (in.start < dep.end())
+        violation(p, describeInstr(p, in) + " starts at cycle " +
+                         std::to_string(in.start) + " before its dep " +
+                         describeInstr(p, dep) + " finishes at cycle " +
+                         std::to_string(dep.end()));
+    }
+}
+
+/// Position of an instr's resource in a flat table: tile units first, then
+/// links.
+size_t resourceSlot(const Program &p, const ProgramInstr &in) {
+  if (in.unit == Unit::MeshLink)
+    return static_cast<size_t>(p.numTiles() * kTileUnits +
+                               p.linkIndex(in.resource));
+  return static_cast<size_t>(in.resource * kTileUnits +
+                             static_cast<int>(in.unit));
+}
+
+void checkResources(const Program &p) {
+  // Instrs are sorted by start: one running maximum of the end per resource
+  // finds every overlap. Zero-length instrs occupy nothing. Resources are
+  // kept sparse: a big grid may use few of its tiles.
+  struct Busy {
+    int64_t until = 0;
+    size_t holder = 0;
+  };
+  std::unordered_map<size_t, Busy> busy;
+  for (size_t i = 0; i < p.instrs.size(); ++i) {
+    const ProgramInstr &in = p.instrs[i];
+    if (in.duration == 0)
+      continue;
+    auto [it, fresh] = busy.try_emplace(resourceSlot(p, in), Busy{in.end(), i});
+    if (fresh)
+      continue;
+    Busy &b = it->second;
+    if (in.start < b.until)
+      violation(p, describeInstr(p, in) + " and " +
+                       describeInstr(p, p.instrs[b.holder]) +
+                       " overlap on the " + describeResource(p, in));
+    b = Busy{in.end(), i};
+  }
+}
+
+/// Buffer positions per tile, sorted by (live start, id); empty buffers and
+/// empty lifetimes are left out (they occupy nothing).
+using BuffersByTile = std::map<int32_t, std::vector<size_t>>;
+
+BuffersByTile buffersByTile(const Program &p) {
+  BuffersByTile byTile;
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    const ProgramBuffer &b = p.buffers[i];
+    if (b.size > 0 && b.liveEnd > b.liveStart)
+      byTile[b.tile].push_back(i);
+  }
+  for (auto &[tile, v] : byTile)
+    std::sort(v.begin(), v.end(), [&](size_t a, size_t b) {
+      const ProgramBuffer &x = p.buffers[a], &y = p.buffers[b];
+      return std::pair(x.liveStart, x.id) < std::pair(y.liveStart, y.id);
+    });
+  return byTile;
+}
+
+void checkBufferOverlap(const Program &p, const BuffersByTile &byTile,
+                        const std::vector<int32_t> &writers) {
+  for (const auto &[tile, bufs] : byTile) {
+    // Live buffers by offset (disjoint, so offsets are unique), and by end.
+    std::map<int64_t, size_t> byOffset;
+    std::multimap<int64_t, size_t> byEnd;
+    for (size_t bi : bufs) {
+      const ProgramBuffer &b = p.buffers[bi];
+      while (!byEnd.empty() && byEnd.begin()->first <= b.liveStart) {
+        byOffset.erase(p.buffers[byEnd.begin()->second].offset);
+        byEnd.erase(byEnd.begin());
+      }
+      auto clash = [&](size_t oi) {
+        violation(p, describeBuffer(p, b, writers) + " and " +
+                         describeBuffer(p, p.buffers[oi], writers) +
+                         " overlap in SRAM while both are live");
+      };
+      auto next = byOffset.lower_bound(b.offset);
+      if (next != byOffset.end() &&
+          p.buffers[next->second].offset < b.offset + b.size)
+        clash(next->second);
+      if (next != byOffset.begin()) {
+        auto prev = std::prev(next);
+        const ProgramBuffer &o = p.buffers[prev->second];
+        if (o.offset + o.size > b.offset)
+          clash(prev->second);
+      }
+      byOffset.emplace(b.offset, bi);
+      byEnd.emplace(b.liveEnd, bi);
+    }
+  }
+}
+
+void checkLiveness(const Program &p, const std::vector<int32_t> &writers) {
+  for (const ProgramInstr &in : p.instrs) {
+    auto check = [&](int32_t id, const char *verb) {
+      const ProgramBuffer &b = p.buffer(id);
+      if (in.start < b.liveStart || in.end() > b.liveEnd)
+        violation(p, describeInstr(p, in) + " " + verb + " " +
+                         describeBuffer(p, b, writers) +
+                         ", which is not live for the whole instr");
+    };
+    for (int32_t b : in.reads)
+      check(b, "reads");
+    for (int32_t b : in.writes)
+      check(b, "writes");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Statistics
+//===----------------------------------------------------------------------===//
+
+SimStats computeStats(const Program &p, const BuffersByTile &byTile) {
+  SimStats s;
+  s.model = p.model;
+  s.target = p.targetName;
+  s.clockHz = p.clockHz;
+  s.declaredTotalCycles = p.totalCycles;
+  s.declaredSramPeakBytes = p.sramPeakBytes;
+  s.rooflineCycles = p.rooflineCycles;
+  s.sramBytesPerTile = p.sramBytesPerTile;
+  s.numInstrs = static_cast<int64_t>(p.instrs.size());
+
+  for (int u = 0; u < kNumUnits; ++u) {
+    UnitStats us;
+    us.unit = static_cast<Unit>(u);
+    us.count = us.unit == Unit::MeshLink ? static_cast<int64_t>(p.links.size())
+                                         : p.numTiles();
+    s.units.push_back(us);
+  }
+  for (const ProgramLink &l : p.links)
+    s.links.push_back({l.id, l.fromTile, l.toTile, 0, 0});
+  std::unordered_map<int32_t, size_t> kernelPos;
+  for (const ProgramKernel &k : p.kernels) {
+    KernelStats ks;
+    ks.id = k.id;
+    ks.name = k.name;
+    ks.onnxNodes = k.onnxNodes;
+    ks.estimatedCycles = k.cycles;
+    kernelPos.emplace(k.id, s.kernels.size());
+    s.kernels.push_back(std::move(ks));
+  }
+
+  for (const ProgramInstr &in : p.instrs) {
+    s.totalCycles = std::max(s.totalCycles, in.end());
+    addSat(s.units[static_cast<size_t>(in.unit)].busyCycles, in.duration);
+    if (in.unit == Unit::MeshLink) {
+      LinkStats &ls = s.links[static_cast<size_t>(p.linkIndex(in.resource))];
+      addSat(ls.bytes, in.bytes);
+      addSat(ls.busyCycles, in.duration);
+    } else if (in.unit == Unit::Dma) {
+      addSat(s.dmaBytes, in.bytes);
+    }
+    if (in.kernel >= 0) {
+      KernelStats &ks = s.kernels[kernelPos.at(in.kernel)];
+      if (ks.numInstrs == 0) {
+        ks.startCycle = in.start;
+        ks.endCycle = in.end();
+      } else {
+        ks.startCycle = std::min(ks.startCycle, in.start);
+        ks.endCycle = std::max(ks.endCycle, in.end());
+      }
+      addSat(ks.busyCycles, in.duration);
+      ++ks.numInstrs;
+    }
+  }
+  s.seconds = static_cast<double>(s.totalCycles) / p.clockHz;
+  for (UnitStats &us : s.units)
+    if (s.totalCycles > 0 && us.count > 0)
+      us.utilisation = static_cast<double>(us.busyCycles) /
+                       (static_cast<double>(s.totalCycles) *
+                        static_cast<double>(us.count));
+  for (const LinkStats &ls : s.links)
+    s.maxLinkBytes = std::max(s.maxLinkBytes, ls.bytes);
+
+  // SRAM peak: sweep each tile's buffer lifetimes, ends before starts.
+  s.sramPeakPerTile.assign(static_cast<size_t>(p.numTiles()), 0);
+  for (const auto &[t, bufs] : byTile) {
+    std::vector<std::pair<int64_t, int64_t>> events; // (cycle, +-bytes)
+    for (size_t bi : bufs) {
+      const ProgramBuffer &b = p.buffers[bi];
+      events.push_back({b.liveStart, b.size});
+      events.push_back({b.liveEnd, -b.size});
+    }
+    std::sort(events.begin(), events.end());
+    int64_t live = 0, peak = 0;
+    for (auto &e : events) {
+      addSat(live, e.second);
+      peak = std::max(peak, live);
+    }
+    s.sramPeakPerTile[static_cast<size_t>(t)] = peak;
+    s.sramPeakBytes = std::max(s.sramPeakBytes, peak);
+  }
+  return s;
+}
+
+std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Reports
+//===----------------------------------------------------------------------===//
+
+std::string SimStats::toText() const {
+  std::ostringstream os;
+  os << "model:            " << model << "\n";
+  os << "target:           " << target << "\n";
+  os << "total cycles:     " << totalCycles;
+  if (declaredTotalCycles != totalCycles)
+    os << " (program says " << declaredTotalCycles << ")";
+  os << "\n";
+  os << "time:             " << fixed(seconds * 1e6, 3) << " us at "
+     << fixed(clockHz / 1e6, 1) << " MHz\n";
+  if (rooflineCycles > 0)
+    os << "roofline cycles:  " << rooflineCycles << " ("
+       << fixed(totalCycles > 0 ? 100.0 * static_cast<double>(rooflineCycles) /
+                                      static_cast<double>(totalCycles)
+                                : 0.0,
+                1)
+       << "% of roofline)\n";
+  os << "instrs:           " << numInstrs << "\n";
+  os << "utilisation:\n";
+  for (const UnitStats &u : units)
+    os << "  " << std::left << std::setw(10) << unitName(u.unit) << std::right
+       << std::setw(6) << u.count << " units  " << std::setw(14)
+       << u.busyCycles << " busy cycles  " << std::setw(6)
+       << fixed(100.0 * u.utilisation, 2) << "%\n";
+  os << "sram peak:        " << sramPeakBytes << " bytes on one tile ("
+     << fixed(sramBytesPerTile > 0
+                  ? 100.0 * static_cast<double>(sramPeakBytes) /
+                        static_cast<double>(sramBytesPerTile)
+                  : 0.0,
+              1)
+     << "% of " << sramBytesPerTile << ")";
+  if (declaredSramPeakBytes != sramPeakBytes)
+    os << " (program says " << declaredSramPeakBytes << ")";
+  os << "\n";
+  if (sramPeakPerTile.size() <= 64) {
+    os << "sram peak/tile:  ";
+    for (int64_t b : sramPeakPerTile)
+      os << " " << b;
+    os << "\n";
+  }
+  os << "dma bytes:        " << dmaBytes << "\n";
+  os << "mesh links:       " << links.size() << ", busiest carries "
+     << maxLinkBytes << " bytes\n";
+  for (const LinkStats &l : links)
+    if (l.bytes > 0 || l.busyCycles > 0)
+      os << "  link " << l.id << " (" << l.fromTile << " -> " << l.toTile
+         << "): " << l.bytes << " bytes, " << l.busyCycles << " busy cycles\n";
+  os << "kernels:\n";
+  os << "  " << std::setw(5) << "id" << "  " << std::setw(12) << "start"
+     << std::setw(12) << "cycles" << std::setw(12) << "estimate"
+     << "  name (onnx nodes)\n";
+  for (const KernelStats &k : kernels) {
+    os << "  " << std::setw(5) << k.id << "  " << std::setw(12) << k.startCycle
+       << std::setw(12) << k.cycles() << std::setw(12) << k.estimatedCycles
+       << "  " << k.name;
+    if (!k.onnxNodes.empty()) {
+      os << " (";
+      for (size_t i = 0; i < k.onnxNodes.size(); ++i)
+        os << (i ? ", " : "") << k.onnxNodes[i];
+      os << ")";
+    }
+    os << "\n";
+  }
+  return os.str();
+}
+
+std::string SimStats::toJson() const {
+  std::string o = "{";
+  auto key = [&](const char *k) {
+    if (o.size() > 1 && o.back() != '{' && o.back() != '[')
+      o += ',';
+    jsonString(o, k);
+    o += ':';
+  };
+  key("model");
+  jsonString(o, model);
+  key("target");
+  jsonString(o, target);
+  key("clock_hz");
+  jsonNumber(o, clockHz);
+  key("total_cycles");
+  jsonNumber(o, totalCycles);
+  key("declared_total_cycles");
+  jsonNumber(o, declaredTotalCycles);
+  key("roofline_cycles");
+  jsonNumber(o, rooflineCycles);
+  key("seconds");
+  jsonNumber(o, seconds);
+  key("instrs");
+  jsonNumber(o, numInstrs);
+  key("units");
+  o += '{';
+  for (const UnitStats &u : units) {
+    key(unitName(u.unit));
+    o += '{';
+    key("count");
+    jsonNumber(o, u.count);
+    key("busy_cycles");
+    jsonNumber(o, u.busyCycles);
+    key("utilisation");
+    jsonNumber(o, u.utilisation);
+    o += '}';
+  }
+  o += '}';
+  key("sram_bytes_per_tile");
+  jsonNumber(o, sramBytesPerTile);
+  key("sram_peak_bytes");
+  jsonNumber(o, sramPeakBytes);
+  key("declared_sram_peak_bytes");
+  jsonNumber(o, declaredSramPeakBytes);
+  key("sram_peak_per_tile");
+  o += '[';
+  for (size_t i = 0; i < sramPeakPerTile.size(); ++i) {
+    if (i)
+      o += ',';
+    jsonNumber(o, sramPeakPerTile[i]);
+  }
+  o += ']';
+  key("dma_bytes");
+  jsonNumber(o, dmaBytes);
+  key("max_link_bytes");
+  jsonNumber(o, maxLinkBytes);
+  key("links");
+  o += '[';
+  for (const LinkStats &l : links) {
+    if (o.back() != '[')
+      o += ',';
+    o += '{';
+    key("id");
+    jsonNumber(o, int64_t(l.id));
+    key("from_tile");
+    jsonNumber(o, int64_t(l.fromTile));
+    key("to_tile");
+    jsonNumber(o, int64_t(l.toTile));
+    key("bytes");
+    jsonNumber(o, l.bytes);
+    key("busy_cycles");
+    jsonNumber(o, l.busyCycles);
+    o += '}';
+  }
+  o += ']';
+  key("kernels");
+  o += '[';
+  for (const KernelStats &k : kernels) {
+    if (o.back() != '[')
+      o += ',';
+    o += '{';
+    key("id");
+    jsonNumber(o, int64_t(k.id));
+    key("name");
+    jsonString(o, k.name);
+    key("onnx_nodes");
+    jsonStrings(o, k.onnxNodes);
+    key("start_cycle");
+    jsonNumber(o, k.startCycle);
+    key("cycles");
+    jsonNumber(o, k.cycles());
+    key("busy_cycles");
+    jsonNumber(o, k.busyCycles);
+    key("instrs");
+    jsonNumber(o, k.numInstrs);
+    key("estimated_cycles");
+    jsonNumber(o, k.estimatedCycles);
+    o += '}';
+  }
+  o += ']';
+  o += "}\n";
+  return o;
+}
+
+//===----------------------------------------------------------------------===//
+// Simulator
+//===----------------------------------------------------------------------===//
+
+Simulator::Simulator(const Program &program) : program_(program) {}
+
+std::vector<std::string> Simulator::inputNames() const {
+  std::vector<std::string> names;
+  for (int32_t id : program_.inputs)
+    names.push_back(program_.tensor(id).name);
+  return names;
+}
+
+SimStats Simulator::checkSchedule() const {
+  const Program &p = program_;
+  std::vector<int32_t> writers = bufferWriters(p);
+  auto byTile = buffersByTile(p);
+  checkDeps(p);
+  checkResources(p);
+  checkBufferOverlap(p, byTile, writers);
+  checkLiveness(p, writers);
+  return computeStats(p, byTile);
+}
+
+SimResult Simulator::runTiming() const {
+  SimResult r;
+  r.stats = checkSchedule();
+  return r;
+}
+
+SimResult Simulator::runFunctional(const std::vector<Tensor> &inputs,
+                                   const FunctionalHooks &hooks) const {
+  const Program &p = program_;
+  if (inputs.size() != p.inputs.size())
+    throw Error(p.path + ": the model has " + std::to_string(p.inputs.size()) +
+                " inputs, got " + std::to_string(inputs.size()));
+  std::map<std::string, Tensor> named;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string &name = p.tensor(p.inputs[i]).name;
+    if (!named.emplace(name, inputs[i]).second)
+      throw Error(p.path + ": two model inputs are named '" + name + "'");
+  }
+  return runFunctional(named, hooks);
+}
+
+/// The debugging corruption of FunctionalHooks::corruptKernel.
+static Tensor corrupted(const Tensor &t) {
+  if (!isFloat(t.dtype()))
+    return t;
+  Tensor out(t.dtype(), t.shape());
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    out.setDouble(i, t.getDouble(i) + 1.0);
+  return out;
+}
+
+SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
+                                   const FunctionalHooks &hooks) const {
+  const Program &p = program_;
+  SimResult result;
+  result.stats = checkSchedule();
+
+  std::unordered_map<int32_t, Tensor> values;
+  // Bind the inputs by name.
+  std::string known;
+  for (int32_t id : p.inputs)
+    known += (known.empty() ? "'" : ", '") + p.tensor(id).name + "'";
+  for (const auto &[name, value] : inputs) {
+    bool found = false;
+    for (int32_t id : p.inputs)
+      found = found || p.tensor(id).name == name;
+    if (!found)
+      throw Error(p.path + ": unknown input '" + name +
+                  "' (the model's inputs: " + known + ")");
+  }
+  for (int32_t id : p.inputs) {
+    const ProgramTensor &t = p.tensor(id);
+    auto it = inputs.find(t.name);
+    if (it == inputs.end())
+      throw Error(p.path + ": missing input '" + t.name + "'");
+    const Tensor &v = it->second;
+    if (v.dtype() != t.dtype || v.shape() != t.shape)
+      throw Error(p.path + ": input '" + t.name + "' is " +
+                  dtypeName(v.dtype()) + shapeToString(v.shape()) +
+                  ", the model expects " + dtypeName(t.dtype) +
+                  shapeToString(t.shape));
+    values[id] = v;
+  }
+
+  // The last op (in global order) to read each tensor; program outputs are
+  // kept to the end.
+  std::unordered_map<int32_t, int64_t> lastUse;
+  int64_t opIndex = 0;
+  for (const ProgramKernel &k : p.kernels)
+    for (const ProgramOp &op : k.ops) {
+      for (int32_t id : op.inputs)
+        if (id >= 0)
+          lastUse[id] = opIndex;
+      ++opIndex;
+    }
+  for (int32_t id : p.outputs)
+    lastUse[id] = std::numeric_limits<int64_t>::max();
+
+  auto fetch = [&](int32_t id, const std::string &where) -> Tensor {
+    auto it = values.find(id);
+    if (it != values.end())
+      return it->second;
+    const ProgramTensor &t = p.tensor(id);
+    if (t.kind == TensorKind::Constant) {
+      if (!t.hasData)
+        throw Error(p.path + ": " + where + ": constant " +
+                    describeTensor(p, id) +
+                    " has no data (a timing-only program); run it in timing "
+                    "mode");
+      return t.constant;
+    }
+    throw Error(p.path + ": " + where + ": reads " + describeTensor(p, id) +
+                " before any op computes it");
+  };
+
+  opIndex = 0;
+  for (const ProgramKernel &k : p.kernels) {
+    FastOptions fast;
+    fast.bf16Inputs = k.precision == "bf16";
+    for (size_t oi = 0; oi < k.ops.size(); ++oi, ++opIndex) {
+      const ProgramOp &op = k.ops[oi];
+      std::string where = p.describeKernel(k.id) + " op " + std::to_string(oi) +
+                          " '" + op.name + "'" +
+                          (op.onnxNode.empty()
+                               ? ""
+                               : " (onnx node '" + op.onnxNode + "')");
+      size_t n = op.inputs.size();
+      while (n > 0 && op.inputs[n - 1] < 0)
+        --n;
+      std::vector<Tensor> args;
+      args.reserve(n);
+      for (size_t i = 0; i < n; ++i)
+        args.push_back(op.inputs[i] < 0 ? Tensor() : fetch(op.inputs[i], where));
+      std::vector<ResultType> types;
+      for (int32_t id : op.outputs) {
+        const ProgramTensor &t = p.tensor(id);
+        types.push_back({t.shape, t.dtype});
+      }
+      std::vector<Tensor> outs;
+      try {
+        outs = executeOp(op.name, op.attrs, args, types, ExecMode::Fast, fast);
+      } catch (const Error &e) {
+        throw Error(p.path + ": " + where + ": " + e.what());
+      }
+      if (outs.size() != op.outputs.size())
+        throw Error(p.path + ": " + where + ": produced " +
+                    std::to_string(outs.size()) + " results, the program has " +
+                    std::to_string(op.outputs.size()));
+      args.clear();
+      for (size_t i = 0; i < outs.size(); ++i) {
+        int32_t id = op.outputs[i];
+        auto lu = lastUse.find(id);
+        // A result nobody reads is dropped at once.
+        if (lu == lastUse.end() || lu->second <= opIndex)
+          values.erase(id);
+        else
+          values[id] = std::move(outs[i]);
+      }
+      for (size_t i = 0; i < n; ++i) {
+        int32_t id = op.inputs[i];
+        if (id >= 0 && lastUse[id] == opIndex)
+          values.erase(id);
+      }
+    }
+    if (hooks.corruptKernel == k.id)
+      for (int32_t id : k.outputs)
+        if (auto it = values.find(id); it != values.end())
+          it->second = corrupted(it->second);
+    if (hooks.afterKernel) {
+      std::map<int32_t, Tensor> outs;
+      for (int32_t id : k.outputs)
+        if (auto it = values.find(id); it != values.end())
+          outs.emplace(id, it->second);
+      hooks.afterKernel(k, outs);
+    }
+  }
+
+  for (int32_t id : p.outputs) {
+    SimOutput out;
+    out.name = p.tensor(id).name;
+    out.tensorId = id;
+    out.value = fetch(id, "program output");
+    result.outputs.push_back(std::move(out));
+  }
+  return result;
+}
+
+std::string Simulator::traceJson() const {
+  const Program &p = program_;
+  std::string o;
+  o.reserve(256 + p.instrs.size() * 200);
+  o += "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"model\":";
+  jsonString(o, p.model);
+  o += ",\"target\":";
+  jsonString(o, p.targetName);
+  o += ",\"clock_hz\":";
+  jsonNumber(o, p.clockHz);
+  o += "},\"traceEvents\":[\n";
+  bool first = true;
+  auto begin = [&]() {
+    if (!first)
+      o += ",\n";
+    first = false;
+  };
+  auto meta = [&](const char *what, int64_t tid, const std::string &name,
+                  int64_t sortIndex) {
+    begin();
+    o += "{\"name\":\"";
+    o += what;
+    o += "\",\"ph\":\"M\",\"ts\":0,\"pid\":0,\"tid\":" + std::to_string(tid) +
+         ",\"args\":{\"name\":";
+    jsonString(o, name);
+    o += "}}";
+    begin();
+    o += "{\"name\":\"";
+    o += std::string(what) == "process_name" ? "process_sort_index"
+                                             : "thread_sort_index";
+    o += "\",\"ph\":\"M\",\"ts\":0,\"pid\":0,\"tid\":" + std::to_string(tid) +
+         ",\"args\":{\"sort_index\":" + std::to_string(sortIndex) + "}}";
+  };
+  meta("process_name", 0,
+       "chip 0" + (p.targetName.empty() ? "" : " (" + p.targetName + ")"), 0);
+  // Every unit of every tile the schedule uses (an instr or a buffer on it),
+  // and every mesh link.
+  std::set<int64_t> usedTiles;
+  for (const ProgramInstr &in : p.instrs)
+    if (in.unit != Unit::MeshLink)
+      usedTiles.insert(in.resource);
+  for (const ProgramBuffer &b : p.buffers)
+    usedTiles.insert(b.tile);
+  for (int64_t t : usedTiles)
+    for (int u = 0; u < kTileUnits; ++u) {
+      int64_t tid = t * kTileUnits + u;
+      meta("thread_name", tid,
+           describeTile(p, t) + " " + unitName(static_cast<Unit>(u)), tid);
+    }
+  for (size_t i = 0; i < p.links.size(); ++i) {
+    const ProgramLink &l = p.links[i];
+    int64_t tid = p.numTiles() * kTileUnits + static_cast<int64_t>(i);
+    meta("thread_name", tid,
+         "link " + std::to_string(l.id) + " (tile " +
+             std::to_string(l.fromTile) + " -> tile " +
+             std::to_string(l.toTile) + ")",
+         tid);
+  }
+
+  double usPerCycle = 1e6 / p.clockHz;
+  for (const ProgramInstr &in : p.instrs) {
+    begin();
+    std::string name;
+    std::vector<std::string> nodes;
+    if (in.kernel >= 0) {
+      const ProgramKernel &k = p.kernel(in.kernel);
+      name = k.name;
+      nodes = k.onnxNodes;
+    } else {
+      name = "transfer";
+    }
+    o += "{\"name\":";
+    jsonString(o, name);
+    o += ",\"cat\":\"";
+    o += unitName(in.unit);
+    o += "\",\"ph\":\"X\",\"ts\":";
+    jsonNumber(o, static_cast<double>(in.start) * usPerCycle);
+    o += ",\"dur\":";
+    jsonNumber(o, static_cast<double>(in.duration) * usPerCycle);
+    o += ",\"pid\":0,\"tid\":" + std::to_string(resourceSlot(p, in)) +
+         ",\"args\":{\"onnx_nodes\":";
+    jsonStrings(o, nodes);
+    o += ",\"kernel\":";
+    jsonString(o, name);
+    o += ",\"kernel_id\":" + std::to_string(in.kernel) +
+         ",\"bytes\":" + std::to_string(in.bytes) +
+         ",\"instr\":" + std::to_string(in.id) + ",\"unit\":\"" +
+         unitName(in.unit) + "\",\"start_cycle\":" + std::to_string(in.start) +
+         ",\"cycles\":" + std::to_string(in.duration) + "}}";
+  }
+  o += "\n]}\n";
+  return o;
+}
+
+void writeTextFile(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out)
+    throw Error(path + ": cannot write: " + std::strerror(errno));
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out)
+    throw Error(path + ": cannot write: " + std::strerror(errno));
+}
+
+} // namespace loom::rt

@@ -1,0 +1,60 @@
+// Tests that each verifier in SpatialOps.cpp rejects what it should.
+// RUN: %loom-opt --split-input-file --verify-diagnostics %s
+
+// Tests that a region needs four entries.
+func.func @short_region() -> tensor<4xf32> {
+  // expected-error @+1 {{region must have 4 entries (row, col, rows, cols)}}
+  %w = spatial.weight {region = array<i64: 0, 0, 1>, shard_dim = -1 : i64, value = dense<1.0> : tensor<4xf32>} : tensor<4xf32>
+  return %w : tensor<4xf32>
+}
+
+// -----
+
+// Tests that an empty region is rejected.
+func.func @empty_region() -> tensor<4xf32> {
+  // expected-error @+1 {{region must have row, col >= 0 and rows, cols >= 1}}
+  %w = spatial.weight {region = array<i64: 0, 0, 0, 1>, shard_dim = -1 : i64, value = dense<1.0> : tensor<4xf32>} : tensor<4xf32>
+  return %w : tensor<4xf32>
+}
+
+// -----
+
+// Tests that a shard dimension must be a dimension of the tensor.
+func.func @bad_shard_dim() -> tensor<4xf32> {
+  // expected-error @+1 {{shard dimension 1 is out of range for rank 1}}
+  %w = spatial.weight {region = array<i64: 0, 0, 1, 1>, shard_dim = 1 : i64, value = dense<1.0> : tensor<4xf32>} : tensor<4xf32>
+  return %w : tensor<4xf32>
+}
+
+// -----
+
+// Tests that a kernel has one shard dimension per result.
+func.func @shard_dims_count(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{has 2 shard dimensions for 1 results}}
+  %y = spatial.kernel %x {bound = "compute", bytes = 0 : i64, cycles = 1 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "k", kind = "elementwise", precision = "fp32", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1, -1>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    spatial.yield %a : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// Tests that a kernel's precision is fp32 or bf16.
+func.func @bad_precision(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{precision must be fp32 or bf16, got 'fp64'}}
+  %y = spatial.kernel %x {bound = "compute", bytes = 0 : i64, cycles = 1 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "k", kind = "elementwise", precision = "fp64", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    spatial.yield %a : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// Tests that a transfer's links are sorted.
+func.func @unsorted_links(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{links must be sorted}}
+  %t = spatial.transfer %x {bytes = 16 : i64, from_region = array<i64: 0, 0, 1, 1>, from_shard_dim = -1 : i64, hops = 2 : i64, links = array<i64: 3, 1>, to_region = array<i64: 0, 2, 1, 1>, to_shard_dim = -1 : i64} : tensor<4xf32>
+  return %t : tensor<4xf32>
+}

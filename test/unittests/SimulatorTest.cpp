@@ -1,0 +1,830 @@
+//===- SimulatorTest.cpp - Program loading, schedule checks, fast kernels -===//
+//
+// Programs are built here with the FlatBuffers builder API from a plain
+// rt::Program description (a miniature emitter), then broken by hand to show
+// that each load-time and schedule check fires with a useful message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Runtime/OpExecutor.h"
+#include "loom/Runtime/Program.h"
+#include "loom/Runtime/Reference.h"
+#include "loom/Runtime/Simulator.h"
+
+#include "loom/Target/Program_generated.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+using namespace loom::rt;
+namespace fbp = loom::program;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// A miniature emitter: rt::Program description -> .loom bytes
+//===----------------------------------------------------------------------===//
+
+std::vector<uint8_t> emit(const Program &p, bool sortInstrs = true) {
+  flatbuffers::FlatBufferBuilder b;
+  std::vector<flatbuffers::Offset<fbp::Tensor>> tensors;
+  for (const ProgramTensor &t : p.tensors) {
+    std::vector<uint8_t> data;
+    if (t.hasData) {
+      const auto *bytes = static_cast<const uint8_t *>(t.constant.raw());
+      data.assign(bytes, bytes + t.constant.byteSize());
+    }
+    tensors.push_back(fbp::CreateTensorDirect(
+        b, t.id, t.name.c_str(), static_cast<fbp::DType>(t.dtype), &t.shape,
+        static_cast<fbp::TensorKind>(t.kind), t.hasData ? &data : nullptr));
+  }
+  std::vector<flatbuffers::Offset<fbp::Kernel>> kernels;
+  for (const ProgramKernel &k : p.kernels) {
+    std::vector<flatbuffers::Offset<fbp::Op>> ops;
+    for (const ProgramOp &op : k.ops) {
+      std::vector<flatbuffers::Offset<fbp::Attr>> attrs;
+      for (const auto &[name, a] : op.attrs)
+        attrs.push_back(fbp::CreateAttrDirect(
+            b, name.c_str(), static_cast<fbp::AttrKind>(a.kind), &a.ints,
+            &a.floats, a.str.c_str()));
+      ops.push_back(fbp::CreateOpDirect(b, op.name.c_str(), &op.inputs,
+                                        &op.outputs, &attrs,
+                                        op.onnxNode.c_str()));
+    }
+    std::vector<flatbuffers::Offset<flatbuffers::String>> nodes;
+    for (const std::string &n : k.onnxNodes)
+      nodes.push_back(b.CreateString(n));
+    kernels.push_back(fbp::CreateKernelDirect(
+        b, k.id, k.name.c_str(), &nodes, k.kind.c_str(), k.precision.c_str(),
+        k.tileRow, k.tileCol, k.tileRows, k.tileCols, &ops, &k.inputs,
+        &k.outputs, k.flops, k.bytes, k.bound.c_str(), k.cycles));
+  }
+  std::vector<ProgramInstr> sorted = p.instrs;
+  if (sortInstrs)
+    std::sort(sorted.begin(), sorted.end(),
+                     [](const ProgramInstr &x, const ProgramInstr &y) {
+                       return std::pair(x.start, x.id) <
+                              std::pair(y.start, y.id);
+                     });
+  std::vector<flatbuffers::Offset<fbp::Instr>> instrs;
+  for (const ProgramInstr &in : sorted)
+    instrs.push_back(fbp::CreateInstrDirect(
+        b, in.id, in.kernel, static_cast<fbp::Unit>(in.unit), in.resource,
+        in.start, in.duration, &in.deps, &in.reads, &in.writes, in.bytes));
+  std::vector<flatbuffers::Offset<fbp::Buffer>> buffers;
+  for (const ProgramBuffer &bf : p.buffers)
+    buffers.push_back(fbp::CreateBuffer(b, bf.id, bf.tensor, bf.tile,
+                                        bf.offset, bf.size, bf.liveStart,
+                                        bf.liveEnd));
+  std::vector<flatbuffers::Offset<fbp::Link>> links;
+  for (const ProgramLink &l : p.links)
+    links.push_back(fbp::CreateLink(b, l.id, l.fromTile, l.toTile));
+  auto root = fbp::CreateProgramDirect(
+      b, p.version, p.model.c_str(), p.targetName.c_str(),
+      p.targetJson.c_str(), p.tileRows, p.tileCols, p.sramBytesPerTile,
+      p.clockHz, &tensors, &p.inputs, &p.outputs, &kernels, &instrs, &buffers,
+      &links, p.totalCycles, p.sramPeakBytes, p.sramLowerBoundBytes,
+      p.rooflineCycles);
+  fbp::FinishProgramBuffer(b, root);
+  return std::vector<uint8_t>(b.GetBufferPointer(),
+                              b.GetBufferPointer() + b.GetSize());
+}
+
+Program load(const std::vector<uint8_t> &bytes) {
+  return Program::fromBytes(bytes.data(), bytes.size(), "test.loom");
+}
+
+ProgramTensor tensor(int32_t id, std::string name, Shape shape, TensorKind kind,
+                     std::vector<float> data = {}) {
+  ProgramTensor t;
+  t.id = id;
+  t.name = std::move(name);
+  t.shape = std::move(shape);
+  t.kind = kind;
+  if (!data.empty()) {
+    t.constant = Tensor::fromVector(DType::F32, t.shape, data);
+    t.hasData = true;
+  }
+  return t;
+}
+
+ProgramInstr instr(int32_t id, int32_t kernel, Unit unit, int32_t resource,
+                   int64_t start, int64_t duration, std::vector<int32_t> deps,
+                   std::vector<int32_t> reads, std::vector<int32_t> writes,
+                   int64_t bytes = 0) {
+  ProgramInstr in;
+  in.id = id;
+  in.kernel = kernel;
+  in.unit = unit;
+  in.resource = resource;
+  in.start = start;
+  in.duration = duration;
+  in.deps = std::move(deps);
+  in.reads = std::move(reads);
+  in.writes = std::move(writes);
+  in.bytes = bytes;
+  return in;
+}
+
+/// y = x @ W + b on a 1 x 2 tile grid, x: [2, 3], W: [3, 2], b: [2].
+/// The schedule: DMA in, matmul, add, send the result over a mesh link to
+/// tile 1, which reads it there.
+Program matmulAdd(const std::string &precision = "fp32") {
+  Program p;
+  p.model = "mm_add.onnx";
+  p.targetName = "test-chip";
+  p.tileRows = 1;
+  p.tileCols = 2;
+  p.sramBytesPerTile = 1024;
+  p.clockHz = 1e9;
+  p.tensors = {
+      tensor(0, "x", {2, 3}, TensorKind::Input),
+      tensor(1, "W", {3, 2}, TensorKind::Constant, {1, 0, 0, 1, 1, 1}),
+      tensor(2, "b", {2}, TensorKind::Constant, {10, 20}),
+      tensor(3, "h", {2, 2}, TensorKind::Intermediate),
+      tensor(4, "y", {2, 2}, TensorKind::Output),
+  };
+  p.inputs = {0};
+  p.outputs = {4};
+  ProgramKernel k;
+  k.id = 0;
+  k.name = "mm_add";
+  k.onnxNodes = {"MatMul_0", "Add_1"};
+  k.kind = "matmul";
+  k.precision = precision;
+  k.tileRow = 0;
+  k.tileCol = 0;
+  k.tileRows = 1;
+  k.tileCols = 1;
+  ProgramOp mm;
+  mm.name = "matmul";
+  mm.inputs = {0, 1};
+  mm.outputs = {3};
+  mm.onnxNode = "MatMul_0";
+  ProgramOp add;
+  add.name = "add";
+  add.inputs = {3, 2};
+  add.outputs = {4};
+  add.onnxNode = "Add_1";
+  k.ops = {mm, add};
+  k.inputs = {0, 1, 2};
+  k.outputs = {4};
+  k.flops = 2 * 2 * 3 * 2 + 4;
+  k.bytes = 24 + 24 + 8 + 16;
+  k.bound = "compute";
+  k.cycles = 40;
+  p.kernels = {k};
+  p.links = {{0, 0, 1}, {1, 1, 0}};
+  // Buffer 3 (y) reuses buffer 0's (x) bytes once x is dead at cycle 30.
+  p.buffers = {
+      {0, 0, 0, 0, 24, 0, 30},  {1, 1, 0, 32, 24, 0, 30},
+      {2, 3, 0, 64, 16, 10, 40}, {3, 4, 0, 0, 16, 30, 60},
+      {4, 4, 1, 0, 16, 40, 70},
+  };
+  p.instrs = {
+      instr(0, 0, Unit::Dma, 0, 0, 10, {}, {}, {0, 1}, 48),
+      instr(1, 0, Unit::Matrix, 0, 10, 20, {0}, {0, 1}, {2}),
+      instr(2, 0, Unit::Vector, 0, 30, 10, {1}, {2}, {3}),
+      instr(3, -1, Unit::MeshLink, 0, 40, 8, {2}, {3}, {4}, 16),
+      instr(4, 0, Unit::Vector, 1, 48, 4, {3}, {4}, {}),
+  };
+  p.totalCycles = 52;
+  p.sramPeakBytes = 64;
+  return p;
+}
+
+Tensor xValue() {
+  return Tensor::fromVector(DType::F32, {2, 3},
+                            std::vector<float>{1, 2, 3, 4, 5, 6});
+}
+
+/// Runs `fn` and returns the Error message it throws ("" if none).
+template <typename Fn> std::string errorOf(Fn &&fn) {
+  try {
+    fn();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string scheduleError(const Program &p) {
+  return errorOf([&] {
+    Program loaded = load(emit(p));
+    Simulator(loaded).checkSchedule();
+  });
+}
+
+std::string scheduleErrorForDemo() {
+  Program p = matmulAdd();
+  p.instrs[2].start = 25;
+  return scheduleError(p);
+}
+
+std::string loadError(const Program &p) {
+  return errorOf([&] { load(emit(p)); });
+}
+
+#define EXPECT_HAS(haystack, needle)                                           \
+  EXPECT_NE(std::string(haystack).find(needle), std::string::npos)            \
+      << "message: " << (haystack)
+
+Tensor randomTensor(Shape shape, std::mt19937 &rng, float lo = -1,
+                    float hi = 1) {
+  Tensor t(DType::F32, std::move(shape));
+  std::uniform_real_distribution<float> dist(lo, hi);
+  float *d = t.mutableData<float>();
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    d[i] = dist(rng);
+  return t;
+}
+
+Tensor bf16Rounded(const Tensor &t) {
+  Tensor r(DType::F32, t.shape());
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    r.mutableData<float>()[i] =
+        static_cast<float>(BFloat16(t.data<float>()[i]));
+  return r;
+}
+
+/// Max |a - b| / (1 + |b|).
+double maxRelDiff(const Tensor &a, const Tensor &b) {
+  EXPECT_EQ(a.shape(), b.shape());
+  double worst = 0;
+  for (int64_t i = 0; i < std::min(a.numElements(), b.numElements()); ++i) {
+    double x = a.getDouble(i), y = b.getDouble(i);
+    worst = std::max(worst, std::abs(x - y) / (1 + std::abs(y)));
+  }
+  return worst;
+}
+
+//===----------------------------------------------------------------------===//
+// A correct program
+//===----------------------------------------------------------------------===//
+
+TEST(Simulator, CorrectProgramComputesMatmulAdd) {
+  Program loaded = load(emit(matmulAdd()));
+  EXPECT_EQ(loaded.tensors.size(), 5u);
+  EXPECT_TRUE(loaded.tensor(1).hasData);
+  Simulator sim(loaded);
+  EXPECT_EQ(sim.inputNames(), std::vector<std::string>{"x"});
+  SimResult r = sim.runFunctional({{"x", xValue()}});
+  ASSERT_EQ(r.outputs.size(), 1u);
+  EXPECT_EQ(r.outputs[0].name, "y");
+  const Tensor &y = r.outputs[0].value;
+  ASSERT_EQ(y.shape(), (Shape{2, 2}));
+  // h = x @ W = [[4, 5], [10, 11]]; y = h + [10, 20].
+  std::vector<float> want = {14, 25, 20, 31};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(y.data<float>()[i], want[i]) << i;
+
+  // The same through the positional overload.
+  SimResult r2 = sim.runFunctional(std::vector<Tensor>{xValue()});
+  EXPECT_EQ(std::memcmp(r2.outputs[0].value.raw(), y.raw(), 16), 0);
+}
+
+TEST(Simulator, Stats) {
+  Program loaded = load(emit(matmulAdd()));
+  SimStats s = Simulator(loaded).runTiming().stats;
+  EXPECT_EQ(s.totalCycles, 52);
+  EXPECT_DOUBLE_EQ(s.seconds, 52e-9);
+  ASSERT_EQ(s.units.size(), 4u);
+  EXPECT_EQ(s.units[0].unit, Unit::Matrix);
+  EXPECT_EQ(s.units[0].count, 2);
+  EXPECT_EQ(s.units[0].busyCycles, 20);
+  EXPECT_DOUBLE_EQ(s.units[0].utilisation, 20.0 / (52 * 2));
+  EXPECT_EQ(s.units[1].busyCycles, 14);
+  EXPECT_EQ(s.units[2].busyCycles, 10);
+  EXPECT_EQ(s.units[3].count, 2);
+  EXPECT_DOUBLE_EQ(s.units[3].utilisation, 8.0 / (52 * 2));
+  // Tile 0: x + W (48) live together, then W + h (40), h + y (32); x dies
+  // at 30 exactly when y is born, so the peak is 24 + 24 + 16 = 64.
+  ASSERT_EQ(s.sramPeakPerTile.size(), 2u);
+  EXPECT_EQ(s.sramPeakPerTile[0], 64);
+  EXPECT_EQ(s.sramPeakPerTile[1], 16);
+  EXPECT_EQ(s.sramPeakBytes, 64);
+  ASSERT_EQ(s.links.size(), 2u);
+  EXPECT_EQ(s.links[0].bytes, 16);
+  EXPECT_EQ(s.links[1].bytes, 0);
+  EXPECT_EQ(s.maxLinkBytes, 16);
+  EXPECT_EQ(s.dmaBytes, 48);
+  ASSERT_EQ(s.kernels.size(), 1u);
+  EXPECT_EQ(s.kernels[0].startCycle, 0);
+  EXPECT_EQ(s.kernels[0].cycles(), 52);
+  EXPECT_EQ(s.kernels[0].estimatedCycles, 40);
+
+  std::string text = s.toText();
+  if (std::getenv("LOOM_SIM_TEST_VERBOSE"))
+    std::printf("%s%s%s\n", text.c_str(), s.toJson().c_str(),
+                scheduleErrorForDemo().c_str());
+  EXPECT_HAS(text, "total cycles:     52");
+  EXPECT_HAS(text, "mm_add (MatMul_0, Add_1)");
+  auto j = nlohmann::json::parse(s.toJson());
+  EXPECT_EQ(j["total_cycles"], 52);
+  EXPECT_EQ(j["units"]["matrix"]["busy_cycles"], 20);
+  EXPECT_EQ(j["sram_peak_bytes"], 64);
+  EXPECT_EQ(j["links"][0]["bytes"], 16);
+  EXPECT_EQ(j["kernels"][0]["onnx_nodes"][1], "Add_1");
+  // Deterministic.
+  EXPECT_EQ(s.toJson(), Simulator(loaded).checkSchedule().toJson());
+}
+
+TEST(Simulator, TimingModeNeedsNoWeights) {
+  Program p = matmulAdd();
+  for (ProgramTensor &t : p.tensors) {
+    t.hasData = false;
+    t.constant = Tensor();
+  }
+  Program loaded = load(emit(p));
+  SimResult r = Simulator(loaded).runTiming();
+  EXPECT_EQ(r.stats.totalCycles, 52);
+  EXPECT_TRUE(r.outputs.empty());
+  std::string err = errorOf(
+      [&] { Simulator(loaded).runFunctional({{"x", xValue()}}); });
+  EXPECT_HAS(err, "has no data");
+  EXPECT_HAS(err, "'W'");
+}
+
+TEST(Simulator, Bf16KernelRoundsMatrixInputs) {
+  Program p = matmulAdd("bf16");
+  // 1 + 2^-10 is not a bfloat16: it rounds to 1.
+  float odd = 1.0f + 1.0f / 1024;
+  p.tensors[1].constant = Tensor::fromVector(
+      DType::F32, {3, 2}, std::vector<float>{odd, 0, 0, odd, odd, odd});
+  Program loaded = load(emit(p));
+  SimResult r = Simulator(loaded).runFunctional({{"x", xValue()}});
+  std::vector<float> want = {14, 25, 20, 31}; // as with W exactly 0/1
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(r.outputs[0].value.data<float>()[i], want[i]) << i;
+  // In fp32 the same kernel keeps the low bits.
+  Program p32 = p;
+  p32.kernels[0].precision = "fp32";
+  Program loaded32 = load(emit(p32));
+  SimResult r32 = Simulator(loaded32).runFunctional({{"x", xValue()}});
+  EXPECT_NE(r32.outputs[0].value.data<float>()[0], 14.0f);
+}
+
+TEST(Simulator, InputErrors) {
+  Program loaded = load(emit(matmulAdd()));
+  Simulator sim(loaded);
+  EXPECT_HAS(errorOf([&] { sim.runFunctional({{"z", xValue()}}); }),
+             "unknown input 'z'");
+  EXPECT_HAS(errorOf([&] { sim.runFunctional(std::map<std::string, Tensor>{}); }),
+             "missing input 'x'");
+  Tensor wrong(DType::F32, {3, 2});
+  EXPECT_HAS(errorOf([&] { sim.runFunctional({{"x", wrong}}); }),
+             "is f32[3x2], the model expects f32[2x3]");
+}
+
+//===----------------------------------------------------------------------===//
+// Schedule checks, one hand-broken program each
+//===----------------------------------------------------------------------===//
+
+TEST(ScheduleCheck, InstrBeforeItsDepFinished) {
+  Program p = matmulAdd();
+  p.instrs[2].start = 25; // the add starts while the matmul runs to 30
+  std::string err = scheduleError(p);
+  EXPECT_HAS(err, "schedule violation");
+  EXPECT_HAS(err, "instr 2");
+  EXPECT_HAS(err, "starts at cycle 25 before its dep instr 1");
+  EXPECT_HAS(err, "finishes at cycle 30");
+  EXPECT_HAS(err, "kernel 0 'mm_add' (onnx: MatMul_0, Add_1)");
+}
+
+TEST(ScheduleCheck, DoubleBookedUnit) {
+  Program p = matmulAdd();
+  p.instrs.push_back(instr(5, 0, Unit::Matrix, 0, 20, 5, {}, {}, {}));
+  std::string err = scheduleError(p);
+  EXPECT_HAS(err, "instr 5");
+  EXPECT_HAS(err, "instr 1");
+  EXPECT_HAS(err, "overlap on the matrix unit of tile 0");
+  EXPECT_HAS(err, "MatMul_0");
+  // The same unit on another tile is free.
+  p.instrs.back().resource = 1;
+  EXPECT_EQ(scheduleError(p), "");
+  // Back to back is fine.
+  p.instrs.back().resource = 0;
+  p.instrs.back().start = 30;
+  EXPECT_EQ(scheduleError(p), "");
+}
+
+TEST(ScheduleCheck, DoubleBookedLink) {
+  Program p = matmulAdd();
+  p.instrs.push_back(instr(5, -1, Unit::MeshLink, 0, 44, 2, {}, {}, {}, 8));
+  std::string err = scheduleError(p);
+  EXPECT_HAS(err, "instr 5");
+  EXPECT_HAS(err, "instr 3");
+  EXPECT_HAS(err, "overlap on the mesh link 0 (tile 0 -> tile 1)");
+  // The reverse link is a different resource.
+  p.instrs.back().resource = 1;
+  EXPECT_EQ(scheduleError(p), "");
+}
+
+TEST(ScheduleCheck, OverlappingLiveBuffers) {
+  Program p = matmulAdd();
+  p.buffers[3].liveStart = 25; // y's bytes are x's, and x lives to 30
+  std::string err = scheduleError(p);
+  EXPECT_HAS(err, "buffer 3");
+  EXPECT_HAS(err, "buffer 0");
+  EXPECT_HAS(err, "overlap in SRAM while both are live");
+  EXPECT_HAS(err, "tensor 0 'x'");
+  EXPECT_HAS(err, "written by kernel 0 'mm_add' (onnx: MatMul_0, Add_1)");
+  // Partly overlapping addresses from below are caught too.
+  p = matmulAdd();
+  p.buffers[2].offset = 40; // h [40, 56) against W [32, 56)
+  EXPECT_HAS(scheduleError(p), "overlap in SRAM while both are live");
+  // The same bytes on another tile do not clash.
+  p = matmulAdd();
+  p.buffers[3].liveStart = 25;
+  p.buffers[3].tile = 1;
+  p.buffers[4].offset = 512;
+  p.instrs[2].start = 30;
+  EXPECT_EQ(scheduleError(p), "");
+}
+
+TEST(ScheduleCheck, ReadOfDeadBuffer) {
+  Program p = matmulAdd();
+  p.buffers[2].liveEnd = 35; // h dies while the add (30-40) reads it
+  std::string err = scheduleError(p);
+  EXPECT_HAS(err, "instr 2");
+  EXPECT_HAS(err, "reads buffer 2");
+  EXPECT_HAS(err, "not live for the whole instr");
+}
+
+TEST(ScheduleCheck, WriteOfDeadBuffer) {
+  Program p = matmulAdd();
+  p.buffers[4].liveStart = 44; // the link writes from 40
+  EXPECT_HAS(scheduleError(p), "writes buffer 4");
+}
+
+//===----------------------------------------------------------------------===//
+// Load-time checks
+//===----------------------------------------------------------------------===//
+
+TEST(ProgramLoad, BufferBeyondSram) {
+  Program p = matmulAdd();
+  p.buffers[2].offset = 1020;
+  std::string err = loadError(p);
+  EXPECT_HAS(err, "test.loom: buffer 2");
+  EXPECT_HAS(err, "beyond the tile's SRAM of 1024 bytes");
+}
+
+TEST(ProgramLoad, UnknownTensorId) {
+  Program p = matmulAdd();
+  p.kernels[0].ops[1].inputs[1] = 9;
+  std::string err = loadError(p);
+  EXPECT_HAS(err, "test.loom: kernel 0 'mm_add' op 1 'add'");
+  EXPECT_HAS(err, "unknown tensor id 9");
+  p = matmulAdd();
+  p.buffers[1].tensor = 42;
+  EXPECT_HAS(loadError(p), "buffer 1: unknown tensor id 42");
+}
+
+TEST(ProgramLoad, OtherReferences) {
+  Program p = matmulAdd();
+  p.instrs[1].deps = {77};
+  EXPECT_HAS(loadError(p), "instr 1: unknown dep instr id 77");
+  p = matmulAdd();
+  p.instrs[1].reads = {0, 12};
+  EXPECT_HAS(loadError(p), "instr 1: reads unknown buffer id 12");
+  p = matmulAdd();
+  p.instrs[3].resource = 5;
+  EXPECT_HAS(loadError(p), "instr 3: unknown mesh link id 5");
+  p = matmulAdd();
+  p.instrs[1].resource = 2;
+  EXPECT_HAS(loadError(p), "instr 1: tile 2 is outside the 1 x 2 tile grid");
+  p = matmulAdd();
+  p.instrs[1].kernel = 3;
+  EXPECT_HAS(loadError(p), "instr 1: unknown kernel id 3");
+  p = matmulAdd();
+  p.buffers[4].tile = 2;
+  EXPECT_HAS(loadError(p), "buffer 4: tile 2 is outside");
+  p = matmulAdd();
+  p.tensors[4].id = 3;
+  EXPECT_HAS(loadError(p), "tensor 3: duplicate id");
+  p = matmulAdd();
+  p.links[1].toTile = 1;
+  EXPECT_HAS(loadError(p), "link 1: tiles 1 and 1 are not neighbours");
+}
+
+TEST(ProgramLoad, ShapesAndData) {
+  Program p = matmulAdd();
+  p.tensors[3].shape = {2, -1};
+  EXPECT_HAS(loadError(p), "tensor 3 'h': negative dimension");
+  p = matmulAdd();
+  p.tensors[3].shape = {1 << 30, 1 << 30, 1 << 30};
+  EXPECT_HAS(loadError(p), "tensor 3 'h'");
+  p = matmulAdd();
+  p.tensors[3].shape = {int64_t(1) << 31, int64_t(1) << 31};
+  EXPECT_HAS(loadError(p), "byte size of shape");
+  p = matmulAdd();
+  p.tensors[1].shape = {3, 3}; // data is 6 floats
+  EXPECT_HAS(loadError(p),
+             "tensor 1 'W': constant data is 24 bytes, but shape [3x3] of f32 needs 36");
+}
+
+TEST(ProgramLoad, GridKernelsOps) {
+  Program p = matmulAdd();
+  p.kernels[0].tileCol = 1;
+  p.kernels[0].tileCols = 2;
+  EXPECT_HAS(loadError(p), "kernel 0 'mm_add': region at (0, 1) of 1 x 2 tiles "
+                           "is outside the 1 x 2 tile grid");
+  p = matmulAdd();
+  p.kernels[0].ops[0].name = "matmull";
+  EXPECT_HAS(loadError(p), "op 0 'matmull' (onnx node 'MatMul_0'): unknown op");
+  p = matmulAdd();
+  p.kernels[0].precision = "fp8";
+  EXPECT_HAS(loadError(p), "unknown precision 'fp8'");
+  p = matmulAdd();
+  p.tileRows = 0;
+  EXPECT_HAS(loadError(p), "tile grid 0 x 2");
+  p = matmulAdd();
+  p.sramBytesPerTile = 0;
+  EXPECT_HAS(loadError(p), "sram_bytes_per_tile must be positive");
+  p = matmulAdd();
+  p.clockHz = 0;
+  EXPECT_HAS(loadError(p), "clock_hz must be a positive number");
+  p = matmulAdd();
+  p.instrs[2].duration = -1;
+  EXPECT_HAS(loadError(p), "instr 2: bad start");
+  p = matmulAdd();
+  std::swap(p.instrs[1], p.instrs[2]);
+  EXPECT_HAS(errorOf([&] { load(emit(p, /*sortInstrs=*/false)); }),
+             "not sorted by (start, id)");
+}
+
+TEST(ProgramLoad, TruncatedFile) {
+  std::vector<uint8_t> bytes = emit(matmulAdd());
+  // (The last few bytes of a flatbuffer may be alignment padding that no
+  // offset reaches: cutting only those leaves a complete program.)
+  for (size_t keep : {size_t(0), size_t(7), bytes.size() / 2, bytes.size() - 16}) {
+    std::vector<uint8_t> cut(bytes.begin(), bytes.begin() + keep);
+    std::string err = errorOf([&] { load(cut); });
+    EXPECT_HAS(err, "test.loom: ");
+    EXPECT_TRUE(err.find("truncated") != std::string::npos ||
+                err.find("verification failed") != std::string::npos)
+        << err;
+  }
+}
+
+TEST(ProgramLoad, CorruptedBytes) {
+  std::vector<uint8_t> bytes = emit(matmulAdd());
+  // Root offset pointing outside the buffer.
+  std::vector<uint8_t> bad = bytes;
+  uint32_t huge = 0x7ffffff0;
+  std::memcpy(bad.data(), &huge, 4);
+  EXPECT_HAS(errorOf([&] { load(bad); }), "flatbuffers verification failed");
+  // The length of the kernel's name string made to run off the end.
+  bad = bytes;
+  const char *name = "mm_add";
+  auto it = std::search(bad.begin(), bad.end(), name, name + 6);
+  ASSERT_NE(it, bad.end());
+  uint32_t len = 0xfffff;
+  std::memcpy(&*(it - 4), &len, 4);
+  EXPECT_HAS(errorOf([&] { load(bad); }), "corrupt or truncated program");
+
+  // Every single-byte corruption either loads (and then simulates or fails
+  // with an Error) or is rejected with an Error: never a crash.
+  int rejected = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    bad = bytes;
+    bad[i] ^= 0xff;
+    try {
+      Program p = load(bad);
+      Simulator sim(p);
+      sim.runFunctional({{"x", xValue()}});
+      (void)sim.traceJson();
+    } catch (const Error &) {
+      ++rejected;
+    }
+  }
+  EXPECT_GT(rejected, 0);
+
+  // Random multi-byte corruptions, likewise.
+  std::mt19937 rng(5);
+  for (int iter = 0; iter < 2000; ++iter) {
+    bad = bytes;
+    int writes = 1 + static_cast<int>(rng() % 4);
+    for (int w = 0; w < writes; ++w)
+      bad[rng() % bad.size()] = static_cast<uint8_t>(rng());
+    try {
+      Program p = load(bad);
+      Simulator sim(p);
+      sim.runFunctional({{"x", xValue()}});
+      (void)sim.traceJson();
+      (void)sim.checkSchedule().toText();
+    } catch (const Error &) {
+    }
+  }
+}
+
+TEST(ProgramLoad, WrongIdentifier) {
+  std::vector<uint8_t> bytes = emit(matmulAdd());
+  std::memcpy(bytes.data() + 4, "MOOL", 4);
+  EXPECT_EQ(errorOf([&] { load(bytes); }),
+            "test.loom: not a Loom program (file identifier is not 'LOOM')");
+}
+
+TEST(ProgramLoad, FromFile) {
+  std::vector<uint8_t> bytes = emit(matmulAdd());
+  std::string path = ::testing::TempDir() + "sim_test_program.loom";
+  FILE *f = std::fopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  std::fwrite(bytes.data(), 1, bytes.size(), f);
+  std::fclose(f);
+  Program p = Program::load(path);
+  EXPECT_EQ(p.path, path);
+  EXPECT_EQ(p.kernels.size(), 1u);
+  std::remove(path.c_str());
+  EXPECT_HAS(errorOf([&] { Program::load(path); }), path + ": cannot open");
+}
+
+//===----------------------------------------------------------------------===//
+// Trace
+//===----------------------------------------------------------------------===//
+
+TEST(Trace, EventsAreComplete) {
+  Program loaded = load(emit(matmulAdd()));
+  std::string text = Simulator(loaded).traceJson();
+  EXPECT_EQ(text, Simulator(loaded).traceJson()); // deterministic
+  auto j = nlohmann::json::parse(text);
+  ASSERT_TRUE(j["traceEvents"].is_array());
+  int complete = 0;
+  std::map<int, std::string> threadNames;
+  for (const auto &e : j["traceEvents"]) {
+    for (const char *key : {"name", "ph", "ts", "pid", "tid"})
+      EXPECT_TRUE(e.contains(key)) << key << " missing in " << e.dump();
+    EXPECT_EQ(e["pid"], 0);
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      threadNames[e["tid"].get<int>()] = e["args"]["name"];
+    if (e["ph"] == "X") {
+      ++complete;
+      EXPECT_GE(e["dur"].get<double>(), 0.0);
+      EXPECT_GE(e["ts"].get<double>(), 0.0);
+      EXPECT_TRUE(e["args"].contains("onnx_nodes"));
+      EXPECT_TRUE(e["args"].contains("kernel"));
+      EXPECT_TRUE(e["args"].contains("bytes"));
+    }
+  }
+  EXPECT_EQ(complete, 5);
+  // 2 tiles x 3 units + 2 links, each named.
+  EXPECT_EQ(threadNames.size(), 8u);
+  EXPECT_EQ(threadNames[0], "tile 0 (0,0) matrix");
+  EXPECT_EQ(threadNames[5], "tile 1 (0,1) dma");
+  EXPECT_EQ(threadNames[6], "link 0 (tile 0 -> tile 1)");
+  // The matmul: 20 cycles from cycle 10 at 1 GHz, on tile 0's matrix unit.
+  const auto *mm = &j["traceEvents"][0];
+  for (const auto &e : j["traceEvents"])
+    if (e["ph"] == "X" && e["args"]["instr"] == 1)
+      mm = &e;
+  EXPECT_EQ((*mm)["name"], "mm_add");
+  EXPECT_EQ((*mm)["tid"], 0);
+  EXPECT_DOUBLE_EQ((*mm)["ts"].get<double>(), 0.01);
+  EXPECT_DOUBLE_EQ((*mm)["dur"].get<double>(), 0.02);
+  EXPECT_EQ((*mm)["args"]["onnx_nodes"],
+            nlohmann::json::array({"MatMul_0", "Add_1"}));
+}
+
+//===----------------------------------------------------------------------===//
+// Fast kernels against the reference
+//===----------------------------------------------------------------------===//
+
+TEST(FastKernels, MatmulMatchesReference) {
+  std::mt19937 rng(1);
+  std::vector<std::pair<Shape, Shape>> cases = {
+      {{5, 7}, {7, 3}},        {{2, 3, 4}, {4, 5}},     // folded batch
+      {{2, 1, 4, 6}, {3, 6, 5}},                        // broadcast both ways
+      {{3, 4, 6}, {1, 6, 2}},  {{6}, {6, 4}},           // 1-D promotion
+      {{3, 6}, {6}},           {{2, 3, 6}, {6}},
+      {{6}, {2, 6, 3}},        {{6}, {6}},
+      {{0, 4}, {4, 3}},        {{3, 0}, {0, 2}},        // empty
+      {{64, 200}, {200, 33}},
+  };
+  for (auto &[as, bs] : cases) {
+    Tensor a = randomTensor(as, rng), b = randomTensor(bs, rng);
+    Tensor want = ref::matmul(a, b);
+    for (bool bf16 : {false, true}) {
+      Tensor got = fast::matmul(a, b, FastOptions{bf16});
+      ASSERT_EQ(got.shape(), want.shape())
+          << shapeToString(as) << " x " << shapeToString(bs);
+      if (!bf16) {
+        EXPECT_LT(maxRelDiff(got, want), 1e-5)
+            << shapeToString(as) << " x " << shapeToString(bs);
+      } else {
+        // bf16 inputs, fp32 accumulation: against the reference on
+        // bf16-rounded inputs the only difference is fp32 summation.
+        Tensor want16 = ref::matmul(bf16Rounded(a), bf16Rounded(b));
+        EXPECT_LT(maxRelDiff(got, want16), 1e-5) << shapeToString(as);
+      }
+    }
+  }
+  // Through executeOp as the simulator calls it.
+  Tensor a = randomTensor({4, 5}, rng), b = randomTensor({5, 3}, rng);
+  auto outs = executeOp("matmul", {}, {a, b}, {{{4, 3}, DType::F32}},
+                        ExecMode::Fast);
+  EXPECT_LT(maxRelDiff(outs[0], ref::matmul(a, b)), 1e-5);
+}
+
+TEST(FastKernels, MatmulErrors) {
+  Tensor a(DType::F32, {2, 3}), b(DType::F32, {4, 2});
+  EXPECT_HAS(errorOf([&] { fast::matmul(a, b, {}); }),
+             "contraction dimensions differ");
+  Tensor d(DType::F64, {3, 2});
+  EXPECT_HAS(errorOf([&] { fast::matmul(a, d, {}); }), "only f32");
+  Tensor x(DType::F32, {2, 2, 3}), y(DType::F32, {3, 3, 2});
+  EXPECT_HAS(errorOf([&] { fast::matmul(x, y, {}); }), "do not broadcast");
+}
+
+TEST(FastKernels, Bf16ErrorWithinTolerance) {
+  std::mt19937 rng(7);
+  int64_t m = 48, k = 256, n = 40;
+  Tensor a = randomTensor({m, k}, rng), b = randomTensor({k, n}, rng);
+  Tensor exact = ref::matmul(a, b);
+  Tensor got = fast::matmul(a, b, FastOptions{true});
+  double worst = 0;
+  bool differs = false;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      // Each product carries at most 2 * 2^-9 relative error from rounding
+      // both operands to bf16 (8 significant bits, round to nearest).
+      double bound = 0;
+      for (int64_t kk = 0; kk < k; ++kk)
+        bound += std::abs(a.data<float>()[i * k + kk] *
+                          b.data<float>()[kk * n + j]);
+      bound = bound * (2.0 / 512 + 1.0 / (512.0 * 512)) + 1e-5;
+      double err = std::abs(got.getDouble(i * n + j) - exact.getDouble(i * n + j));
+      EXPECT_LE(err, bound);
+      worst = std::max(worst, err / bound);
+      differs = differs || err > 1e-4;
+    }
+  EXPECT_TRUE(differs) << "bf16 rounding had no effect";
+}
+
+TEST(FastKernels, ConvMatchesReference) {
+  std::mt19937 rng(3);
+  struct Case {
+    Shape x, w;
+    std::vector<int64_t> strides, dilations, pads;
+    int64_t group;
+    bool bias;
+  };
+  std::vector<Case> cases = {
+      {{1, 3, 8, 8}, {4, 3, 3, 3}, {}, {}, {}, 1, false},
+      {{2, 4, 9, 7}, {6, 2, 3, 2}, {2, 1}, {1, 2}, {1, 0, 2, 1}, 2, true},
+      {{1, 4, 6, 6}, {4, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, 4, true},
+      {{2, 3, 11}, {5, 3, 4}, {3}, {2}, {2, 1}, 1, true},
+      {{1, 2, 4, 5, 6}, {3, 2, 2, 3, 2}, {1, 2, 1}, {1, 1, 2},
+       {0, 1, 1, 1, 0, 0}, 1, true},
+      {{1, 1, 3, 3}, {2, 1, 5, 5}, {}, {}, {1, 1, 1, 1}, 1, false},
+  };
+  for (const Case &c : cases) {
+    Tensor x = randomTensor(c.x, rng), w = randomTensor(c.w, rng);
+    Tensor bias = c.bias ? randomTensor({c.w[0]}, rng) : Tensor();
+    ref::ConvParams p{c.strides, c.dilations, c.pads, c.group, {}};
+    Tensor want = ref::conv(x, w, bias, p);
+    Tensor got = fast::conv(x, w, bias, c.strides, c.dilations, c.pads,
+                            c.group, {});
+    ASSERT_EQ(got.shape(), want.shape()) << shapeToString(c.x);
+    EXPECT_LT(maxRelDiff(got, want), 1e-5) << shapeToString(c.x);
+    Tensor got16 = fast::conv(x, w, bias, c.strides, c.dilations, c.pads,
+                              c.group, FastOptions{true});
+    Tensor want16 = ref::conv(bf16Rounded(x), bf16Rounded(w), bias, p);
+    EXPECT_LT(maxRelDiff(got16, want16), 1e-5) << shapeToString(c.x);
+  }
+  Tensor x(DType::F32, {1, 3, 4, 4}), w(DType::F32, {2, 2, 3, 3});
+  EXPECT_HAS(errorOf([&] { fast::conv(x, w, Tensor(), {}, {}, {}, 1, {}); }),
+             "does not match input channels");
+  Tensor xi(DType::I32, {1, 3, 4, 4});
+  EXPECT_HAS(errorOf([&] { fast::conv(xi, w, Tensor(), {}, {}, {}, 1, {}); }),
+             "only f32");
+}
+
+TEST(FastKernels, DeterministicAndThroughput) {
+  std::mt19937 rng(11);
+  int64_t n = 1024;
+  Tensor a = randomTensor({n, n}, rng), b = randomTensor({n, n}, rng);
+  Tensor first = fast::matmul(a, b, {});
+  double best = 1e30;
+  for (int rep = 0; rep < 3; ++rep) {
+    auto t0 = std::chrono::steady_clock::now();
+    Tensor again = fast::matmul(a, b, {});
+    auto t1 = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
+    EXPECT_EQ(std::memcmp(first.raw(), again.raw(), first.byteSize()), 0);
+  }
+  double gflops = 2.0 * n * n * n / best / 1e9;
+  std::printf("fast::matmul 1024^3 sgemm: %.3f s, %.1f GFLOP/s\n", best,
+              gflops);
+  RecordProperty("gflops", std::to_string(gflops));
+  EXPECT_GT(gflops, 0.5);
+}
+
+} // namespace

@@ -1,0 +1,105 @@
+//===- RunCommand.cpp - `loom run`: a program on the simulator ------------===//
+//
+//   loom run OUT.loom --input NAME=FILE.npy ... --output-dir DIR
+//       [--trace=FILE.json] [--stats=FILE.json] [--timing-only]
+//
+// Uses only the runtime (no MLIR): load and verify the program, bind the
+// inputs by the model's input names, simulate, write DIR/<output>.npy and
+// print the statistics.
+//
+//===----------------------------------------------------------------------===//
+#include "loom/Runtime/Program.h"
+#include "loom/Runtime/Simulator.h"
+#include "loom/Runtime/TensorIO.h"
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+int runRunCommand(int argc, char **argv) {
+  using rt::Error;
+  std::string programPath, outputDir, tracePath, statsPath;
+  bool timingOnly = false;
+  std::map<std::string, std::string> inputFiles;
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const std::string &flag) -> std::string {
+      if (a.size() > flag.size() && a[flag.size()] == '=')
+        return a.substr(flag.size() + 1);
+      if (i + 1 >= argc)
+        throw Error("option '" + flag + "' needs a value");
+      return argv[++i];
+    };
+    auto is = [&](const std::string &flag) {
+      return a == flag || a.rfind(flag + "=", 0) == 0;
+    };
+    if (is("--input")) {
+      std::string v = value("--input");
+      size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw Error("--input expects NAME=FILE, got '" + v + "'");
+      inputFiles[v.substr(0, eq)] = v.substr(eq + 1);
+    } else if (is("--output-dir")) {
+      outputDir = value("--output-dir");
+    } else if (is("--trace")) {
+      tracePath = value("--trace");
+    } else if (is("--stats")) {
+      statsPath = value("--stats");
+    } else if (a == "--timing-only") {
+      timingOnly = true;
+    } else if (a.rfind("--", 0) == 0) {
+      throw Error("unknown option '" + a + "'");
+    } else if (programPath.empty()) {
+      programPath = a;
+    } else {
+      throw Error("expected one program file, got '" + programPath +
+                  "' and '" + a + "'");
+    }
+  }
+  if (programPath.empty())
+    throw Error("expected a program file (OUT.loom)");
+  if (!timingOnly && outputDir.empty())
+    throw Error("--output-dir DIR is required (or --timing-only)");
+
+  rt::Program program = rt::Program::load(programPath);
+  rt::Simulator sim(program);
+  rt::SimResult result;
+  if (timingOnly) {
+    result = sim.runTiming();
+  } else {
+    std::map<std::string, rt::Tensor> inputs;
+    for (const std::string &name : sim.inputNames()) {
+      auto it = inputFiles.find(name);
+      if (it == inputFiles.end())
+        throw Error(programPath + ": input '" + name +
+                    "' is not given (--input " + name + "=FILE.npy)");
+      inputs[name] = rt::readTensorFile(it->second);
+      inputFiles.erase(it);
+    }
+    if (!inputFiles.empty())
+      throw Error(programPath + ": the model has no input named '" +
+                  inputFiles.begin()->first + "'");
+    result = sim.runFunctional(inputs);
+    std::error_code ec;
+    std::filesystem::create_directories(outputDir, ec);
+    if (ec)
+      throw Error(outputDir + ": cannot create directory: " + ec.message());
+    for (const rt::SimOutput &out : result.outputs) {
+      std::string path =
+          outputDir + "/" + rt::sanitizeFileName(out.name) + ".npy";
+      rt::writeNpy(path, out.value);
+    }
+  }
+  if (!tracePath.empty())
+    rt::writeTextFile(tracePath, sim.traceJson());
+  if (!statsPath.empty())
+    rt::writeTextFile(statsPath, result.stats.toJson());
+  std::cout << result.stats.toText();
+  return 0;
+}
+
+} // namespace loom
