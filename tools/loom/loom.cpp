@@ -304,6 +304,52 @@ int runCompile(int argc, char **argv) {
   return 0;
 }
 
+loom::rt::Tensor syntheticInput(RankedTensorType type, uint64_t seed);
+
+/// The model's inputs in order, read from the --input NAME=FILE flags and
+/// checked against the model's types. A missing input is an error, or with
+/// `synthesizeMissing` a deterministic synthetic value.
+std::vector<loom::rt::Tensor> bindInputs(func::FuncOp func, const Args &args,
+                                         const std::string &file,
+                                         bool synthesizeMissing) {
+  std::map<std::string, std::string> given;
+  for (const std::string &in : args.all("input")) {
+    size_t eq = in.find('=');
+    if (eq == std::string::npos || eq == 0)
+      usageError("--input expects NAME=FILE, got '" + in + "'");
+    given[in.substr(0, eq)] = in.substr(eq + 1);
+  }
+  std::vector<loom::rt::Tensor> inputs;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    std::string name =
+        func.getArgAttrOfType<StringAttr>(i, "graph.name").str();
+    auto type = cast<RankedTensorType>(func.getArgument(i).getType());
+    auto it = given.find(name);
+    if (it == given.end()) {
+      if (!synthesizeMissing)
+        usageError(file + ": input '" + name + "' is not given (--input " +
+                   name + "=FILE.npy)");
+      inputs.push_back(syntheticInput(type, i));
+      continue;
+    }
+    loom::rt::Tensor t = loom::rt::readTensorFile(it->second);
+    auto dt = loom::dtypeFromType(type.getElementType());
+    if (t.dtype() != *dt || ArrayRef<int64_t>(t.shape()) != type.getShape())
+      usageError(it->second + ": input '" + name + "' has " +
+                 loom::rt::dtypeName(t.dtype()) +
+                 loom::rt::shapeToString(t.shape()) + " but the model expects " +
+                 loom::rt::dtypeName(*dt) +
+                 loom::rt::shapeToString(loom::rt::Shape(
+                     type.getShape().begin(), type.getShape().end())));
+    inputs.push_back(std::move(t));
+    given.erase(it);
+  }
+  if (!given.empty())
+    usageError(file + ": the model has no input named '" +
+               given.begin()->first + "'");
+  return inputs;
+}
+
 int runEval(int argc, char **argv) {
   Args args = parseArgs(argc, argv, {"input", "output-dir", "dim"}, {});
   if (!args.has("output-dir"))
@@ -316,38 +362,8 @@ int runEval(int argc, char **argv) {
   const std::string &file = args.positional[0];
   auto func = module->lookupSymbol<func::FuncOp>("main");
 
-  std::map<std::string, std::string> given;
-  for (const std::string &in : args.all("input")) {
-    size_t eq = in.find('=');
-    if (eq == std::string::npos || eq == 0)
-      usageError("--input expects NAME=FILE, got '" + in + "'");
-    given[in.substr(0, eq)] = in.substr(eq + 1);
-  }
-  std::vector<loom::rt::Tensor> inputs;
-  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-    std::string name =
-        func.getArgAttrOfType<StringAttr>(i, "graph.name").str();
-    auto it = given.find(name);
-    if (it == given.end())
-      usageError(file + ": input '" + name + "' is not given (--input " +
-                 name + "=FILE.npy)");
-    loom::rt::Tensor t = loom::rt::readTensorFile(it->second);
-    auto type = cast<RankedTensorType>(func.getArgument(i).getType());
-    auto dt = loom::dtypeFromType(type.getElementType());
-    if (t.dtype() != *dt ||
-        ArrayRef<int64_t>(t.shape()) != type.getShape())
-      usageError(it->second + ": input '" + name + "' has " +
-                 loom::rt::dtypeName(t.dtype()) +
-                 loom::rt::shapeToString(t.shape()) + " but the model expects " +
-                 loom::rt::dtypeName(*dt) +
-                 loom::rt::shapeToString(loom::rt::Shape(
-                     type.getShape().begin(), type.getShape().end())));
-    inputs.push_back(std::move(t));
-    given.erase(it);
-  }
-  if (!given.empty())
-    usageError(file + ": the model has no input named '" + given.begin()->first +
-               "'");
+  std::vector<loom::rt::Tensor> inputs =
+      bindInputs(func, args, file, /*synthesizeMissing=*/false);
   DiagnosticCapture diags(ctx);
   auto outputs = loom::evaluate(func, inputs);
   if (!outputs)
@@ -471,22 +487,8 @@ int runCheck(int argc, char **argv) {
   auto graphFunc = module->lookupSymbol<func::FuncOp>("main");
 
   // Inputs: given files, or synthetic values.
-  std::map<std::string, std::string> given;
-  for (const std::string &in : args.all("input")) {
-    size_t eq = in.find('=');
-    if (eq == std::string::npos || eq == 0)
-      usageError("--input expects NAME=FILE, got '" + in + "'");
-    given[in.substr(0, eq)] = in.substr(eq + 1);
-  }
-  std::vector<loom::rt::Tensor> inputs;
-  for (unsigned i = 0; i < graphFunc.getNumArguments(); ++i) {
-    std::string name =
-        graphFunc.getArgAttrOfType<StringAttr>(i, "graph.name").str();
-    auto type = cast<RankedTensorType>(graphFunc.getArgument(i).getType());
-    auto it = given.find(name);
-    inputs.push_back(it == given.end() ? syntheticInput(type, i)
-                                       : loom::rt::readTensorFile(it->second));
-  }
+  std::vector<loom::rt::Tensor> inputs =
+      bindInputs(graphFunc, args, model, /*synthesizeMissing=*/true);
 
   // The golden reference on the imported graph, and per-kernel reference
   // values on the kernel-formed graph (the same kernels the program runs,

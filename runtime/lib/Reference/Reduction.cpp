@@ -18,47 +18,6 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-/// Loads element `i` of `p` in its compute type.
-template <typename T> ComputeType<T> load(const T *p, int64_t i) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
-    return static_cast<float>(p[i]);
-  else
-    return static_cast<ComputeType<T>>(p[i]);
-}
-
-/// Converts a compute-type value back to the storage type T.
-template <typename T> T store(ComputeType<T> v) {
-  if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
-    return T(static_cast<float>(v));
-  else
-    return static_cast<T>(v);
-}
-
-/// Converts a double to the integer type T, saturating (NaN gives 0).
-template <typename T> T saturate(double v) {
-  if (std::isnan(v))
-    return T(0);
-  if (v <= static_cast<double>(std::numeric_limits<T>::min()))
-    return std::numeric_limits<T>::min();
-  if (v >= static_cast<double>(std::numeric_limits<T>::max()))
-    return std::numeric_limits<T>::max();
-  return static_cast<T>(v);
-}
-
-// Wrapping integer arithmetic (through uint64_t: no signed overflow UB).
-template <typename T> T wrapAdd(T a, T b) {
-  return static_cast<T>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-template <typename T> T wrapMul(T a, T b) {
-  return static_cast<T>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-}
-template <typename T> T wrapAbs(T a) {
-  if constexpr (std::is_signed_v<T>)
-    return a < 0 ? static_cast<T>(uint64_t(0) - static_cast<uint64_t>(a)) : a;
-  else
-    return a;
-}
-
 /// acc + v: in double for floats, wrapping for integers.
 template <typename C> C accumulate(C acc, C v) {
   if constexpr (std::is_floating_point_v<C>)
