@@ -31,11 +31,12 @@ if [ "${1:-}" != "--no-sanitize" ]; then
   echo "== sanitizer build (ASan + UBSan)"
   configure build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOOM_SANITIZE=ON
   ninja -C build-asan -j "$jobs" loom loom-conformance loom-runtime-tests \
-    loom-evaluator-tests loom-target-tests
+    loom-evaluator-tests loom-target-tests loom-sched-tests loom-simulator-tests
   echo "== sanitizer tests"
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  for t in loom-runtime-tests loom-evaluator-tests loom-target-tests; do
+  for t in loom-runtime-tests loom-evaluator-tests loom-target-tests \
+           loom-sched-tests loom-simulator-tests; do
     build-asan/bin/$t --gtest_brief=1
   done
   d=/usr/share/libonnx-testdata/data
@@ -43,5 +44,8 @@ if [ "${1:-}" != "--no-sanitize" ]; then
     $d/pytorch-operator $d/simple -j "$jobs" --timeout 600 \
     --known-deviations test/conformance/known-deviations.txt --max-fail 0 \
     --report build-asan/conformance-report.txt | tail -7
+  # One model end to end under the sanitizers: compile, simulate, compare.
+  /usr/bin/python3 scripts/export_zoo.py build-asan/zoo --models tiny_cnn
+  build-asan/bin/loom check build-asan/zoo/tiny_cnn.onnx --target=tiny
 fi
 echo "scripts/test.sh: all tests passed"
