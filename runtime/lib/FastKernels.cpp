@@ -25,6 +25,8 @@
 
 #include "loom/Runtime/OpExecutor.h"
 
+#include <cmath>
+
 #include <cblas.h>
 
 #include <algorithm>
@@ -93,6 +95,78 @@ int64_t product(const Shape &s) {
   return p;
 }
 
+
+/// Applies `f` elementwise with numpy broadcasting over fp32 tensors. The
+/// innermost output axis is a tight loop with a fixed stride per operand (0
+/// where it broadcasts), so bias and residual adds run at memory speed.
+template <typename F>
+Tensor broadcastF32(const Tensor &a, const Tensor &b, const Shape &outShape,
+                    F f) {
+  Tensor out(DType::F32, outShape);
+  int64_t n = out.numElements();
+  if (n == 0)
+    return out;
+  size_t rank = outShape.size();
+  auto stridesFor = [&](const Shape &in) {
+    std::vector<int64_t> natural = stridesOf(in), s(rank, 0);
+    size_t lead = rank - in.size();
+    for (size_t d = 0; d < in.size(); ++d)
+      s[lead + d] = in[d] == 1 ? 0 : natural[d];
+    return s;
+  };
+  std::vector<int64_t> sa = stridesFor(a.shape()), sb = stridesFor(b.shape());
+  const float *pa = a.data<float>(), *pb = b.data<float>();
+  float *po = out.mutableData<float>();
+  int64_t inner = rank ? outShape[rank - 1] : 1;
+  int64_t ia = rank ? sa[rank - 1] : 0, ib = rank ? sb[rank - 1] : 0;
+  std::vector<int64_t> index(rank ? rank - 1 : 0, 0);
+  for (int64_t base = 0; base < n; base += inner) {
+    int64_t offA = 0, offB = 0;
+    for (size_t d = 0; d + 1 < rank; ++d) {
+      offA += index[d] * sa[d];
+      offB += index[d] * sb[d];
+    }
+    for (int64_t j = 0; j < inner; ++j)
+      po[base + j] = f(pa[offA + j * ia], pb[offB + j * ib]);
+    for (int64_t d = static_cast<int64_t>(index.size()) - 1; d >= 0; --d) {
+      if (++index[d] < outShape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+Tensor binary(ref::BinaryKind kind, const Tensor &a, const Tensor &b,
+              const Shape &outShape) {
+  if (a.dtype() != DType::F32 || b.dtype() != DType::F32)
+    throw Error("fast binary: operands must be f32");
+  using B = ref::BinaryKind;
+  switch (kind) {
+  case B::Add:
+    return broadcastF32(a, b, outShape, [](float x, float y) { return x + y; });
+  case B::Sub:
+    return broadcastF32(a, b, outShape, [](float x, float y) { return x - y; });
+  case B::Mul:
+    return broadcastF32(a, b, outShape, [](float x, float y) { return x * y; });
+  case B::Div:
+    return broadcastF32(a, b, outShape, [](float x, float y) { return x / y; });
+  case B::Max:
+    return broadcastF32(a, b, outShape, [](float x, float y) {
+      return std::isnan(x) || std::isnan(y) ? std::nanf("") : std::max(x, y);
+    });
+  case B::Min:
+    return broadcastF32(a, b, outShape, [](float x, float y) {
+      return std::isnan(x) || std::isnan(y) ? std::nanf("") : std::min(x, y);
+    });
+  default:
+    return ref::binary(kind, a, b);
+  }
+}
+
+namespace {
 } // namespace
 
 Tensor matmul(const Tensor &a, const Tensor &b, const FastOptions &opts) {

@@ -733,6 +733,32 @@ TEST(FastKernels, MatmulMatchesReference) {
   EXPECT_LT(maxRelDiff(outs[0], ref::matmul(a, b)), 1e-5);
 }
 
+TEST(FastKernels, BinaryMatchesReferenceWithBroadcasting) {
+  std::mt19937 rng(3);
+  std::vector<std::pair<Shape, Shape>> cases = {
+      {{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {4}},   {{2, 3, 4}, {3, 1}},
+      {{1, 3, 1}, {2, 1, 5}}, {{}, {3, 2}},       {{3, 2}, {}},
+      {{0, 3}, {3}},          {{4, 1, 6}, {1, 5, 1}},
+  };
+  using B = ref::BinaryKind;
+  for (auto &[as, bs] : cases) {
+    Tensor a = randomTensor(as, rng), b = randomTensor(bs, rng);
+    for (B kind : {B::Add, B::Sub, B::Mul, B::Div, B::Max, B::Min}) {
+      Tensor want = ref::binary(kind, a, b);
+      Tensor got = fast::binary(kind, a, b, want.shape());
+      ASSERT_EQ(got.shape(), want.shape()) << shapeToString(as);
+      // One fp32 operation against fp64-then-rounded: at most an ulp apart.
+      EXPECT_LT(maxRelDiff(got, want), 1e-6)
+          << shapeToString(as) << " op " << static_cast<int>(kind);
+    }
+  }
+  // NaN propagates through max and min as in the reference.
+  Tensor n = Tensor::fromVector(DType::F32, {2}, std::vector<double>{NAN, 1});
+  Tensor one = Tensor::fromVector(DType::F32, {2}, std::vector<double>{0, 2});
+  EXPECT_TRUE(std::isnan(fast::binary(B::Max, n, one, {2}).getDouble(0)));
+  EXPECT_EQ(fast::binary(B::Min, n, one, {2}).getDouble(1), 1.0);
+}
+
 TEST(FastKernels, MatmulErrors) {
   Tensor a(DType::F32, {2, 3}), b(DType::F32, {4, 2});
   EXPECT_HAS(errorOf([&] { fast::matmul(a, b, {}); }),
