@@ -66,6 +66,15 @@ struct OpCall {
   }
 };
 
+/// `t` rounded to bfloat16 and back when the kernel's precision policy says
+/// so (fast mode, bf16 inputs); the reference path never rounds.
+Tensor policyInput(const OpCall &c, const Tensor &t) {
+  if (c.mode != ExecMode::Fast || !c.fast.bf16Inputs ||
+      t.dtype() != DType::F32)
+    return t;
+  return t.castTo(DType::BF16).castTo(DType::F32);
+}
+
 using Impl = std::function<std::vector<Tensor>(const OpCall &)>;
 using Results = std::vector<Tensor>;
 
@@ -233,7 +242,8 @@ const std::unordered_map<std::string, Impl> &registry() {
     t["conv_transpose"] = [](const OpCall &c) -> Results {
       ref::ConvParams p{c.ints("strides"), c.ints("dilations"), c.ints("pads"),
                         c.i("group"), c.ints("output_padding")};
-      return {ref::convTranspose(c.input(0), c.input(1), c.optional(2), p,
+      return {ref::convTranspose(policyInput(c, c.input(0)),
+                                 policyInput(c, c.input(1)), c.optional(2), p,
                                  c.resultShape())};
     };
     t["max_pool"] = [](const OpCall &c) -> Results {
@@ -252,7 +262,10 @@ const std::unordered_map<std::string, Impl> &registry() {
       return {ref::avgPool(c.input(0), p, c.resultShape())};
     };
     t["einsum"] = [](const OpCall &c) -> Results {
-      return {ref::einsum(c.s("equation"), c.in)};
+      std::vector<Tensor> operands;
+      for (const Tensor &t : c.in)
+        operands.push_back(policyInput(c, t));
+      return {ref::einsum(c.s("equation"), operands)};
     };
     // Data movement.
     t["reshape"] = [](const OpCall &c) -> Results {
