@@ -419,8 +419,11 @@ std::optional<CostBreakdown> CostModel::estimate(const KernelDesc &kernel,
     if (epilogueCycles > 0 && !cost.usedVectorFallback) {
       unitLatency += chip.tile.vector.latencyCycles;
     }
-    // The epilogue runs on the vector unit while the matrix unit works.
-    cost.computeCycles = std::max(matrixCycles, epilogueCycles);
+    // The epilogue runs on the vector unit while the matrix unit works; when
+    // the contraction itself fell back to the vector unit, the two share it.
+    cost.computeCycles = cost.usedVectorFallback
+                             ? matrixCycles + epilogueCycles
+                             : std::max(matrixCycles, epilogueCycles);
   } else {
     double ops = kernel.vectorOps(region.chips);
     cost.computeCycles = vectorCycles(ops);

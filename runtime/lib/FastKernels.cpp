@@ -139,26 +139,28 @@ Tensor broadcastF32(const Tensor &a, const Tensor &b, const Shape &outShape,
 
 } // namespace
 
-Tensor binary(ref::BinaryKind kind, const Tensor &a, const Tensor &b,
-              const Shape &outShape) {
+Tensor binary(ref::BinaryKind kind, const Tensor &a, const Tensor &b) {
   if (a.dtype() != DType::F32 || b.dtype() != DType::F32)
     throw Error("fast binary: operands must be f32");
+  // The operands decide the shape (a program may declare another one, which
+  // executeOp then rejects).
+  Shape shape = ref::broadcastShapes(a.shape(), b.shape());
   using B = ref::BinaryKind;
   switch (kind) {
   case B::Add:
-    return broadcastF32(a, b, outShape, [](float x, float y) { return x + y; });
+    return broadcastF32(a, b, shape, [](float x, float y) { return x + y; });
   case B::Sub:
-    return broadcastF32(a, b, outShape, [](float x, float y) { return x - y; });
+    return broadcastF32(a, b, shape, [](float x, float y) { return x - y; });
   case B::Mul:
-    return broadcastF32(a, b, outShape, [](float x, float y) { return x * y; });
+    return broadcastF32(a, b, shape, [](float x, float y) { return x * y; });
   case B::Div:
-    return broadcastF32(a, b, outShape, [](float x, float y) { return x / y; });
+    return broadcastF32(a, b, shape, [](float x, float y) { return x / y; });
   case B::Max:
-    return broadcastF32(a, b, outShape, [](float x, float y) {
+    return broadcastF32(a, b, shape, [](float x, float y) {
       return std::isnan(x) || std::isnan(y) ? std::nanf("") : std::max(x, y);
     });
   case B::Min:
-    return broadcastF32(a, b, outShape, [](float x, float y) {
+    return broadcastF32(a, b, shape, [](float x, float y) {
       return std::isnan(x) || std::isnan(y) ? std::nanf("") : std::min(x, y);
     });
   default:

@@ -99,7 +99,7 @@ Impl unaryAttrs(ref::UnaryKind kind, const char *a, const char *b,
 Impl binaryImpl(ref::BinaryKind kind) {
   return [kind](const OpCall &c) -> Results {
     if (c.fastF32() && c.input(1).dtype() == DType::F32)
-      return {fast::binary(kind, c.input(0), c.input(1), c.resultShape())};
+      return {fast::binary(kind, c.input(0), c.input(1))};
     return {ref::binary(kind, c.input(0), c.input(1))};
   };
 }

@@ -2,12 +2,16 @@
 // Run an ONNX model with ONNX Runtime (onnxruntime-node, CPU) on .npy inputs.
 //
 // usage: node scripts/ort/run.mjs MODEL.onnx --input NAME=FILE.npy ...
-//            [--output-dir DIR] [--time N] [--create-only]
+//            [--output-dir DIR] [--time N] [--threads N] [--create-only]
 //
 //   --input NAME=FILE.npy  one per graph input (all graph inputs are required)
 //   --output-dir DIR       write every output as DIR/<output name>.npy; each
 //                          character outside [A-Za-z0-9._-] becomes '_'
 //   --time N               run N times and report the median (default 1 run)
+//   --threads N            use N threads (intraOpNumThreads and
+//                          interOpNumThreads); --threads 1 measures
+//                          single-thread latency. Default: ORT's own choice
+//                          (one intra-op thread per core)
 //   --create-only          only create the session (no inputs needed), for
 //                          measuring session creation time
 //
@@ -124,7 +128,7 @@ function writeNpy(file, type, data, dims) {
 // ---------------------------------------------------------------- main
 
 function parseArgs(argv) {
-  const a = { model: null, inputs: [], outputDir: null, time: 1, createOnly: false };
+  const a = { model: null, inputs: [], outputDir: null, time: 1, threads: null, createOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const next = () => {
@@ -142,12 +146,18 @@ function parseArgs(argv) {
       const v = next();
       a.time = Number(v);
       if (!Number.isInteger(a.time) || a.time < 1) throw new UsageError(`--time expects a positive integer, got '${v}'`);
+    } else if (arg === '--threads') {
+      const v = next();
+      a.threads = Number(v);
+      if (!Number.isInteger(a.threads) || a.threads < 1) {
+        throw new UsageError(`--threads expects a positive integer, got '${v}'`);
+      }
     } else if (arg === '--create-only') {
       a.createOnly = true;
     } else if (arg === '-h' || arg === '--help') {
       process.stdout.write(
         'usage: node scripts/ort/run.mjs MODEL.onnx --input NAME=FILE.npy ... ' +
-          '[--output-dir DIR] [--time N] [--create-only]\n');
+          '[--output-dir DIR] [--time N] [--threads N] [--create-only]\n');
       process.exit(0);
     } else if (arg.startsWith('-')) {
       throw new UsageError(`unknown option ${arg}`);
@@ -194,11 +204,17 @@ async function main() {
 
   // logSeverityLevel 3: errors only, so ORT's warnings do not clutter stderr.
   const opts = { executionProviders: ['cpu'], graphOptimizationLevel: 'all', logSeverityLevel: 3 };
+  if (args.threads !== null) {
+    opts.intraOpNumThreads = args.threads;
+    opts.interOpNumThreads = args.threads;
+    opts.executionMode = 'sequential';
+  }
   const t0 = performance.now();
   const session = await ort.InferenceSession.create(args.model, opts);
   const createMs = performance.now() - t0;
 
   const report = { session_create_ms: round(createMs) };
+  if (args.threads !== null) report.threads = args.threads;
   if (args.createOnly) {
     process.stdout.write(JSON.stringify(report) + '\n');
     return;
@@ -243,7 +259,7 @@ async function main() {
 main().catch((e) => {
   if (e instanceof UsageError) {
     fail(`${e.message} (usage: node scripts/ort/run.mjs MODEL.onnx --input NAME=FILE.npy ... ` +
-      '[--output-dir DIR] [--time N] [--create-only])');
+      '[--output-dir DIR] [--time N] [--threads N] [--create-only])');
   }
   fail(e && e.message ? e.message : e);
 });

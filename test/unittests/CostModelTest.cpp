@@ -149,6 +149,16 @@ TEST_F(TinyCostModel, VectorFallbackForUnsupportedFormat) {
   EXPECT_DOUBLE_EQ(cost.fillDrainCycles, 4);
 }
 
+// With the contraction on the vector unit, the epilogue cannot overlap it:
+// 4096 (the tf32 GEMM above) + 4096 outputs x 2 ops / 64 lanes = 4224.
+TEST_F(TinyCostModel, VectorFallbackAddsTheEpilogue) {
+  KernelDesc gemm = KernelDesc::matmul(64, 64, 64, NumericFormat::TF32);
+  gemm.epilogueOpsPerOutput = 2;
+  CostBreakdown cost = estimateOrDie(model, gemm, tiles(1, 1));
+  EXPECT_TRUE(cost.usedVectorFallback);
+  EXPECT_DOUBLE_EQ(cost.computeCycles, 4224);
+}
+
 // Adding two vectors of 2^20 fp32 on the whole chip: 2^20 ops over 16 tiles
 // x 64 lanes = 1024 cycles, but it moves 12 MiB (8 read, 4 written) over
 // 16 x 256 B/cycle = 3072 cycles: SRAM-bound. Fill/drain 4 + 2 x 6 = 16.

@@ -61,11 +61,10 @@ std::vector<Tensor> executeOp(const std::string &name, const AttrMap &attrs,
 bool isKnownOp(const std::string &name);
 
 namespace fast {
-/// fp32 elementwise add/sub/mul/div/max/min with numpy broadcasting to
-/// `outShape` (other kinds fall back to the reference kernel). Same results
-/// as the reference up to fp32 rounding of the one operation.
-Tensor binary(ref::BinaryKind kind, const Tensor &a, const Tensor &b,
-              const Shape &outShape);
+/// fp32 elementwise add/sub/mul/div/max/min with numpy broadcasting (other
+/// kinds fall back to the reference kernel). Same results as the reference
+/// up to fp32 rounding of the one operation.
+Tensor binary(ref::BinaryKind kind, const Tensor &a, const Tensor &b);
 /// fp32 numpy matmul through BLAS (sgemm), batched with broadcasting.
 Tensor matmul(const Tensor &a, const Tensor &b, const FastOptions &opts);
 /// fp32 N-d grouped convolution through im2col + sgemm.
