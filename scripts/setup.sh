@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every dependency Loom needs on a fresh Debian 12 machine:
 # the LLVM/MLIR 22 toolchain, libonnx + protobuf, FlatBuffers, nlohmann-json,
-# OpenBLAS, GoogleTest, Debian's PyTorch/ONNX for the model-export scripts,
+# BLIS, GoogleTest, Debian's PyTorch/ONNX for the model-export scripts,
 # and onnxruntime-node (from npm) as the numerics peer.
 # Idempotent: a second run on a set-up machine takes a few seconds.
 set -euo pipefail
@@ -14,7 +14,7 @@ packages=(
   zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev libxml2-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev
-  libopenblas-dev libgtest-dev libgmock-dev
+  libblis-serial-dev libgtest-dev libgmock-dev
   python3 python3-numpy python3-onnx python3-torch python3-torchvision
   nodejs
 )

@@ -1,7 +1,7 @@
 //===- FastKernels.cpp - fp32 matmul and convolution through BLAS ---------===//
 //
-// The simulator's functional mode runs matmul and convolution through
-// OpenBLAS's cblas_sgemm instead of the reference kernels' plain fp64 loops:
+// The simulator's functional mode runs matmul and convolution through BLIS's
+// cblas_sgemm instead of the reference kernels' plain fp64 loops:
 //
 //  - matmul: numpy semantics (1-D promotion, broadcasting batch dims). When
 //    B has no batch of its own and A's batch is dense, the whole batch folds
@@ -15,11 +15,11 @@
 // and accumulation stays fp32, as on a bf16 matrix unit. The bias of a conv
 // is added in fp32 and is not rounded (it is not a matrix-unit operand).
 //
-// Determinism: OpenBLAS is set to one thread the first time a kernel runs.
-// A multi-threaded sgemm may split K across threads and sum partial results
-// in an order that depends on the thread count, so results would change with
-// the machine; single-threaded, the result depends only on the inputs (and
-// on the CPU's OpenBLAS kernel, which is fixed on a given machine).
+// Determinism: the BLAS is BLIS's single-threaded build. A multi-threaded
+// sgemm may split K across threads and sum partial results in an order that
+// depends on the thread count, so results would change with the machine;
+// single-threaded, the result depends only on the inputs (and on the CPU's
+// BLIS kernel, which is fixed on a given machine).
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,8 +34,6 @@
 #include <string>
 #include <vector>
 
-extern "C" void openblas_set_num_threads(int numThreads);
-
 namespace loom::rt::fast {
 namespace {
 
@@ -43,10 +41,8 @@ namespace {
   throw Error(std::string("fast::") + op + ": " + msg);
 }
 
-void initBlas() {
-  static std::once_flag once;
-  std::call_once(once, [] { openblas_set_num_threads(1); });
-}
+/// Nothing to set up: the serial BLIS build never starts threads.
+void initBlas() {}
 
 void checkF32(const char *op, const Tensor &t, const char *what) {
   if (!t.isValid())
