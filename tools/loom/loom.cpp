@@ -487,7 +487,10 @@ int runCheck(int argc, char **argv) {
   bool bf16 = precision == "bf16";
   double rtol = parseNumber("rtol", bf16 ? 0.0 : 1e-3);
   double atol = parseNumber("atol", bf16 ? 0.0 : 1e-4);
-  double scaleTol = parseNumber("scale-tol", bf16 ? 0.04 : 0.0);
+  // fp32 rounding error also grows with depth and with the values' scale:
+  // deep activations of ResNet-50 reach tens, and a different summation
+  // order (BLAS against the fp64 reference) moves them by ~1e-5 of that.
+  double scaleTol = parseNumber("scale-tol", bf16 ? 0.04 : 1e-4);
   int corrupt = static_cast<int>(parseNumber("debug-corrupt-kernel", -1));
   if (!args.has("debug-corrupt-kernel"))
     corrupt = -1;
