@@ -133,7 +133,33 @@ Tensor broadcastF32(const Tensor &a, const Tensor &b, const Shape &outShape,
   return out;
 }
 
+/// Adds the per-channel bias to an [n, m, plane] output, if there is one.
+void addBias(const Tensor &bias, bool hasBias, float *yp, int64_t n,
+             int64_t m, int64_t outPlane) {
+  if (!hasBias)
+    return;
+  const float *bv = bias.data<float>();
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < m; ++ch) {
+      float v = bv[ch];
+      float *dst = yp + (b * m + ch) * outPlane;
+      for (int64_t i = 0; i < outPlane; ++i)
+        dst[i] += v;
+    }
+}
+
 } // namespace
+
+Tensor unary(ref::UnaryKind kind, const Tensor &x) {
+  if (kind != ref::UnaryKind::Relu || x.dtype() != DType::F32)
+    return ref::unary(kind, x);
+  Tensor out(DType::F32, x.shape());
+  const float *in = x.data<float>();
+  float *o = out.mutableData<float>();
+  for (int64_t i = 0, n = x.numElements(); i < n; ++i)
+    o[i] = in[i] > 0.0f || std::isnan(in[i]) ? in[i] : 0.0f;
+  return out;
+}
 
 Tensor binary(ref::BinaryKind kind, const Tensor &a, const Tensor &b) {
   if (a.dtype() != DType::F32 || b.dtype() != DType::F32)
@@ -314,6 +340,20 @@ Tensor conv(const Tensor &x, const Tensor &w, const Tensor &bias,
   const float *wp = operand(w, opts.bf16Inputs, wStore);
   float *yp = out.mutableData<float>();
 
+  // A 1x1 convolution with unit strides and no padding reads the input
+  // planes as they are: they already are the im2col matrix.
+  bool pointwise = taps == 1 && outPlane == inPlane &&
+                   std::all_of(st.begin(), st.end(), [](int64_t v) { return v == 1; }) &&
+                   std::all_of(pd.begin(), pd.end(), [](int64_t v) { return v == 0; });
+  if (pointwise) {
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t gi = 0; gi < g; ++gi)
+        sgemm(op, wp + gi * mg * cg, xp + (b * c + gi * cg) * inPlane,
+              yp + (b * m + gi * mg) * outPlane, mg, cg, outPlane);
+    addBias(bias, hasBias, yp, n, m, outPlane);
+    return out;
+  }
+
   // im2col buffer: col[(ci * taps + kk) * outPlane + o], reused across calls.
   thread_local std::vector<float> col;
   col.resize(static_cast<size_t>(cg * taps * outPlane));
@@ -362,16 +402,8 @@ Tensor conv(const Tensor &x, const Tensor &w, const Tensor &bias,
       sgemm(op, wp + gi * mg * cg * taps, col.data(),
             yp + (b * m + gi * mg) * outPlane, mg, cg * taps, outPlane);
     }
-  if (hasBias) {
-    const float *bv = bias.data<float>();
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t ch = 0; ch < m; ++ch) {
-        float v = bv[ch];
-        float *dst = yp + (b * m + ch) * outPlane;
-        for (int64_t i = 0; i < outPlane; ++i)
-          dst[i] += v;
-      }
-  }
+  addBias(bias, hasBias, yp, n, m, outPlane);
+
   return out;
 }
 

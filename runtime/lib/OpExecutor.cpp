@@ -80,6 +80,8 @@ using Results = std::vector<Tensor>;
 
 Impl unaryImpl(ref::UnaryKind kind) {
   return [kind](const OpCall &c) -> Results {
+    if (c.fastF32())
+      return {fast::unary(kind, c.input(0))};
     return {ref::unary(kind, c.input(0))};
   };
 }

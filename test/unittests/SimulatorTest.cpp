@@ -762,6 +762,17 @@ TEST(FastKernels, BinaryMatchesReferenceWithBroadcasting) {
   EXPECT_THROW(fast::binary(B::Add, three, one), Error);
 }
 
+TEST(FastKernels, ReluMatchesReference) {
+  Tensor x = Tensor::fromVector(DType::F32, {5},
+                                std::vector<double>{-2, -0.0, 0.0, 3, NAN});
+  Tensor want = ref::unary(ref::UnaryKind::Relu, x);
+  Tensor got = fast::unary(ref::UnaryKind::Relu, x);
+  for (int64_t i = 0; i < 4; ++i)
+    EXPECT_EQ(got.getDouble(i), want.getDouble(i)) << i;
+  EXPECT_TRUE(std::isnan(got.getDouble(4)));
+  EXPECT_TRUE(std::isnan(want.getDouble(4)));
+}
+
 TEST(FastKernels, MatmulErrors) {
   Tensor a(DType::F32, {2, 3}), b(DType::F32, {4, 2});
   EXPECT_HAS(errorOf([&] { fast::matmul(a, b, {}); }),
@@ -813,6 +824,10 @@ TEST(FastKernels, ConvMatchesReference) {
       {{1, 2, 4, 5, 6}, {3, 2, 2, 3, 2}, {1, 2, 1}, {1, 1, 2},
        {0, 1, 1, 1, 0, 0}, 1, true},
       {{1, 1, 3, 3}, {2, 1, 5, 5}, {}, {}, {1, 1, 1, 1}, 1, false},
+      // Pointwise (1x1, unit stride, no padding): the path without im2col,
+      // batched and grouped; and a strided 1x1 that must not take it.
+      {{2, 6, 5, 4}, {8, 3, 1, 1}, {1, 1}, {1, 1}, {0, 0, 0, 0}, 2, true},
+      {{1, 4, 6, 6}, {5, 4, 1, 1}, {2, 2}, {}, {}, 1, true},
   };
   for (const Case &c : cases) {
     Tensor x = randomTensor(c.x, rng), w = randomTensor(c.w, rng);

@@ -61,6 +61,8 @@ std::vector<Tensor> executeOp(const std::string &name, const AttrMap &attrs,
 bool isKnownOp(const std::string &name);
 
 namespace fast {
+/// fp32 relu as a tight loop (other kinds and types: the reference kernel).
+Tensor unary(ref::UnaryKind kind, const Tensor &x);
 /// fp32 elementwise add/sub/mul/div/max/min with numpy broadcasting (other
 /// kinds fall back to the reference kernel). Same results as the reference
 /// up to fp32 rounding of the one operation.
