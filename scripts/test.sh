@@ -11,6 +11,8 @@ cd "$root"
 bash scripts/setup.sh
 
 jobs=$(nproc)
+# Let clones of the repository share ccache entries (paths are made relative).
+export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
 configure() { # DIR [extra cmake args]
   local dir=$1; shift
   cmake -S . -B "$dir" -G Ninja \
