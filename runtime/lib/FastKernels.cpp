@@ -98,7 +98,7 @@ int64_t product(const Shape &s) {
 template <typename F>
 Tensor broadcastF32(const Tensor &a, const Tensor &b, const Shape &outShape,
                     F f) {
-  Tensor out(DType::F32, outShape);
+  Tensor out = Tensor::uninitialized(DType::F32, outShape);
   int64_t n = out.numElements();
   if (n == 0)
     return out;
@@ -153,7 +153,7 @@ void addBias(const Tensor &bias, bool hasBias, float *yp, int64_t n,
 Tensor unary(ref::UnaryKind kind, const Tensor &x) {
   if (kind != ref::UnaryKind::Relu || x.dtype() != DType::F32)
     return ref::unary(kind, x);
-  Tensor out(DType::F32, x.shape());
+  Tensor out = Tensor::uninitialized(DType::F32, x.shape());
   const float *in = x.data<float>();
   float *o = out.mutableData<float>();
   for (int64_t i = 0, n = x.numElements(); i < n; ++i)

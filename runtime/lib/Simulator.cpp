@@ -8,6 +8,9 @@
 
 #include "loom/Runtime/Simulator.h"
 
+#include <malloc.h>
+#include <mutex>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -604,8 +607,21 @@ static Tensor corrupted(const Tensor &t) {
   return out;
 }
 
+/// Keeps freed tensor memory in the heap for reuse instead of returning it
+/// to the kernel after every op: a functional run allocates and frees
+/// activations of the same sizes over and over, and fresh pages cost a
+/// fault and a clear each.
+static void keepFreedMemory() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 256 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  });
+}
+
 SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
                                    const FunctionalHooks &hooks) const {
+  keepFreedMemory();
   const Program &p = program_;
   SimResult result;
   result.stats = checkSchedule();

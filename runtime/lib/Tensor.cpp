@@ -172,6 +172,19 @@ std::vector<int64_t> stridesOf(const Shape &shape) {
 Tensor::Tensor(DType dtype, Shape shape)
     : dtype_(dtype), shape_(std::move(shape)),
       numElements_(numElementsOf(shape_)) {
+  allocate(/*zero=*/true);
+}
+
+Tensor Tensor::uninitialized(DType dtype, Shape shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numElements_ = numElementsOf(t.shape_);
+  t.allocate(/*zero=*/false);
+  return t;
+}
+
+void Tensor::allocate(bool zero) {
   size_t bytes = static_cast<size_t>(numElements_) * dtypeSize(dtype_);
   if (numElements_ > 0 &&
       bytes / dtypeSize(dtype_) != static_cast<size_t>(numElements_))
@@ -187,8 +200,9 @@ Tensor::Tensor(DType dtype, Shape shape)
     throw Error("a tensor of shape " + shapeToString(shape_) + " (" +
                 dtypeName(dtype_) + ", " + std::to_string(bytes) +
                 " bytes) exceeds this machine's memory");
-  // calloc gives zeroed memory aligned for every element type.
-  void *p = std::calloc(bytes ? bytes : 1, 1);
+  // malloc/calloc give memory aligned for every element type.
+  void *p = zero ? std::calloc(bytes ? bytes : 1, 1)
+                 : std::malloc(bytes ? bytes : 1);
   if (!p)
     throw Error("cannot allocate " + std::to_string(bytes) +
                 " bytes for a tensor of shape " + shapeToString(shape_));

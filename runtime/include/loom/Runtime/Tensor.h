@@ -101,6 +101,9 @@ public:
   Tensor() = default;
   /// A zero-filled tensor.
   Tensor(DType dtype, Shape shape);
+  /// A tensor whose contents are left undefined, for kernels that write
+  /// every element (saves clearing memory that is overwritten at once).
+  static Tensor uninitialized(DType dtype, Shape shape);
   /// A tensor that copies `bytes` (must be numElements * elementSize bytes).
   static Tensor fromBytes(DType dtype, Shape shape, const void *bytes);
   /// A tensor that views memory owned elsewhere; `keepAlive` holds it.
@@ -145,6 +148,9 @@ public:
   Tensor castTo(DType dtype) const;
 
 private:
+  /// Allocates storage for dtype_/shape_; zero-filled if `zero`.
+  void allocate(bool zero);
+
   DType dtype_ = DType::F32;
   Shape shape_;
   int64_t numElements_ = 0;
