@@ -8,15 +8,14 @@
 
 #include "loom/Runtime/Simulator.h"
 
+#include <nlohmann/json.hpp>
+
 #include <malloc.h>
 #include <mutex>
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
-#include <cstdio>
 #include <limits>
-#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iomanip>
@@ -29,6 +28,8 @@
 namespace loom::rt {
 namespace {
 
+using Json = nlohmann::ordered_json;
+
 constexpr int kTileUnits = 3; // matrix, vector, dma per tile
 
 /// a += b, saturating (sums of durations and bytes from a hostile file must
@@ -38,63 +39,10 @@ void addSat(int64_t &a, int64_t b) {
     a = std::numeric_limits<int64_t>::max();
 }
 
-//===----------------------------------------------------------------------===//
-// JSON helpers
-//===----------------------------------------------------------------------===//
-
-void jsonString(std::string &out, const std::string &s) {
-  out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (c < 0x20) {
-        char buf[8];
-        std::snprintf(buf, sizeof buf, "\\u%04x", c);
-        out += buf;
-      } else {
-        out += static_cast<char>(c);
-      }
-    }
-  }
-  out += '"';
-}
-
-/// Shortest round-trip decimal form; null for NaN/inf.
-void jsonNumber(std::string &out, double v) {
-  if (!std::isfinite(v)) {
-    out += "null";
-    return;
-  }
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
-}
-
-void jsonNumber(std::string &out, int64_t v) { out += std::to_string(v); }
-
-void jsonStrings(std::string &out, const std::vector<std::string> &v) {
-  out += '[';
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i)
-      out += ',';
-    jsonString(out, v[i]);
-  }
-  out += ']';
+/// Serialises `j` compactly, newline-terminated. Invalid UTF-8 in names read
+/// from a (possibly hostile) program is replaced, not thrown on.
+std::string dumpJson(const Json &j) {
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 //===----------------------------------------------------------------------===//
@@ -448,108 +396,70 @@ std::string SimStats::toText() const {
   return os.str();
 }
 
+namespace {
+
+Json unitJson(const UnitStats &u) {
+  Json j;
+  j["count"] = u.count;
+  j["busy_cycles"] = u.busyCycles;
+  j["utilisation"] = u.utilisation;
+  return j;
+}
+
+Json linkJson(const LinkStats &l) {
+  Json j;
+  j["id"] = l.id;
+  j["from_tile"] = l.fromTile;
+  j["to_tile"] = l.toTile;
+  j["bytes"] = l.bytes;
+  j["busy_cycles"] = l.busyCycles;
+  return j;
+}
+
+Json kernelJson(const KernelStats &k) {
+  Json j;
+  j["id"] = k.id;
+  j["name"] = k.name;
+  j["onnx_nodes"] = k.onnxNodes;
+  j["start_cycle"] = k.startCycle;
+  j["cycles"] = k.cycles();
+  j["busy_cycles"] = k.busyCycles;
+  j["instrs"] = k.numInstrs;
+  j["estimated_cycles"] = k.estimatedCycles;
+  return j;
+}
+
+} // namespace
+
 std::string SimStats::toJson() const {
-  std::string o = "{";
-  auto key = [&](const char *k) {
-    if (o.size() > 1 && o.back() != '{' && o.back() != '[')
-      o += ',';
-    jsonString(o, k);
-    o += ':';
-  };
-  key("model");
-  jsonString(o, model);
-  key("target");
-  jsonString(o, target);
-  key("clock_hz");
-  jsonNumber(o, clockHz);
-  key("total_cycles");
-  jsonNumber(o, totalCycles);
-  key("declared_total_cycles");
-  jsonNumber(o, declaredTotalCycles);
-  key("roofline_cycles");
-  jsonNumber(o, rooflineCycles);
-  key("seconds");
-  jsonNumber(o, seconds);
-  key("instrs");
-  jsonNumber(o, numInstrs);
-  key("units");
-  o += '{';
-  for (const UnitStats &u : units) {
-    key(unitName(u.unit));
-    o += '{';
-    key("count");
-    jsonNumber(o, u.count);
-    key("busy_cycles");
-    jsonNumber(o, u.busyCycles);
-    key("utilisation");
-    jsonNumber(o, u.utilisation);
-    o += '}';
-  }
-  o += '}';
-  key("sram_bytes_per_tile");
-  jsonNumber(o, sramBytesPerTile);
-  key("sram_peak_bytes");
-  jsonNumber(o, sramPeakBytes);
-  key("declared_sram_peak_bytes");
-  jsonNumber(o, declaredSramPeakBytes);
-  key("sram_peak_per_tile");
-  o += '[';
-  for (size_t i = 0; i < sramPeakPerTile.size(); ++i) {
-    if (i)
-      o += ',';
-    jsonNumber(o, sramPeakPerTile[i]);
-  }
-  o += ']';
-  key("dma_bytes");
-  jsonNumber(o, dmaBytes);
-  key("max_link_bytes");
-  jsonNumber(o, maxLinkBytes);
-  key("links");
-  o += '[';
-  for (const LinkStats &l : links) {
-    if (o.back() != '[')
-      o += ',';
-    o += '{';
-    key("id");
-    jsonNumber(o, int64_t(l.id));
-    key("from_tile");
-    jsonNumber(o, int64_t(l.fromTile));
-    key("to_tile");
-    jsonNumber(o, int64_t(l.toTile));
-    key("bytes");
-    jsonNumber(o, l.bytes);
-    key("busy_cycles");
-    jsonNumber(o, l.busyCycles);
-    o += '}';
-  }
-  o += ']';
-  key("kernels");
-  o += '[';
-  for (const KernelStats &k : kernels) {
-    if (o.back() != '[')
-      o += ',';
-    o += '{';
-    key("id");
-    jsonNumber(o, int64_t(k.id));
-    key("name");
-    jsonString(o, k.name);
-    key("onnx_nodes");
-    jsonStrings(o, k.onnxNodes);
-    key("start_cycle");
-    jsonNumber(o, k.startCycle);
-    key("cycles");
-    jsonNumber(o, k.cycles());
-    key("busy_cycles");
-    jsonNumber(o, k.busyCycles);
-    key("instrs");
-    jsonNumber(o, k.numInstrs);
-    key("estimated_cycles");
-    jsonNumber(o, k.estimatedCycles);
-    o += '}';
-  }
-  o += ']';
-  o += "}\n";
-  return o;
+  Json j;
+  j["model"] = model;
+  j["target"] = target;
+  j["clock_hz"] = clockHz;
+  j["total_cycles"] = totalCycles;
+  j["declared_total_cycles"] = declaredTotalCycles;
+  j["roofline_cycles"] = rooflineCycles;
+  j["seconds"] = seconds;
+  j["instrs"] = numInstrs;
+  Json unitsJson = Json::object();
+  for (const UnitStats &u : units)
+    unitsJson[unitName(u.unit)] = unitJson(u);
+  j["units"] = std::move(unitsJson);
+  j["sram_bytes_per_tile"] = sramBytesPerTile;
+  j["sram_peak_bytes"] = sramPeakBytes;
+  j["declared_sram_peak_bytes"] = declaredSramPeakBytes;
+  j["sram_peak_per_tile"] = sramPeakPerTile;
+  j["dma_bytes"] = dmaBytes;
+  j["max_link_bytes"] = maxLinkBytes;
+  Json linksJson = Json::array();
+  for (const LinkStats &l : links)
+    linksJson.push_back(linkJson(l));
+  j["links"] = std::move(linksJson);
+  Json kernelsJson = Json::array();
+  for (const KernelStats &k : kernels)
+    kernelsJson.push_back(kernelJson(k));
+  j["kernels"] = std::move(kernelsJson);
+  return dumpJson(j);
 }
 
 //===----------------------------------------------------------------------===//
@@ -756,43 +666,37 @@ SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
   return result;
 }
 
-std::string Simulator::traceJson() const {
-  const Program &p = program_;
-  std::string o;
-  o.reserve(256 + p.instrs.size() * 200);
-  o += "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"model\":";
-  jsonString(o, p.model);
-  o += ",\"target\":";
-  jsonString(o, p.targetName);
-  o += ",\"clock_hz\":";
-  jsonNumber(o, p.clockHz);
-  o += "},\"traceEvents\":[\n";
-  bool first = true;
-  auto begin = [&]() {
-    if (!first)
-      o += ",\n";
-    first = false;
-  };
-  auto meta = [&](const char *what, int64_t tid, const std::string &name,
-                  int64_t sortIndex) {
-    begin();
-    o += "{\"name\":\"";
-    o += what;
-    o += "\",\"ph\":\"M\",\"ts\":0,\"pid\":0,\"tid\":" + std::to_string(tid) +
-         ",\"args\":{\"name\":";
-    jsonString(o, name);
-    o += "}}";
-    begin();
-    o += "{\"name\":\"";
-    o += std::string(what) == "process_name" ? "process_sort_index"
-                                             : "thread_sort_index";
-    o += "\",\"ph\":\"M\",\"ts\":0,\"pid\":0,\"tid\":" + std::to_string(tid) +
-         ",\"args\":{\"sort_index\":" + std::to_string(sortIndex) + "}}";
-  };
-  meta("process_name", 0,
-       "chip 0" + (p.targetName.empty() ? "" : " (" + p.targetName + ")"), 0);
-  // Every unit of every tile the schedule uses (an instr or a buffer on it),
-  // and every mesh link.
+namespace {
+
+/// A metadata ('M') event at time 0 on track `tid`.
+Json metaEvent(const char *name, int64_t tid, Json args) {
+  Json e;
+  e["name"] = name;
+  e["ph"] = "M";
+  e["ts"] = 0;
+  e["pid"] = 0;
+  e["tid"] = tid;
+  e["args"] = std::move(args);
+  return e;
+}
+
+/// Names track `tid` (the process when `process`, else a thread) and sets
+/// its sort index.
+void nameTrack(Json &events, bool process, int64_t tid,
+               const std::string &name, int64_t sortIndex) {
+  events.push_back(metaEvent(process ? "process_name" : "thread_name", tid,
+                             Json{{"name", name}}));
+  events.push_back(
+      metaEvent(process ? "process_sort_index" : "thread_sort_index", tid,
+                Json{{"sort_index", sortIndex}}));
+}
+
+/// Names the chip, every unit of every tile the schedule uses (an instr or a
+/// buffer on it) and every mesh link.
+void nameTracks(const Program &p, Json &events) {
+  nameTrack(events, /*process=*/true, 0,
+            "chip 0" + (p.targetName.empty() ? "" : " (" + p.targetName + ")"),
+            0);
   std::set<int64_t> usedTiles;
   for (const ProgramInstr &in : p.instrs)
     if (in.unit != Unit::MeshLink)
@@ -802,52 +706,67 @@ std::string Simulator::traceJson() const {
   for (int64_t t : usedTiles)
     for (int u = 0; u < kTileUnits; ++u) {
       int64_t tid = t * kTileUnits + u;
-      meta("thread_name", tid,
-           describeTile(p, t) + " " + unitName(static_cast<Unit>(u)), tid);
+      nameTrack(events, /*process=*/false, tid,
+                describeTile(p, t) + " " + unitName(static_cast<Unit>(u)),
+                tid);
     }
   for (size_t i = 0; i < p.links.size(); ++i) {
     const ProgramLink &l = p.links[i];
     int64_t tid = p.numTiles() * kTileUnits + static_cast<int64_t>(i);
-    meta("thread_name", tid,
-         "link " + std::to_string(l.id) + " (tile " +
-             std::to_string(l.fromTile) + " -> tile " +
-             std::to_string(l.toTile) + ")",
-         tid);
+    nameTrack(events, /*process=*/false, tid,
+              "link " + std::to_string(l.id) + " (tile " +
+                  std::to_string(l.fromTile) + " -> tile " +
+                  std::to_string(l.toTile) + ")",
+              tid);
   }
+}
 
-  double usPerCycle = 1e6 / p.clockHz;
-  for (const ProgramInstr &in : p.instrs) {
-    begin();
-    std::string name;
-    std::vector<std::string> nodes;
-    if (in.kernel >= 0) {
-      const ProgramKernel &k = p.kernel(in.kernel);
-      name = k.name;
-      nodes = k.onnxNodes;
-    } else {
-      name = "transfer";
-    }
-    o += "{\"name\":";
-    jsonString(o, name);
-    o += ",\"cat\":\"";
-    o += unitName(in.unit);
-    o += "\",\"ph\":\"X\",\"ts\":";
-    jsonNumber(o, static_cast<double>(in.start) * usPerCycle);
-    o += ",\"dur\":";
-    jsonNumber(o, static_cast<double>(in.duration) * usPerCycle);
-    o += ",\"pid\":0,\"tid\":" + std::to_string(resourceSlot(p, in)) +
-         ",\"args\":{\"onnx_nodes\":";
-    jsonStrings(o, nodes);
-    o += ",\"kernel\":";
-    jsonString(o, name);
-    o += ",\"kernel_id\":" + std::to_string(in.kernel) +
-         ",\"bytes\":" + std::to_string(in.bytes) +
-         ",\"instr\":" + std::to_string(in.id) + ",\"unit\":\"" +
-         unitName(in.unit) + "\",\"start_cycle\":" + std::to_string(in.start) +
-         ",\"cycles\":" + std::to_string(in.duration) + "}}";
+/// The complete ('X') event of one instr, named by its kernel.
+Json instrEvent(const Program &p, const ProgramInstr &in, double usPerCycle) {
+  std::string name = "transfer";
+  Json nodes = Json::array();
+  if (in.kernel >= 0) {
+    const ProgramKernel &k = p.kernel(in.kernel);
+    name = k.name;
+    nodes = k.onnxNodes;
   }
-  o += "\n]}\n";
-  return o;
+  Json args;
+  args["onnx_nodes"] = std::move(nodes);
+  args["kernel"] = name;
+  args["kernel_id"] = in.kernel;
+  args["bytes"] = in.bytes;
+  args["instr"] = in.id;
+  args["unit"] = unitName(in.unit);
+  args["start_cycle"] = in.start;
+  args["cycles"] = in.duration;
+  Json e;
+  e["name"] = std::move(name);
+  e["cat"] = unitName(in.unit);
+  e["ph"] = "X";
+  e["ts"] = static_cast<double>(in.start) * usPerCycle;
+  e["dur"] = static_cast<double>(in.duration) * usPerCycle;
+  e["pid"] = 0;
+  e["tid"] = resourceSlot(p, in);
+  e["args"] = std::move(args);
+  return e;
+}
+
+} // namespace
+
+std::string Simulator::traceJson() const {
+  const Program &p = program_;
+  Json j;
+  j["displayTimeUnit"] = "ns";
+  j["otherData"] = {{"model", p.model},
+                    {"target", p.targetName},
+                    {"clock_hz", p.clockHz}};
+  Json events = Json::array();
+  nameTracks(p, events);
+  double usPerCycle = 1e6 / p.clockHz;
+  for (const ProgramInstr &in : p.instrs)
+    events.push_back(instrEvent(p, in, usPerCycle));
+  j["traceEvents"] = std::move(events);
+  return dumpJson(j);
 }
 
 void writeTextFile(const std::string &path, const std::string &text) {
