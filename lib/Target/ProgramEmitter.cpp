@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 using namespace mlir;
@@ -28,10 +29,17 @@ namespace {
 
 class ProgramWriter {
 public:
-  ProgramWriter(const TargetModel &target, const ProgramSource &source)
-      : target_(target), source_(source) {}
+  /// `sizeHint` is the expected file size: the builder starts that large, so
+  /// the weights are not copied again each time its buffer doubles.
+  ProgramWriter(const TargetModel &target, const ProgramSource &source,
+                size_t sizeHint)
+      : target_(target), source_(source), fbb_(sizeHint) {}
 
-  LogicalResult write(func::FuncOp func, std::vector<uint8_t> &bytes);
+  /// Builds the program and hands its bytes to `sink` (they live until
+  /// the writer is destroyed).
+  LogicalResult
+  write(func::FuncOp func,
+        const std::function<void(const uint8_t *, size_t)> &sink);
 
 private:
   struct TensorInfo {
@@ -53,7 +61,7 @@ private:
 
   const TargetModel &target_;
   const ProgramSource &source_;
-  flatbuffers::FlatBufferBuilder fbb_{1 << 20};
+  flatbuffers::FlatBufferBuilder fbb_;
   std::vector<TensorInfo> tensors_;
   llvm::DenseMap<Value, int32_t> ids_;
   std::map<std::string, std::string> resultNames_;
@@ -251,8 +259,9 @@ fb::Unit unitOf(StringRef unit) {
   return fb::Unit_MeshLink;
 }
 
-LogicalResult ProgramWriter::write(func::FuncOp func,
-                                   std::vector<uint8_t> &bytes) {
+LogicalResult ProgramWriter::write(
+    func::FuncOp func,
+    const std::function<void(const uint8_t *, size_t)> &sink) {
   Block &entry = func.getBody().front();
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
   // Output names come from the function's result attributes.
@@ -390,36 +399,66 @@ LogicalResult ProgramWriter::write(func::FuncOp func,
   pb.add_sram_lower_bound_bytes(summary.getSramLowerBoundBytes());
   pb.add_roofline_cycles(summary.getRooflineCycles());
   fb::FinishProgramBuffer(fbb_, pb.Finish());
-  bytes.assign(fbb_.GetBufferPointer(),
-               fbb_.GetBufferPointer() + fbb_.GetSize());
+  sink(fbb_.GetBufferPointer(), fbb_.GetSize());
   return success();
 }
 
 } // namespace
 
+/// The function to emit, or null after reporting why there is none.
+static func::FuncOp programFunction(ModuleOp module) {
+  func::FuncOp func;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (func) {
+      module.emitError()
+          << "emit-program: expected one function, found several";
+      return {};
+    }
+    func = f;
+  }
+  if (!func || func.isExternal()) {
+    module.emitError() << "emit-program: no function to emit";
+    return {};
+  }
+  return func;
+}
+
+/// The bytes of every constant in `module` plus 1 MiB for the rest: about
+/// the size of the program file.
+static size_t expectedProgramSize(ModuleOp module) {
+  size_t bytes = 1 << 20;
+  module.walk([&](Operation *op) {
+    for (NamedAttribute a : op->getAttrs())
+      if (auto e = dyn_cast<ElementsAttr>(a.getValue()))
+        if (auto t = dyn_cast<RankedTensorType>(e.getType()))
+          if (auto dt = dtypeFromType(t.getElementType()))
+            bytes += static_cast<size_t>(t.getNumElements()) * rt::dtypeSize(*dt);
+  });
+  return bytes;
+}
+
 LogicalResult emitProgram(ModuleOp module, const TargetModel &target,
                           std::vector<uint8_t> &bytes,
                           const ProgramSource &source) {
-  func::FuncOp func;
-  for (auto f : module.getOps<func::FuncOp>()) {
-    if (func)
-      return module.emitError()
-             << "emit-program: expected one function, found several";
-    func = f;
-  }
-  if (!func || func.isExternal())
-    return module.emitError() << "emit-program: no function to emit";
-  ProgramWriter writer(target, source);
-  return writer.write(func, bytes);
+  func::FuncOp func = programFunction(module);
+  if (!func)
+    return failure();
+  ProgramWriter writer(target, source, expectedProgramSize(module));
+  return writer.write(func, [&](const uint8_t *data, size_t size) {
+    bytes.assign(data, data + size);
+  });
 }
 
 LogicalResult emitProgram(ModuleOp module, const TargetModel &target,
                           llvm::raw_ostream &os, const ProgramSource &source) {
-  std::vector<uint8_t> bytes;
-  if (failed(emitProgram(module, target, bytes, source)))
+  // Written straight from the builder: no second copy of the weights.
+  func::FuncOp func = programFunction(module);
+  if (!func)
     return failure();
-  os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
-  return success();
+  ProgramWriter writer(target, source, expectedProgramSize(module));
+  return writer.write(func, [&](const uint8_t *data, size_t size) {
+    os.write(reinterpret_cast<const char *>(data), size);
+  });
 }
 
 } // namespace loom
