@@ -9,10 +9,11 @@
 //  - conv: N-d grouped convolution as im2col into a per-thread buffer that is
 //    reused across calls, then one sgemm per (image, group).
 //
-// Precision policy: with FastOptions::bf16Inputs both operands are rounded
-// to bfloat16 (round to nearest, ties to even, via loom::rt::BFloat16) and
-// back to fp32 before the sgemm, so products are exact bf16 x bf16 products
-// and accumulation stays fp32, as on a bf16 matrix unit. The bias of a conv
+// Precision policy: with FastOptions::inputRounding set, both operands are
+// rounded to bfloat16, IEEE binary16 or FP8 E4M3 (round to nearest, ties to
+// even; see roundInput) and back to fp32 before the sgemm, so products are
+// exact products of the narrow values (at most 2 x 11 significant bits fit
+// in fp32's 24) and accumulation stays fp32, as on such a matrix unit. The bias of a conv
 // is added in fp32 and is not rounded (it is not a matrix-unit operand).
 //
 // Determinism: the BLAS is BLIS's single-threaded build. A multi-threaded
@@ -52,15 +53,16 @@ void checkF32(const char *op, const Tensor &t, const char *what) {
                  "; only f32 is supported");
 }
 
-/// The operand as fp32 values, rounded through bfloat16 when asked; `storage`
-/// owns the rounded copy.
-const float *operand(const Tensor &t, bool bf16, std::vector<float> &storage) {
+/// The operand as fp32 values, rounded as the precision policy asks;
+/// `storage` owns the rounded copy.
+const float *operand(const Tensor &t, InputRounding rounding,
+                     std::vector<float> &storage) {
   const float *p = t.data<float>();
-  if (!bf16)
+  if (rounding == InputRounding::None)
     return p;
   storage.resize(static_cast<size_t>(t.numElements()));
   for (int64_t i = 0, e = t.numElements(); i < e; ++i)
-    storage[i] = static_cast<float>(BFloat16(p[i]));
+    storage[i] = roundInput(p[i], rounding);
   return storage.data();
 }
 
@@ -237,8 +239,8 @@ Tensor matmul(const Tensor &a, const Tensor &b, const FastOptions &opts) {
     outShape.push_back(n);
 
   std::vector<float> aStore, bStore;
-  const float *ap = operand(a, opts.bf16Inputs, aStore);
-  const float *bp = operand(b, opts.bf16Inputs, bStore);
+  const float *ap = operand(a, opts.inputRounding, aStore);
+  const float *bp = operand(b, opts.inputRounding, bStore);
   Tensor out(DType::F32, outShape);
   float *cp = out.mutableData<float>();
   int64_t numBatch = product(batch);
@@ -336,8 +338,8 @@ Tensor conv(const Tensor &x, const Tensor &w, const Tensor &bias,
     return out;
 
   std::vector<float> xStore, wStore;
-  const float *xp = operand(x, opts.bf16Inputs, xStore);
-  const float *wp = operand(w, opts.bf16Inputs, wStore);
+  const float *xp = operand(x, opts.inputRounding, xStore);
+  const float *wp = operand(w, opts.inputRounding, wStore);
   float *yp = out.mutableData<float>();
 
   // A 1x1 convolution with unit strides and no padding reads the input

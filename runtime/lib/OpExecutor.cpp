@@ -66,13 +66,18 @@ struct OpCall {
   }
 };
 
-/// `t` rounded to bfloat16 and back when the kernel's precision policy says
-/// so (fast mode, bf16 inputs); the reference path never rounds.
+/// `t` rounded (bf16, fp16 or fp8 E4M3) and back to fp32 when the kernel's
+/// precision policy says so (fast mode); the reference path never rounds.
 Tensor policyInput(const OpCall &c, const Tensor &t) {
-  if (c.mode != ExecMode::Fast || !c.fast.bf16Inputs ||
-      t.dtype() != DType::F32)
+  if (c.mode != ExecMode::Fast ||
+      c.fast.inputRounding == InputRounding::None || t.dtype() != DType::F32)
     return t;
-  return t.castTo(DType::BF16).castTo(DType::F32);
+  Tensor r(DType::F32, t.shape());
+  const float *src = t.data<float>();
+  float *dst = r.mutableData<float>();
+  for (int64_t i = 0, e = t.numElements(); i < e; ++i)
+    dst[i] = roundInput(src[i], c.fast.inputRounding);
+  return r;
 }
 
 using Impl = std::function<std::vector<Tensor>(const OpCall &)>;
@@ -352,6 +357,32 @@ const std::unordered_map<std::string, Impl> &registry() {
 } // namespace
 
 bool isKnownOp(const std::string &name) { return registry().count(name); }
+
+std::optional<InputRounding> inputRoundingOf(std::string_view precision) {
+  if (precision == "fp32")
+    return InputRounding::None;
+  if (precision == "bf16")
+    return InputRounding::BF16;
+  if (precision == "fp16")
+    return InputRounding::FP16;
+  if (precision == "fp8")
+    return InputRounding::FP8E4M3;
+  return std::nullopt;
+}
+
+float roundInput(float v, InputRounding r) {
+  switch (r) {
+  case InputRounding::None:
+    return v;
+  case InputRounding::BF16:
+    return static_cast<float>(BFloat16(v));
+  case InputRounding::FP16:
+    return static_cast<float>(Half(v));
+  case InputRounding::FP8E4M3:
+    return roundToFp8E4M3(v);
+  }
+  return v;
+}
 
 std::vector<Tensor> executeOp(const std::string &name, const AttrMap &attrs,
                               const std::vector<Tensor> &inputs,

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Runtime/Program.h"
+#include "loom/Runtime/OpExecutor.h"
 
 #include "loom/Target/Program_generated.h"
 
@@ -384,9 +385,9 @@ void ProgramLoader::loadKernels(const loom::program::Program &fb) {
     pk.precision = str(k->precision());
     if (pk.precision.empty())
       pk.precision = "fp32";
-    if (pk.precision != "fp32" && pk.precision != "bf16")
+    if (!inputRoundingOf(pk.precision))
       fail(where + ": unknown precision '" + pk.precision +
-           "' (expected fp32 or bf16)");
+           "' (expected fp32, bf16, fp16 or fp8)");
     pk.tileRow = k->tile_row();
     pk.tileCol = k->tile_col();
     pk.tileRows = k->tile_rows();

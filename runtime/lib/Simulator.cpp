@@ -597,7 +597,9 @@ SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
   opIndex = 0;
   for (const ProgramKernel &k : p.kernels) {
     FastOptions fast;
-    fast.bf16Inputs = k.precision == "bf16";
+    // The loader accepts only known precisions.
+    fast.inputRounding =
+        inputRoundingOf(k.precision).value_or(InputRounding::None);
     for (size_t oi = 0; oi < k.ops.size(); ++oi, ++opIndex) {
       const ProgramOp &op = k.ops[oi];
       std::string where = p.describeKernel(k.id) + " op " + std::to_string(oi) +

@@ -1,6 +1,7 @@
 //===- Tensor.cpp - Dense host tensors ------------------------------------===//
 #include "loom/Runtime/Tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -130,6 +131,29 @@ BFloat16::BFloat16(float f) {
 
 BFloat16::operator float() const {
   return bitsFloat(static_cast<uint32_t>(bits) << 16);
+}
+
+float roundToFp8E4M3(float f) {
+  if (std::isnan(f))
+    return f;
+  constexpr float kMax = 448.0f; // S.1111.110 = 1.75 x 2^8
+  float a = std::fabs(f);
+  if (a >= kMax)
+    return std::copysign(kMax, f);
+  if (a == 0.0f)
+    return f;
+  // The spacing of E4M3 values around `a`: 2^(e - 3) in the binade
+  // [2^e, 2^(e+1)), and 2^-9 (the subnormal step) below 2^-6.
+  int e = 0;
+  std::frexp(a, &e); // a = m x 2^e, m in [0.5, 1)
+  int binade = std::max(e - 1, -6);
+  float step = std::ldexp(1.0f, binade - 3);
+  // a / step is exact (a power-of-two scale, well inside float's range);
+  // nearbyint in the default rounding mode rounds half to even, and the
+  // even multiple of `step` is the code with an even mantissa. A carry
+  // into the next binade (e.g. 1.9375 x 2^e -> 2^(e+1)) is exact too.
+  float r = std::nearbyint(a / step) * step;
+  return std::copysign(std::min(r, kMax), f);
 }
 
 //===----------------------------------------------------------------------===//

@@ -372,6 +372,47 @@ TEST(Simulator, Bf16KernelRoundsMatrixInputs) {
   EXPECT_NE(r32.outputs[0].value.data<float>()[0], 14.0f);
 }
 
+TEST(Simulator, Fp16KernelRoundsMatrixInputs) {
+  Program p = matmulAdd("fp16");
+  // 1 + 2^-12 is not a binary16 (10 fraction bits): it rounds to 1.
+  float odd = 1.0f + 1.0f / 4096;
+  p.tensors[1].constant = Tensor::fromVector(
+      DType::F32, {3, 2}, std::vector<float>{odd, 0, 0, odd, odd, odd});
+  Program loaded = load(emit(p));
+  SimResult r = Simulator(loaded).runFunctional({{"x", xValue()}});
+  std::vector<float> want = {14, 25, 20, 31}; // as with W exactly 0/1
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(r.outputs[0].value.data<float>()[i], want[i]) << i;
+  // 1 + 2^-10 is a binary16 (but not a bfloat16): fp16 keeps it.
+  float exact16 = 1.0f + 1.0f / 1024;
+  p.tensors[1].constant = Tensor::fromVector(
+      DType::F32, {3, 2},
+      std::vector<float>{exact16, 0, 0, exact16, exact16, exact16});
+  Program loaded16 = load(emit(p));
+  SimResult r16 = Simulator(loaded16).runFunctional({{"x", xValue()}});
+  EXPECT_NE(r16.outputs[0].value.data<float>()[0], 14.0f);
+}
+
+TEST(Simulator, Fp8KernelRoundsMatrixInputs) {
+  Program p = matmulAdd("fp8");
+  // 1.0625 = 1 + 2^-4 is not an E4M3 value (3 mantissa bits): it is the tie
+  // between 1 and 1.125 and rounds to even, 1. x (1..6) is exact in E4M3.
+  float odd = 1.0625f;
+  p.tensors[1].constant = Tensor::fromVector(
+      DType::F32, {3, 2}, std::vector<float>{odd, 0, 0, odd, odd, odd});
+  Program loaded = load(emit(p));
+  SimResult r = Simulator(loaded).runFunctional({{"x", xValue()}});
+  std::vector<float> want = {14, 25, 20, 31}; // as with W exactly 0/1
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(r.outputs[0].value.data<float>()[i], want[i]) << i;
+  // The same kernel in fp16 keeps 1.0625.
+  Program p16 = p;
+  p16.kernels[0].precision = "fp16";
+  Program loaded16 = load(emit(p16));
+  SimResult r16 = Simulator(loaded16).runFunctional({{"x", xValue()}});
+  EXPECT_NE(r16.outputs[0].value.data<float>()[0], 14.0f);
+}
+
 TEST(Simulator, InputErrors) {
   Program loaded = load(emit(matmulAdd()));
   Simulator sim(loaded);
@@ -541,8 +582,9 @@ TEST(ProgramLoad, GridKernelsOps) {
   p.kernels[0].ops[0].name = "matmull";
   EXPECT_HAS(loadError(p), "op 0 'matmull' (onnx node 'MatMul_0'): unknown op");
   p = matmulAdd();
-  p.kernels[0].precision = "fp8";
-  EXPECT_HAS(loadError(p), "unknown precision 'fp8'");
+  p.kernels[0].precision = "fp64";
+  EXPECT_HAS(loadError(p),
+             "unknown precision 'fp64' (expected fp32, bf16, fp16 or fp8)");
   p = matmulAdd();
   p.tileRows = 0;
   EXPECT_HAS(loadError(p), "tile grid 0 x 2");
@@ -712,7 +754,8 @@ TEST(FastKernels, MatmulMatchesReference) {
     Tensor a = randomTensor(as, rng), b = randomTensor(bs, rng);
     Tensor want = ref::matmul(a, b);
     for (bool bf16 : {false, true}) {
-      Tensor got = fast::matmul(a, b, FastOptions{bf16});
+      Tensor got = fast::matmul(
+          a, b, FastOptions{bf16 ? InputRounding::BF16 : InputRounding::None});
       ASSERT_EQ(got.shape(), want.shape())
           << shapeToString(as) << " x " << shapeToString(bs);
       if (!bf16) {
@@ -788,7 +831,7 @@ TEST(FastKernels, Bf16ErrorWithinTolerance) {
   int64_t m = 48, k = 256, n = 40;
   Tensor a = randomTensor({m, k}, rng), b = randomTensor({k, n}, rng);
   Tensor exact = ref::matmul(a, b);
-  Tensor got = fast::matmul(a, b, FastOptions{true});
+  Tensor got = fast::matmul(a, b, FastOptions{InputRounding::BF16});
   double worst = 0;
   bool differs = false;
   for (int64_t i = 0; i < m; ++i)
@@ -839,7 +882,7 @@ TEST(FastKernels, ConvMatchesReference) {
     ASSERT_EQ(got.shape(), want.shape()) << shapeToString(c.x);
     EXPECT_LT(maxRelDiff(got, want), 1e-5) << shapeToString(c.x);
     Tensor got16 = fast::conv(x, w, bias, c.strides, c.dilations, c.pads,
-                              c.group, FastOptions{true});
+                              c.group, FastOptions{InputRounding::BF16});
     Tensor want16 = ref::conv(bf16Rounded(x), bf16Rounded(w), bias, p);
     EXPECT_LT(maxRelDiff(got16, want16), 1e-5) << shapeToString(c.x);
   }

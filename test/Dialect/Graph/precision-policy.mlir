@@ -1,9 +1,12 @@
-// Tests graph-precision-policy: with bf16, matmul and conv kernels get bf16
-// (bf16 inputs, fp32 accumulation); every other kernel stays fp32.
+// Tests graph-precision-policy: with bf16, fp16 or fp8, matmul and conv
+// kernels get that precision (narrow inputs, fp32 accumulation); every other
+// kernel stays fp32.
 // RUN: %loom-opt --graph-precision-policy --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=FP32
 // RUN: %loom-opt --graph-precision-policy=precision=fp32 --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=FP32
 // RUN: %loom-opt --graph-precision-policy=precision=bf16 --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=BF16
-// RUN: not %loom-opt --graph-precision-policy=precision=fp8 %s 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: %loom-opt --graph-precision-policy=precision=fp16 --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=FP16
+// RUN: %loom-opt --graph-precision-policy=precision=fp8 --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=FP8
+// RUN: not %loom-opt --graph-precision-policy=precision=int8 %s 2>&1 | FileCheck %s --check-prefix=BAD
 
 // Tests that matmul and conv kernels take the policy and the elementwise,
 // softmax and data_movement kernels stay fp32; that fp32 (the default) also
@@ -20,7 +23,19 @@
 // BF16: kind = "conv", precision = "bf16"
 // BF16: kind = "elementwise", precision = "fp32"
 // BF16: kind = "data_movement", precision = "fp32"
-// BAD: error: graph-precision-policy: precision must be fp32 or bf16, got 'fp8'
+// FP16-LABEL: func.func @kernels(
+// FP16: kind = "matmul", precision = "fp16"
+// FP16: kind = "softmax", precision = "fp32"
+// FP16: kind = "conv", precision = "fp16"
+// FP16: kind = "elementwise", precision = "fp32"
+// FP16: kind = "data_movement", precision = "fp32"
+// FP8-LABEL: func.func @kernels(
+// FP8: kind = "matmul", precision = "fp8"
+// FP8: kind = "softmax", precision = "fp32"
+// FP8: kind = "conv", precision = "fp8"
+// FP8: kind = "elementwise", precision = "fp32"
+// FP8: kind = "data_movement", precision = "fp32"
+// BAD: error: graph-precision-policy: precision must be fp32, bf16, fp16 or fp8, got 'int8'
 func.func @kernels(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %img: tensor<1x1x4x4xf32>, %k: tensor<1x1x1x1xf32>) -> (tensor<4x16xf32>, tensor<1x1x4x4xf32>, tensor<16x4xf32>) {
   %0 = graph.kernel %x, %w {kind = "matmul", precision = "fp32"} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> {
   ^bb0(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>):

@@ -505,8 +505,9 @@ LogicalResult KernelOp::verify() {
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError("yielded types differ from the kernel's result types");
   StringRef p = getPrecision();
-  if (p != "fp32" && p != "bf16")
-    return emitOpError("precision must be fp32 or bf16, got '") << p << "'";
+  if (p != "fp32" && p != "bf16" && p != "fp16" && p != "fp8")
+    return emitOpError("precision must be fp32, bf16, fp16 or fp8, got '")
+           << p << "'";
   return success();
 }
 

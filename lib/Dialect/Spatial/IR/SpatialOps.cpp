@@ -103,8 +103,9 @@ LogicalResult KernelOp::verify() {
     if (failed(verifyShardDim(*this, dim, type)))
       return failure();
   StringRef p = getPrecision();
-  if (p != "fp32" && p != "bf16")
-    return emitOpError("precision must be fp32 or bf16, got '") << p << "'";
+  if (p != "fp32" && p != "bf16" && p != "fp16" && p != "fp8")
+    return emitOpError("precision must be fp32, bf16, fp16 or fp8, got '")
+           << p << "'";
   if (getCycles() < 0 || getFlops() < 0 || getBytes() < 0)
     return emitOpError("cycles, flops and bytes must be non-negative");
   return success();

@@ -76,6 +76,10 @@ std::optional<KernelDesc> describeKernel(StringRef kind, StringRef precision,
     format = NumericFormat::F32;
   } else if (precision == "bf16") {
     format = NumericFormat::BF16;
+  } else if (precision == "fp16") {
+    format = NumericFormat::F16;
+  } else if (precision == "fp8") {
+    format = NumericFormat::F8;
   } else {
     error = "unknown precision '" + precision.str() + "'";
     return std::nullopt;

@@ -15,6 +15,8 @@
 #include "loom/Runtime/Tensor.h"
 
 #include <map>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -42,10 +44,26 @@ enum class ExecMode {
   Fast,
 };
 
+/// How a kernel's precision policy rounds the matrix unit's inputs
+/// (matmul/conv operands) before an fp32-accumulating product.
+enum class InputRounding {
+  None,    ///< fp32 inputs
+  BF16,    ///< bfloat16, round to nearest even (loom::rt::BFloat16)
+  FP16,    ///< IEEE binary16, round to nearest even (loom::rt::Half)
+  FP8E4M3, ///< FP8 E4M3, round to nearest even, saturating (roundToFp8E4M3)
+};
+
+/// The input rounding of a kernel precision ("fp32", "bf16", "fp16",
+/// "fp8"); nullopt for any other string.
+std::optional<InputRounding> inputRoundingOf(std::string_view precision);
+
+/// `v` rounded as `r` says, returned as fp32.
+float roundInput(float v, InputRounding r);
+
 /// Options of fast execution.
 struct FastOptions {
-  /// Round matmul/conv inputs to bfloat16 (accumulation stays fp32).
-  bool bf16Inputs = false;
+  /// Rounding of matmul/conv inputs (accumulation stays fp32).
+  InputRounding inputRounding = InputRounding::None;
 };
 
 /// Executes the graph op `name` (its mnemonic, without "graph.") on

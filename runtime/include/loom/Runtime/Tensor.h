@@ -52,6 +52,15 @@ struct BFloat16 {
   operator float() const;
 };
 
+/// `f` rounded to the nearest FP8 E4M3 value and returned as a float. E4M3
+/// is the OCP / NVIDIA "e4m3fn" format: 1 sign, 4 exponent bits (bias 7), 3
+/// mantissa bits, subnormals, no infinities, NaN = S.1111.111, largest
+/// finite value 448. Rounding is to nearest, ties to even; finite values
+/// beyond +-448 and infinities saturate to +-448 (the usual inference
+/// convention, e.g. CUDA's __NV_SATFINITE); NaN stays NaN; the sign of zero
+/// is kept.
+float roundToFp8E4M3(float f);
+
 template <typename T> struct TypeTag { using type = T; };
 
 /// Calls `f(TypeTag<T>{})` with the C++ storage type of `dt`.

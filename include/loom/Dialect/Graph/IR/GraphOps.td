@@ -489,7 +489,7 @@ def Graph_KernelOp : Graph_Op<"kernel", [IsolatedFromAbove,
     residual add, scale), or a single other op. `kind` names the anchor's
     class (matmul, conv, elementwise, reduction, softmax, normalization,
     data_movement); `precision` is the kernel's precision policy (fp32, or
-    bf16 with fp32 accumulation); `block` is the layout chosen for the matrix
+    bf16, fp16 or fp8 (E4M3) inputs with fp32 accumulation); `block` is the layout chosen for the matrix
     unit's native block, when it has one.
 
     Example:

@@ -90,15 +90,17 @@ def GraphFormKernels : Pass<"graph-form-kernels", "mlir::func::FuncOp"> {
 def GraphPrecisionPolicy : Pass<"graph-precision-policy", "mlir::func::FuncOp"> {
   let summary = "Set the precision of every graph.kernel";
   let description = [{
-    With `precision=bf16`, matmul and conv kernels run the matrix unit on
-    bf16 inputs (activations and weights rounded to bf16) with fp32
-    accumulation, and their epilogue and outputs in fp32; every other kernel
-    stays fp32. With `precision=fp32` (the default) every kernel is fp32.
-    Any other value is an error.
+    With `precision=bf16`, `fp16` or `fp8`, matmul and conv kernels run the
+    matrix unit on narrow inputs (activations and weights rounded to
+    bfloat16, IEEE binary16 or FP8 E4M3, round to nearest even; E4M3
+    saturates at +-448) with fp32 accumulation, and their epilogue and
+    outputs in fp32; every other kernel stays fp32. With `precision=fp32`
+    (the default) every kernel is fp32. Any other value is an error.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
-           "Matrix precision policy: fp32 or bf16 (bf16 inputs, fp32 accumulation)">
+           "Matrix precision policy: fp32, bf16, fp16 or fp8 (narrow inputs, "
+           "fp32 accumulation)">
   ];
 }
 
@@ -108,8 +110,8 @@ def GraphChooseLayout : Pass<"graph-choose-layout", "mlir::func::FuncOp"> {
   let description = [{
     Loads the target (`target=NAME` for a preset, or a JSON file) with
     `loom::TargetModel` and sets `block = [M, N, K]`, the matrix unit's
-    native block, on every matmul and conv kernel whose precision (fp32 or
-    bf16) the matrix unit runs; the operands are laid out and padded in
+    native block, on every matmul and conv kernel whose precision (fp32,
+    bf16, fp16 or fp8) the matrix unit runs; the operands are laid out and padded in
     whole blocks. A kernel whose precision the matrix unit does not run goes
     to the vector unit, which has no native block, so its `block` is
     removed. Other kernels are not changed. A missing or invalid target is

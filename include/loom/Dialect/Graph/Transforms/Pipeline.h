@@ -19,8 +19,8 @@ struct GraphPipelineOptions
     : public mlir::PassPipelineOptions<GraphPipelineOptions> {
   Option<std::string> precision{
       *this, "precision",
-      llvm::cl::desc("Matrix precision policy: fp32 or bf16 (bf16 inputs, "
-                     "fp32 accumulation)"),
+      llvm::cl::desc("Matrix precision policy: fp32, bf16, fp16 or fp8 "
+                     "(narrow inputs, fp32 accumulation)"),
       llvm::cl::init("fp32")};
   Option<std::string> target{
       *this, "target",

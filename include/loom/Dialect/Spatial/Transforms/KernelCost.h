@@ -15,7 +15,7 @@ namespace loom::spatial {
 
 /// The cost model's description of a fused kernel: its `kind` ("matmul",
 /// "conv", "elementwise", "reduction", "softmax", "normalization",
-/// "data_movement"), `precision` ("fp32" or "bf16") and body. A matmul or
+/// "data_movement"), `precision` ("fp32", "bf16", "fp16" or "fp8") and body. A matmul or
 /// conv anchor is costed as such, the other ops of the body as its
 /// epilogue (one vector op per output each). std::nullopt, with `error`
 /// set, for an unknown kind or precision.
