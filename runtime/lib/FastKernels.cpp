@@ -31,6 +31,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -152,6 +153,46 @@ void addBias(const Tensor &bias, bool hasBias, float *yp, int64_t n,
 
 } // namespace
 
+Tensor maxPool2d(const Tensor &x, const std::vector<int64_t> &kernel,
+                 const std::vector<int64_t> &strides,
+                 const std::vector<int64_t> &dilations,
+                 const std::vector<int64_t> &pads, const Shape &outShape) {
+  if (x.dtype() != DType::F32 || x.rank() != 4 || outShape.size() != 4 ||
+      kernel.size() != 2 || strides.size() != 2 || dilations.size() != 2 ||
+      pads.size() != 4 || outShape[0] != x.dim(0) || outShape[1] != x.dim(1))
+    throw Error("fast max_pool: expects a 4-D f32 input with 2-D windows");
+  int64_t planes = x.dim(0) * x.dim(1), h = x.dim(2), w = x.dim(3);
+  int64_t oh = outShape[2], ow = outShape[3];
+  Tensor out = Tensor::uninitialized(DType::F32, outShape);
+  const float *in = x.data<float>();
+  float *o = out.mutableData<float>();
+  for (int64_t p = 0; p < planes; ++p) {
+    const float *plane = in + p * h * w;
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j) {
+        // NaN wins, as in the reference; an empty window gives -inf.
+        float best = -std::numeric_limits<float>::infinity();
+        for (int64_t ki = 0; ki < kernel[0]; ++ki) {
+          int64_t r = i * strides[0] - pads[0] + ki * dilations[0];
+          if (r < 0 || r >= h)
+            continue;
+          for (int64_t kj = 0; kj < kernel[1]; ++kj) {
+            int64_t col = j * strides[1] - pads[1] + kj * dilations[1];
+            if (col < 0 || col >= w)
+              continue;
+            float v = plane[r * w + col];
+            if (v > best || std::isnan(v))
+              best = v;
+            if (std::isnan(best))
+              break;
+          }
+        }
+        o[(p * oh + i) * ow + j] = best;
+      }
+  }
+  return out;
+}
+
 Tensor unary(ref::UnaryKind kind, const Tensor &x) {
   if (kind != ref::UnaryKind::Relu || x.dtype() != DType::F32)
     return ref::unary(kind, x);
@@ -241,7 +282,8 @@ Tensor matmul(const Tensor &a, const Tensor &b, const FastOptions &opts) {
   std::vector<float> aStore, bStore;
   const float *ap = operand(a, opts.inputRounding, aStore);
   const float *bp = operand(b, opts.inputRounding, bStore);
-  Tensor out(DType::F32, outShape);
+  // Every element is written by an sgemm (beta = 0), so no clearing.
+  Tensor out = Tensor::uninitialized(DType::F32, outShape);
   float *cp = out.mutableData<float>();
   int64_t numBatch = product(batch);
   if (numBatch == 0)
@@ -330,7 +372,8 @@ Tensor conv(const Tensor &x, const Tensor &w, const Tensor &bias,
   }
   Shape outShape = {n, m};
   outShape.insert(outShape.end(), outSp.begin(), outSp.end());
-  Tensor out(DType::F32, outShape);
+  // Every element is written by an sgemm (beta = 0), so no clearing.
+  Tensor out = Tensor::uninitialized(DType::F32, outShape);
 
   int64_t inPlane = product(in), outPlane = product(outSp);
   int64_t taps = product(kernel);

@@ -256,8 +256,12 @@ const std::unordered_map<std::string, Impl> &registry() {
     t["max_pool"] = [](const OpCall &c) -> Results {
       ref::PoolParams p{c.ints("kernel_shape"), c.ints("strides"),
                         c.ints("dilations"), c.ints("pads"), false};
-      if (c.results.size() < 2)
+      if (c.results.size() < 2) {
+        if (c.fastF32() && c.input(0).rank() == 4)
+          return {fast::maxPool2d(c.input(0), p.kernel, p.strides,
+                                  p.dilations, p.pads, c.resultShape())};
         return {ref::maxPool(c.input(0), p, c.resultShape())};
+      }
       Tensor indices;
       Tensor values = ref::maxPool(c.input(0), p, c.resultShape(), &indices);
       return {values, indices};

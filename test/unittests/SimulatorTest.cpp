@@ -805,6 +805,34 @@ TEST(FastKernels, BinaryMatchesReferenceWithBroadcasting) {
   EXPECT_THROW(fast::binary(B::Add, three, one), Error);
 }
 
+TEST(FastKernels, MaxPoolMatchesReference) {
+  std::mt19937 rng(5);
+  struct Case {
+    Shape x;
+    std::vector<int64_t> kernel, strides, dilations, pads;
+  };
+  std::vector<Case> cases = {
+      {{1, 2, 8, 8}, {2, 2}, {2, 2}, {1, 1}, {0, 0, 0, 0}},
+      {{2, 3, 7, 9}, {3, 3}, {2, 1}, {1, 2}, {1, 0, 1, 2}},
+      {{1, 1, 5, 5}, {3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+  };
+  for (const Case &c : cases) {
+    Tensor x = randomTensor(c.x, rng);
+    ref::PoolParams p{c.kernel, c.strides, c.dilations, c.pads, false};
+    Shape out = {c.x[0], c.x[1]};
+    for (int d = 0; d < 2; ++d)
+      out.push_back((c.x[d + 2] + c.pads[d] + c.pads[d + 2] -
+                     (c.kernel[d] - 1) * c.dilations[d] - 1) /
+                        c.strides[d] +
+                    1);
+    Tensor want = ref::maxPool(x, p, out);
+    Tensor got =
+        fast::maxPool2d(x, c.kernel, c.strides, c.dilations, c.pads, out);
+    ASSERT_EQ(got.shape(), want.shape());
+    EXPECT_EQ(maxRelDiff(got, want), 0.0) << shapeToString(c.x);
+  }
+}
+
 TEST(FastKernels, ReluMatchesReference) {
   Tensor x = Tensor::fromVector(DType::F32, {5},
                                 std::vector<double>{-2, -0.0, 0.0, 3, NAN});

@@ -79,6 +79,12 @@ std::vector<Tensor> executeOp(const std::string &name, const AttrMap &attrs,
 bool isKnownOp(const std::string &name);
 
 namespace fast {
+/// fp32 2-D max pooling over [N, C, H, W] (explicit pads, given output
+/// shape), without the indices result.
+Tensor maxPool2d(const Tensor &x, const std::vector<int64_t> &kernel,
+                 const std::vector<int64_t> &strides,
+                 const std::vector<int64_t> &dilations,
+                 const std::vector<int64_t> &pads, const Shape &outShape);
 /// fp32 relu as a tight loop (other kinds and types: the reference kernel).
 Tensor unary(ref::UnaryKind kind, const Tensor &x);
 /// fp32 elementwise add/sub/mul/div/max/min with numpy broadcasting (other
