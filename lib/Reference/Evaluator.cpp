@@ -120,6 +120,8 @@ ElementsAttr attrFromTensor(const rt::Tensor &t, RankedTensorType type) {
 rt::AttrMap attrsOf(Operation *op) {
   rt::AttrMap map;
   for (NamedAttribute named : op->getAttrs()) {
+    if (named.getName() == "operandSegmentSizes")
+      continue;
     rt::AttrValue v;
     Attribute a = named.getValue();
     if (auto b = dyn_cast<BoolAttr>(a)) {
@@ -134,9 +136,16 @@ rt::AttrMap attrsOf(Operation *op) {
     } else if (auto ints = dyn_cast<DenseI64ArrayAttr>(a)) {
       v.kind = rt::AttrValue::Kind::Ints;
       v.ints.assign(ints.asArrayRef().begin(), ints.asArrayRef().end());
+    } else if (auto ints32 = dyn_cast<DenseI32ArrayAttr>(a)) {
+      v.kind = rt::AttrValue::Kind::Ints;
+      v.ints.assign(ints32.asArrayRef().begin(), ints32.asArrayRef().end());
     } else if (auto floats = dyn_cast<DenseF64ArrayAttr>(a)) {
       v.kind = rt::AttrValue::Kind::Floats;
       v.floats.assign(floats.asArrayRef().begin(), floats.asArrayRef().end());
+    } else if (auto floats32 = dyn_cast<DenseF32ArrayAttr>(a)) {
+      v.kind = rt::AttrValue::Kind::Floats;
+      v.floats.assign(floats32.asArrayRef().begin(),
+                      floats32.asArrayRef().end());
     } else if (auto str = dyn_cast<StringAttr>(a)) {
       v.kind = rt::AttrValue::Kind::String;
       v.str = str.str();

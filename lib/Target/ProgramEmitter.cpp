@@ -160,55 +160,29 @@ flatbuffers::Offset<fb::Op> ProgramWriter::buildOp(Operation *op) {
   for (Value v : op->getResults())
     outputs.push_back(idOf(v));
 
+  // The same attribute view the golden reference executes (attrsOf), so
+  // the simulator and the reference see identical parameters.
   std::vector<flatbuffers::Offset<fb::Attr>> attrs;
-  for (NamedAttribute na : op->getAttrs()) {
-    StringRef key = na.getName().getValue();
-    Attribute a = na.getValue();
-    if (key == "operandSegmentSizes")
-      continue;
-    fb::AttrKind kind;
-    std::vector<int64_t> ints;
-    std::vector<double> floats;
-    std::string str;
-    if (auto b = dyn_cast<BoolAttr>(a)) {
-      kind = fb::AttrKind_Bool;
-      ints.push_back(b.getValue());
-    } else if (auto i = dyn_cast<IntegerAttr>(a)) {
-      kind = fb::AttrKind_Int;
-      ints.push_back(i.getValue().getSExtValue());
-    } else if (auto f = dyn_cast<FloatAttr>(a)) {
-      kind = fb::AttrKind_Float;
-      floats.push_back(f.getValueAsDouble());
-    } else if (auto v = dyn_cast<DenseI64ArrayAttr>(a)) {
-      kind = fb::AttrKind_Ints;
-      ints.assign(v.asArrayRef().begin(), v.asArrayRef().end());
-    } else if (auto v = dyn_cast<DenseI32ArrayAttr>(a)) {
-      kind = fb::AttrKind_Ints;
-      ints.assign(v.asArrayRef().begin(), v.asArrayRef().end());
-    } else if (auto v = dyn_cast<DenseF64ArrayAttr>(a)) {
-      kind = fb::AttrKind_Floats;
-      floats.assign(v.asArrayRef().begin(), v.asArrayRef().end());
-    } else if (auto v = dyn_cast<DenseF32ArrayAttr>(a)) {
-      kind = fb::AttrKind_Floats;
-      floats.assign(v.asArrayRef().begin(), v.asArrayRef().end());
-    } else if (auto s = dyn_cast<StringAttr>(a)) {
-      kind = fb::AttrKind_String;
-      str = s.str();
-    } else {
-      // Types and element attributes have no program form; the ops that
-      // carry them (constants) are tensors, not ops.
-      continue;
-    }
-    auto nameOff = fbb_.CreateString(key.str());
-    auto intsOff = ints.empty() ? 0 : fbb_.CreateVector(ints);
-    auto floatsOff = floats.empty() ? 0 : fbb_.CreateVector(floats);
-    auto strOff = kind == fb::AttrKind_String ? fbb_.CreateString(str) : 0;
+  for (const auto &[name, value] : attrsOf(op)) {
+    using K = rt::AttrValue::Kind;
+    fb::AttrKind kind = value.kind == K::Bool     ? fb::AttrKind_Bool
+                        : value.kind == K::Int    ? fb::AttrKind_Int
+                        : value.kind == K::Ints   ? fb::AttrKind_Ints
+                        : value.kind == K::Float  ? fb::AttrKind_Float
+                        : value.kind == K::Floats ? fb::AttrKind_Floats
+                                                  : fb::AttrKind_String;
+    auto nameOff = fbb_.CreateString(name);
+    auto intsOff = value.ints.empty() ? 0 : fbb_.CreateVector(value.ints);
+    auto floatsOff =
+        value.floats.empty() ? 0 : fbb_.CreateVector(value.floats);
+    auto strOff =
+        kind == fb::AttrKind_String ? fbb_.CreateString(value.str) : 0;
     fb::AttrBuilder ab(fbb_);
     ab.add_name(nameOff);
     ab.add_kind(kind);
-    if (!ints.empty())
+    if (!value.ints.empty())
       ab.add_ints(intsOff);
-    if (!floats.empty())
+    if (!value.floats.empty())
       ab.add_floats(floatsOff);
     if (kind == fb::AttrKind_String)
       ab.add_str(strOff);
