@@ -26,6 +26,8 @@
 
 #include "loom/Runtime/OpExecutor.h"
 
+#include "Reference/Common.h"
+
 #include <cmath>
 
 #include <cblas.h>
@@ -333,14 +335,7 @@ Tensor conv(const Tensor &x, const Tensor &w, const Tensor &bias,
 
   size_t r = static_cast<size_t>(x.rank() - 2);
   int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0), g = group;
-  if (c % g || m % g)
-    fail(op, "channels (" + std::to_string(c) + " in, " + std::to_string(m) +
-                 " out) not divisible by group " + std::to_string(g));
-  int64_t cg = c / g, mg = m / g;
-  if (w.dim(1) != cg)
-    fail(op, "weight shape " + shapeToString(w.shape()) +
-                 " does not match input channels per group " +
-                 std::to_string(cg));
+  auto [cg, mg] = ref::convGroupChannels("fast::conv", x, w, g);
   if (hasBias && (bias.rank() != 1 || bias.dim(0) != m))
     fail(op, "bias shape " + shapeToString(bias.shape()) + " should be [" +
                  std::to_string(m) + "]");

@@ -353,9 +353,33 @@ TEST(Simulator, TimingModeNeedsNoWeights) {
   EXPECT_HAS(err, "'W'");
 }
 
-TEST(Simulator, Bf16KernelRoundsMatrixInputs) {
+/// The first output of the matmul+add program with every nonzero weight set
+/// to `w`, run under `precision`. x is 1..6, exact in every format, and with
+/// weights exactly 0/1 the output starts with 14.
+float firstOutputWithWeight(const char *precision, float w) {
+  Program p = matmulAdd(precision);
+  p.tensors[1].constant = Tensor::fromVector(
+      DType::F32, {3, 2}, std::vector<float>{w, 0, 0, w, w, w});
+  Program loaded = load(emit(p));
+  SimResult r = Simulator(loaded).runFunctional({{"x", xValue()}});
+  return r.outputs[0].value.data<float>()[0];
+}
+
+TEST(Simulator, NarrowKernelsRoundMatrixInputs) {
+  // 1 + 2^-10 is a binary16 but not a bfloat16; 1 + 2^-12 is neither;
+  // 1.0625 is the tie between the E4M3 neighbours 1 and 1.125 and rounds to
+  // even, 1.
+  const float notBf16 = 1.0f + 1.0f / 1024, notFp16 = 1.0f + 1.0f / 4096;
+  EXPECT_EQ(firstOutputWithWeight("bf16", notBf16), 14.0f);
+  EXPECT_NE(firstOutputWithWeight("fp32", notBf16), 14.0f);
+  EXPECT_EQ(firstOutputWithWeight("fp16", notFp16), 14.0f);
+  EXPECT_NE(firstOutputWithWeight("fp16", notBf16), 14.0f);
+  EXPECT_EQ(firstOutputWithWeight("fp8", 1.0625f), 14.0f);
+  EXPECT_NE(firstOutputWithWeight("fp16", 1.0625f), 14.0f);
+}
+
+TEST(Simulator, Bf16KernelRoundsEveryOutput) {
   Program p = matmulAdd("bf16");
-  // 1 + 2^-10 is not a bfloat16: it rounds to 1.
   float odd = 1.0f + 1.0f / 1024;
   p.tensors[1].constant = Tensor::fromVector(
       DType::F32, {3, 2}, std::vector<float>{odd, 0, 0, odd, odd, odd});
@@ -364,53 +388,6 @@ TEST(Simulator, Bf16KernelRoundsMatrixInputs) {
   std::vector<float> want = {14, 25, 20, 31}; // as with W exactly 0/1
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(r.outputs[0].value.data<float>()[i], want[i]) << i;
-  // In fp32 the same kernel keeps the low bits.
-  Program p32 = p;
-  p32.kernels[0].precision = "fp32";
-  Program loaded32 = load(emit(p32));
-  SimResult r32 = Simulator(loaded32).runFunctional({{"x", xValue()}});
-  EXPECT_NE(r32.outputs[0].value.data<float>()[0], 14.0f);
-}
-
-TEST(Simulator, Fp16KernelRoundsMatrixInputs) {
-  Program p = matmulAdd("fp16");
-  // 1 + 2^-12 is not a binary16 (10 fraction bits): it rounds to 1.
-  float odd = 1.0f + 1.0f / 4096;
-  p.tensors[1].constant = Tensor::fromVector(
-      DType::F32, {3, 2}, std::vector<float>{odd, 0, 0, odd, odd, odd});
-  Program loaded = load(emit(p));
-  SimResult r = Simulator(loaded).runFunctional({{"x", xValue()}});
-  std::vector<float> want = {14, 25, 20, 31}; // as with W exactly 0/1
-  for (int i = 0; i < 4; ++i)
-    EXPECT_EQ(r.outputs[0].value.data<float>()[i], want[i]) << i;
-  // 1 + 2^-10 is a binary16 (but not a bfloat16): fp16 keeps it.
-  float exact16 = 1.0f + 1.0f / 1024;
-  p.tensors[1].constant = Tensor::fromVector(
-      DType::F32, {3, 2},
-      std::vector<float>{exact16, 0, 0, exact16, exact16, exact16});
-  Program loaded16 = load(emit(p));
-  SimResult r16 = Simulator(loaded16).runFunctional({{"x", xValue()}});
-  EXPECT_NE(r16.outputs[0].value.data<float>()[0], 14.0f);
-}
-
-TEST(Simulator, Fp8KernelRoundsMatrixInputs) {
-  Program p = matmulAdd("fp8");
-  // 1.0625 = 1 + 2^-4 is not an E4M3 value (3 mantissa bits): it is the tie
-  // between 1 and 1.125 and rounds to even, 1. x (1..6) is exact in E4M3.
-  float odd = 1.0625f;
-  p.tensors[1].constant = Tensor::fromVector(
-      DType::F32, {3, 2}, std::vector<float>{odd, 0, 0, odd, odd, odd});
-  Program loaded = load(emit(p));
-  SimResult r = Simulator(loaded).runFunctional({{"x", xValue()}});
-  std::vector<float> want = {14, 25, 20, 31}; // as with W exactly 0/1
-  for (int i = 0; i < 4; ++i)
-    EXPECT_EQ(r.outputs[0].value.data<float>()[i], want[i]) << i;
-  // The same kernel in fp16 keeps 1.0625.
-  Program p16 = p;
-  p16.kernels[0].precision = "fp16";
-  Program loaded16 = load(emit(p16));
-  SimResult r16 = Simulator(loaded16).runFunctional({{"x", xValue()}});
-  EXPECT_NE(r16.outputs[0].value.data<float>()[0], 14.0f);
 }
 
 TEST(Simulator, InputErrors) {

@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 namespace loom::rt::ref {
 
@@ -34,6 +35,22 @@ inline bool nextIndex(std::vector<int64_t> &index, const Shape &shape) {
     index[d] = 0;
   }
   return false;
+}
+
+/// Channels per group {in, out} of a grouped convolution of x [N, C, ...]
+/// with weight w [M, C/group, ...]; throws naming `op` if they do not fit.
+inline std::pair<int64_t, int64_t>
+convGroupChannels(const std::string &op, const Tensor &x, const Tensor &w,
+                  int64_t group) {
+  int64_t c = x.dim(1), m = w.dim(0);
+  if (group < 1 || c % group || m % group)
+    fail(op, "channels (" + std::to_string(c) + " in, " + std::to_string(m) +
+                 " out) not divisible by group " + std::to_string(group));
+  if (w.dim(1) != c / group)
+    fail(op, "weight shape " + shapeToString(w.shape()) +
+                 " does not match input channels per group " +
+                 std::to_string(c / group));
+  return {c / group, m / group};
 }
 
 /// Loads element `i` of `p` in its compute type.

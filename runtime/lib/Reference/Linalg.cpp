@@ -404,14 +404,7 @@ Tensor convImpl(const Tensor &x, const Tensor &w, const Tensor &bias,
                 const ConvParams &p) {
   const char *op = "conv";
   int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0), g = p.group;
-  if (c % g || m % g)
-    fail(op, "channels (" + std::to_string(c) + " in, " + std::to_string(m) +
-                 " out) not divisible by group " + std::to_string(g));
-  int64_t cg = c / g, mg = m / g;
-  if (w.dim(1) != cg)
-    fail(op, "weight shape " + shapeToString(w.shape()) +
-                 " does not match input channels per group " +
-                 std::to_string(cg));
+  auto [cg, mg] = convGroupChannels(op, x, w, g);
   Window win = makeWindow(op, Shape(x.shape().begin() + 2, x.shape().end()),
                           Shape(w.shape().begin() + 2, w.shape().end()),
                           p.strides, p.dilations, p.pads);
