@@ -220,7 +220,8 @@ ProgramWriter::buildKernel(spatial::KernelOp kernel) {
       fbb_.CreateString(kernel.getPrecision().str()), region[0], region[1],
       region[2], region[3], fbb_.CreateVector(ops), fbb_.CreateVector(inputs),
       fbb_.CreateVector(outputs), kernel.getFlops(), kernel.getBytes(),
-      fbb_.CreateString(kernel.getBound().str()), kernel.getCycles());
+      fbb_.CreateString(kernel.getBound().str()), kernel.getCycles(),
+      static_cast<int32_t>(kernel.getGroup()));
 }
 
 fb::Unit unitOf(StringRef unit) {
@@ -335,7 +336,8 @@ LogicalResult ProgramWriter::write(
   for (sched::BufferOp b : buffers)
     bufferOffsets.push_back(fb::CreateBuffer(
         fbb_, b.getId(), idOf(b.getValue()), b.getTile(), b.getOffset(),
-        b.getSize(), b.getLiveStart(), b.getLiveEnd()));
+        b.getSize(), b.getLiveStart(), b.getLiveEnd(),
+        static_cast<int32_t>(b.getCopies()), b.getResident()));
   spatial::Mesh mesh(target_.tileRows(), target_.tileCols());
   std::vector<flatbuffers::Offset<fb::Link>> linkOffsets;
   for (int64_t l = 0; l < mesh.numLinks(); ++l)
@@ -352,6 +354,7 @@ LogicalResult ProgramWriter::write(
   auto instrsVec = fbb_.CreateVector(instrOffsets);
   auto buffersVec = fbb_.CreateVector(bufferOffsets);
   auto linksVec = fbb_.CreateVector(linkOffsets);
+  auto mapping = fbb_.CreateString(summary.getMapping().str());
   fb::ProgramBuilder pb(fbb_);
   pb.add_version(1);
   pb.add_model(model);
@@ -372,6 +375,11 @@ LogicalResult ProgramWriter::write(
   pb.add_sram_peak_bytes(summary.getSramPeakBytes());
   pb.add_sram_lower_bound_bytes(summary.getSramLowerBoundBytes());
   pb.add_roofline_cycles(summary.getRooflineCycles());
+  pb.add_mapping(mapping);
+  pb.add_pipeline_groups(static_cast<int32_t>(summary.getPipelineGroups()));
+  pb.add_initiation_interval(summary.getInitiationInterval()
+                                 ? summary.getInitiationInterval()
+                                 : summary.getTotalCycles());
   fb::FinishProgramBuffer(fbb_, pb.Finish());
   sink(fbb_.GetBufferPointer(), fbb_.GetSize());
   return success();

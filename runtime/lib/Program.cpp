@@ -202,6 +202,20 @@ void ProgramLoader::load(const loom::program::Program &fb) {
       p_.sramLowerBoundBytes < 0 || p_.rooflineCycles < 0)
     fail("total_cycles, sram_peak_bytes, sram_lower_bound_bytes and "
          "roofline_cycles must not be negative");
+  p_.mapping = fb.mapping() ? str(fb.mapping()) : "sequential";
+  if (p_.mapping != "sequential" && p_.mapping != "pipelined" &&
+      p_.mapping != "hybrid")
+    fail("mapping '" + p_.mapping +
+         "' is not sequential, pipelined or hybrid");
+  p_.pipelineGroups = fb.pipeline_groups();
+  if (p_.pipelineGroups < 1)
+    fail("pipeline_groups must be at least 1, got " +
+         std::to_string(p_.pipelineGroups));
+  p_.initiationInterval = fb.initiation_interval();
+  if (p_.initiationInterval < 0)
+    fail("initiation_interval must not be negative");
+  if (p_.initiationInterval == 0)
+    p_.initiationInterval = p_.totalCycles;
 
   loadTensors(fb);
   loadLinks(fb);
@@ -310,7 +324,12 @@ void ProgramLoader::loadBuffers(const loom::program::Program &fb) {
     pb.size = b->size();
     pb.liveStart = b->live_start();
     pb.liveEnd = b->live_end();
+    pb.copies = b->copies();
+    pb.resident = b->resident();
     std::string where = "buffer " + std::to_string(pb.id);
+    if (pb.copies < 1)
+      fail(where + ": copies must be at least 1, got " +
+           std::to_string(pb.copies));
     checkTensorRef(pb.tensor, where, false);
     if (pb.tile < 0 || pb.tile >= tiles)
       fail(where + ": tile " + std::to_string(pb.tile) + " is outside the " +
@@ -318,10 +337,13 @@ void ProgramLoader::loadBuffers(const loom::program::Program &fb) {
            " tile grid");
     if (pb.offset < 0 || pb.size < 0)
       fail(where + ": negative offset or size");
-    if (pb.size > p_.sramBytesPerTile ||
-        pb.offset > p_.sramBytesPerTile - pb.size)
+    int64_t footprint = 0;
+    if (__builtin_mul_overflow(pb.size, int64_t(pb.copies), &footprint) ||
+        footprint > p_.sramBytesPerTile ||
+        pb.offset > p_.sramBytesPerTile - footprint)
       fail(where + ": [" + std::to_string(pb.offset) + ", " +
            std::to_string(pb.offset) + " + " + std::to_string(pb.size) +
+           (pb.copies > 1 ? " x " + std::to_string(pb.copies) : "") +
            ") lies beyond the tile's SRAM of " +
            std::to_string(p_.sramBytesPerTile) + " bytes");
     if (pb.liveStart < 0 || pb.liveEnd < pb.liveStart)
@@ -410,6 +432,11 @@ void ProgramLoader::loadKernels(const loom::program::Program &fb) {
     pk.bytes = k->bytes();
     pk.bound = str(k->bound());
     pk.cycles = k->cycles();
+    pk.group = k->group();
+    if (pk.group < 0 || pk.group >= p_.pipelineGroups)
+      fail(where + ": group " + std::to_string(pk.group) +
+           " is outside the program's " + std::to_string(p_.pipelineGroups) +
+           " pipeline groups");
     if (pk.flops < 0 || pk.bytes < 0 || pk.cycles < 0)
       fail(where + ": negative flops, bytes or cycles");
     if (k->ops()) {

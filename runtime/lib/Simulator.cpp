@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Runtime/Simulator.h"
+#include "loom/Runtime/ScheduleVerifier.h"
 
 #include <nlohmann/json.hpp>
 
@@ -55,21 +56,14 @@ std::string describeTile(const Program &p, int64_t tile) {
          std::to_string(tile % p.tileCols) + ")";
 }
 
-std::string describeResource(const Program &p, const ProgramInstr &in) {
-  if (in.unit == Unit::MeshLink) {
-    const ProgramLink &l = p.link(in.resource);
-    return "mesh link " + std::to_string(l.id) + " (tile " +
-           std::to_string(l.fromTile) + " -> tile " + std::to_string(l.toTile) +
-           ")";
-  }
-  return std::string(unitName(in.unit)) + " unit of " +
-         describeTile(p, in.resource);
-}
-
-std::string describeInstr(const Program &p, const ProgramInstr &in) {
-  return "instr " + std::to_string(in.id) + " [" + p.describeKernel(in.kernel) +
-         ", " + describeResource(p, in) + ", cycles " +
-         std::to_string(in.start) + "-" + std::to_string(in.end()) + "]";
+/// Position of an instr's resource in a flat table: tile units first, then
+/// links (the trace's track ids).
+size_t resourceSlot(const Program &p, const ProgramInstr &in) {
+  if (in.unit == Unit::MeshLink)
+    return static_cast<size_t>(p.numTiles() * kTileUnits +
+                               p.linkIndex(in.resource));
+  return static_cast<size_t>(in.resource * kTileUnits +
+                             static_cast<int>(in.unit));
 }
 
 std::string describeTensor(const Program &p, int32_t id) {
@@ -80,161 +74,11 @@ std::string describeTensor(const Program &p, int32_t id) {
   return s;
 }
 
-/// The kernel of the first instr that writes each buffer (-1 if none, or a
-/// transfer), by buffer position.
-std::vector<int32_t> bufferWriters(const Program &p) {
-  std::vector<int32_t> w(p.buffers.size(), -2);
-  for (const ProgramInstr &in : p.instrs)
-    for (int32_t b : in.writes) {
-      int32_t &slot = w[static_cast<size_t>(p.bufferIndex(b))];
-      if (slot == -2)
-        slot = in.kernel;
-    }
-  return w;
-}
-
-std::string describeBuffer(const Program &p, const ProgramBuffer &b,
-                           const std::vector<int32_t> &writers) {
-  std::string s = "buffer " + std::to_string(b.id) + " (" +
-                  describeTensor(p, b.tensor) + ", " + describeTile(p, b.tile) +
-                  ", bytes [" + std::to_string(b.offset) + ", " +
-                  std::to_string(b.offset + b.size) + "), live [" +
-                  std::to_string(b.liveStart) + ", " +
-                  std::to_string(b.liveEnd) + ")";
-  int32_t k = writers[static_cast<size_t>(p.bufferIndex(b.id))];
-  if (k != -2)
-    s += ", written by " + p.describeKernel(k);
-  return s + ")";
-}
-
-[[noreturn]] void violation(const Program &p, const std::string &msg) {
-  throw Error(p.path + ": schedule violation: " + msg);
-}
-
-//===----------------------------------------------------------------------===//
-// Schedule checks
-//===----------------------------------------------------------------------===//
-
-void checkDeps(const Program &p) {
-  for (const ProgramInstr &in : p.instrs)
-    for (int32_t d : in.deps) {
-      const ProgramInstr &dep = p.instr(d);
-      if (in.start < dep.end())
-        violation(p, describeInstr(p, in) + " starts at cycle " +
-                         std::to_string(in.start) + " before its dep " +
-                         describeInstr(p, dep) + " finishes at cycle " +
-                         std::to_string(dep.end()));
-    }
-}
-
-/// Position of an instr's resource in a flat table: tile units first, then
-/// links.
-size_t resourceSlot(const Program &p, const ProgramInstr &in) {
-  if (in.unit == Unit::MeshLink)
-    return static_cast<size_t>(p.numTiles() * kTileUnits +
-                               p.linkIndex(in.resource));
-  return static_cast<size_t>(in.resource * kTileUnits +
-                             static_cast<int>(in.unit));
-}
-
-void checkResources(const Program &p) {
-  // Instrs are sorted by start: one running maximum of the end per resource
-  // finds every overlap. Zero-length instrs occupy nothing. Resources are
-  // kept sparse: a big grid may use few of its tiles.
-  struct Busy {
-    int64_t until = 0;
-    size_t holder = 0;
-  };
-  std::unordered_map<size_t, Busy> busy;
-  for (size_t i = 0; i < p.instrs.size(); ++i) {
-    const ProgramInstr &in = p.instrs[i];
-    if (in.duration == 0)
-      continue;
-    auto [it, fresh] = busy.try_emplace(resourceSlot(p, in), Busy{in.end(), i});
-    if (fresh)
-      continue;
-    Busy &b = it->second;
-    if (in.start < b.until)
-      violation(p, describeInstr(p, in) + " and " +
-                       describeInstr(p, p.instrs[b.holder]) +
-                       " overlap on the " + describeResource(p, in));
-    b = Busy{in.end(), i};
-  }
-}
-
-/// Buffer positions per tile, sorted by (live start, id); empty buffers and
-/// empty lifetimes are left out (they occupy nothing).
-using BuffersByTile = std::map<int32_t, std::vector<size_t>>;
-
-BuffersByTile buffersByTile(const Program &p) {
-  BuffersByTile byTile;
-  for (size_t i = 0; i < p.buffers.size(); ++i) {
-    const ProgramBuffer &b = p.buffers[i];
-    if (b.size > 0 && b.liveEnd > b.liveStart)
-      byTile[b.tile].push_back(i);
-  }
-  for (auto &[tile, v] : byTile)
-    std::sort(v.begin(), v.end(), [&](size_t a, size_t b) {
-      const ProgramBuffer &x = p.buffers[a], &y = p.buffers[b];
-      return std::pair(x.liveStart, x.id) < std::pair(y.liveStart, y.id);
-    });
-  return byTile;
-}
-
-void checkBufferOverlap(const Program &p, const BuffersByTile &byTile,
-                        const std::vector<int32_t> &writers) {
-  for (const auto &[tile, bufs] : byTile) {
-    // Live buffers by offset (disjoint, so offsets are unique), and by end.
-    std::map<int64_t, size_t> byOffset;
-    std::multimap<int64_t, size_t> byEnd;
-    for (size_t bi : bufs) {
-      const ProgramBuffer &b = p.buffers[bi];
-      while (!byEnd.empty() && byEnd.begin()->first <= b.liveStart) {
-        byOffset.erase(p.buffers[byEnd.begin()->second].offset);
-        byEnd.erase(byEnd.begin());
-      }
-      auto clash = [&](size_t oi) {
-        violation(p, describeBuffer(p, b, writers) + " and " +
-                         describeBuffer(p, p.buffers[oi], writers) +
-                         " overlap in SRAM while both are live");
-      };
-      auto next = byOffset.lower_bound(b.offset);
-      if (next != byOffset.end() &&
-          p.buffers[next->second].offset < b.offset + b.size)
-        clash(next->second);
-      if (next != byOffset.begin()) {
-        auto prev = std::prev(next);
-        const ProgramBuffer &o = p.buffers[prev->second];
-        if (o.offset + o.size > b.offset)
-          clash(prev->second);
-      }
-      byOffset.emplace(b.offset, bi);
-      byEnd.emplace(b.liveEnd, bi);
-    }
-  }
-}
-
-void checkLiveness(const Program &p, const std::vector<int32_t> &writers) {
-  for (const ProgramInstr &in : p.instrs) {
-    auto check = [&](int32_t id, const char *verb) {
-      const ProgramBuffer &b = p.buffer(id);
-      if (in.start < b.liveStart || in.end() > b.liveEnd)
-        violation(p, describeInstr(p, in) + " " + verb + " " +
-                         describeBuffer(p, b, writers) +
-                         ", which is not live for the whole instr");
-    };
-    for (int32_t b : in.reads)
-      check(b, "reads");
-    for (int32_t b : in.writes)
-      check(b, "writes");
-  }
-}
-
 //===----------------------------------------------------------------------===//
 // Statistics
 //===----------------------------------------------------------------------===//
 
-SimStats computeStats(const Program &p, const BuffersByTile &byTile) {
+SimStats computeStats(const Program &p) {
   SimStats s;
   s.model = p.model;
   s.target = p.targetName;
@@ -297,24 +141,11 @@ SimStats computeStats(const Program &p, const BuffersByTile &byTile) {
   for (const LinkStats &ls : s.links)
     s.maxLinkBytes = std::max(s.maxLinkBytes, ls.bytes);
 
-  // SRAM peak: sweep each tile's buffer lifetimes, ends before starts.
-  s.sramPeakPerTile.assign(static_cast<size_t>(p.numTiles()), 0);
-  for (const auto &[t, bufs] : byTile) {
-    std::vector<std::pair<int64_t, int64_t>> events; // (cycle, +-bytes)
-    for (size_t bi : bufs) {
-      const ProgramBuffer &b = p.buffers[bi];
-      events.push_back({b.liveStart, b.size});
-      events.push_back({b.liveEnd, -b.size});
-    }
-    std::sort(events.begin(), events.end());
-    int64_t live = 0, peak = 0;
-    for (auto &e : events) {
-      addSat(live, e.second);
-      peak = std::max(peak, live);
-    }
-    s.sramPeakPerTile[static_cast<size_t>(t)] = peak;
+  // SRAM peak: every buffer's footprint over its lifetime (modulo the
+  // initiation interval when pipelined), as the verifier sees it.
+  s.sramPeakPerTile = sramPeakPerTile(p);
+  for (int64_t peak : s.sramPeakPerTile)
     s.sramPeakBytes = std::max(s.sramPeakBytes, peak);
-  }
   return s;
 }
 
@@ -476,14 +307,8 @@ std::vector<std::string> Simulator::inputNames() const {
 }
 
 SimStats Simulator::checkSchedule() const {
-  const Program &p = program_;
-  std::vector<int32_t> writers = bufferWriters(p);
-  auto byTile = buffersByTile(p);
-  checkDeps(p);
-  checkResources(p);
-  checkBufferOverlap(p, byTile, writers);
-  checkLiveness(p, writers);
-  return computeStats(p, byTile);
+  verifyScheduleOrThrow(program_);
+  return computeStats(program_);
 }
 
 SimResult Simulator::runTiming() const {

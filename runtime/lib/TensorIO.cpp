@@ -4,6 +4,9 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -172,15 +175,17 @@ static std::string headerField(const std::string &h, const std::string &key) {
                                                   : end - start);
 }
 
-Tensor readNpy(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw Error(path + ": cannot open file");
+/// Reads a .npy from `in`, whose bytes after the current position number
+/// `available`; `path` names it in errors. Everything the header claims is
+/// checked against those bytes before anything is allocated.
+static Tensor readNpyStream(std::istream &in, uint64_t available,
+                            const std::string &path) {
   char magic[8];
   if (!in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0)
     throw Error(path + ": not a .npy file (bad magic)");
   uint8_t major = static_cast<uint8_t>(magic[6]);
   uint32_t headerLen = 0;
+  uint64_t prefix = 10;
   if (major == 1) {
     unsigned char b[2];
     if (!in.read(reinterpret_cast<char *>(b), 2))
@@ -191,18 +196,22 @@ Tensor readNpy(const std::string &path) {
     if (!in.read(reinterpret_cast<char *>(b), 4))
       throw Error(path + ": truncated .npy header");
     headerLen = b[0] | (b[1] << 8) | (b[2] << 16) | (uint32_t(b[3]) << 24);
+    prefix = 12;
   } else {
     throw Error(path + ": unsupported .npy version " + std::to_string(major));
   }
   if (headerLen > (1u << 20))
     throw Error(path + ": .npy header too large");
+  if (prefix + headerLen > available)
+    throw Error(path + ": truncated .npy header");
   std::string header(headerLen, '\0');
   if (!in.read(header.data(), headerLen))
     throw Error(path + ": truncated .npy header");
   std::string descr = headerField(header, "descr");
   std::string order = headerField(header, "fortran_order");
   std::string shapeText = headerField(header, "shape");
-  if (descr.size() < 2 || order.empty() || shapeText.empty())
+  if (descr.size() < 2 || order.empty() || shapeText.size() < 2 ||
+      shapeText.front() != '(' || shapeText.back() != ')')
     throw Error(path + ": malformed .npy header");
   descr = descr.substr(1, descr.size() - 2);
   auto dt = dtypeFromDescr(descr);
@@ -219,11 +228,30 @@ Tensor readNpy(const std::string &path) {
     if (a == std::string::npos)
       continue;
     char *end = nullptr;
+    errno = 0;
     long long v = std::strtoll(item.c_str() + a, &end, 10);
-    if (end == item.c_str() + a || v < 0)
+    bool junk = item.find_first_not_of(' ', end - item.c_str()) !=
+                std::string::npos;
+    if (end == item.c_str() + a || junk || errno == ERANGE || v < 0)
       throw Error(path + ": malformed .npy shape " + shapeText);
+    if (shape.size() >= 64)
+      throw Error(path + ": .npy shape " + shapeText +
+                  " has more than 64 dimensions");
     shape.push_back(v);
   }
+  // The data must be in the file: checking first refuses a header that
+  // claims more elements than the file holds (or than 64 bits can count)
+  // without allocating for them.
+  uint64_t bytes = dtypeSize(*dt);
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes))
+      throw Error(path + ": .npy shape " + shapeText +
+                  " overflows 64 bits in bytes");
+  uint64_t left = available - prefix - headerLen;
+  if (bytes > left)
+    throw Error(path + ": truncated .npy data: shape " + shapeToString(shape) +
+                " of " + dtypeName(*dt) + " needs " + std::to_string(bytes) +
+                " bytes, the file has " + std::to_string(left));
   Tensor t(*dt, shape);
   if (t.byteSize() &&
       !in.read(static_cast<char *>(t.mutableRaw()),
@@ -231,6 +259,23 @@ Tensor readNpy(const std::string &path) {
     throw Error(path + ": truncated .npy data: shape " + shapeToString(shape) +
                 " needs " + std::to_string(t.byteSize()) + " bytes");
   return t;
+}
+
+Tensor readNpy(const std::string &path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in)
+    throw Error(path + ": cannot open file");
+  std::streamoff size = in.tellg();
+  in.seekg(0);
+  if (size < 0 || !in)
+    throw Error(path + ": cannot read file");
+  return readNpyStream(in, static_cast<uint64_t>(size), path);
+}
+
+Tensor readNpyBytes(const void *data, size_t size, const std::string &name) {
+  std::istringstream in(
+      std::string(static_cast<const char *>(data), size), std::ios::binary);
+  return readNpyStream(in, size, name);
 }
 
 void writeNpy(const std::string &path, const Tensor &t) {

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <onnx/defs/schema.h>
@@ -391,6 +392,14 @@ SmallVector<Value> NodeContext::foldResults(Operation *op) {
 namespace loom::onnx_import {
 namespace {
 
+void checkParsedModel(const onnx::ModelProto &model, bool parsed) {
+  if (!parsed)
+    throw ImportError("not a valid ONNX model (protobuf parse failed; the "
+                      "file is truncated or not ONNX)");
+  if (!model.has_graph() || model.ir_version() <= 0)
+    throw ImportError("not a valid ONNX model (no graph or IR version)");
+}
+
 /// Parses the model without first reading the file into memory, so the peak
 /// is one copy of the weights.
 void parseModel(const std::string &path, onnx::ModelProto &model) {
@@ -400,11 +409,29 @@ void parseModel(const std::string &path, onnx::ModelProto &model) {
   google::protobuf::io::IstreamInputStream raw(&in);
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(INT_MAX);
-  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-    throw ImportError("not a valid ONNX model (protobuf parse failed; the "
-                      "file is truncated or not ONNX)");
-  if (!model.has_graph() || model.ir_version() <= 0)
-    throw ImportError("not a valid ONNX model (no graph or IR version)");
+  checkParsedModel(model, model.ParseFromCodedStream(&coded) &&
+                              coded.ConsumedEntireMessage());
+}
+
+/// Parses a model held in memory (the fuzzer's entry point).
+void parseModelBytes(const void *data, size_t size, onnx::ModelProto &model) {
+  if (size > static_cast<size_t>(INT_MAX))
+    throw ImportError("not a valid ONNX model (larger than 2 GiB)");
+  google::protobuf::io::CodedInputStream coded(
+      static_cast<const uint8_t *>(data), static_cast<int>(size));
+  coded.SetTotalBytesLimit(INT_MAX);
+  checkParsedModel(model, model.ParseFromCodedStream(&coded) &&
+                              coded.ConsumedEntireMessage());
+}
+
+/// Refuses initializers stored as external data: a model read from memory
+/// has no folder for them to live in.
+void refuseExternalData(const onnx::ModelProto &model) {
+  for (const auto &init : model.graph().initializer())
+    if (init.data_location() == onnx::TensorProto::EXTERNAL)
+      throw ImportError("initializer '" + init.name() +
+                        "': external data is not allowed in a model read "
+                        "from memory");
 }
 
 /// Loads every initializer stored as external data, refusing paths that
@@ -865,9 +892,12 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
 
 namespace loom {
 
-OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, const std::string &path,
-                                     const ImportOptions &options,
-                                     std::string &error) {
+/// The one boundary every import goes through: `load` fills the model (and
+/// its external data); any exception becomes one line "name: problem".
+static OwningOpRef<ModuleOp>
+importWith(MLIRContext &ctx, const std::string &name,
+           llvm::function_ref<void(onnx::ModelProto &)> load,
+           const ImportOptions &options, std::string &error) {
   using namespace onnx_import;
   ctx.loadDialect<graph::GraphDialect, func::FuncDialect>();
   std::string lastDiagnostic;
@@ -878,18 +908,42 @@ OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, const std::string &path,
   });
   try {
     onnx::ModelProto model;
-    parseModel(path, model);
-    loadExternalData(model, fs::path(path).parent_path());
+    load(model);
     auto module = importModel(ctx, model, options, lastDiagnostic);
     if (failed(mlir::verify(*module))) {
-      error = path + ": the imported graph does not verify: " + lastDiagnostic;
+      error = name + ": the imported graph does not verify: " + lastDiagnostic;
       return nullptr;
     }
     return module;
   } catch (const std::exception &e) {
-    error = path + ": " + e.what();
+    error = name + ": " + e.what();
   }
   return nullptr;
+}
+
+OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, const std::string &path,
+                                     const ImportOptions &options,
+                                     std::string &error) {
+  return importWith(
+      ctx, path,
+      [&](onnx::ModelProto &model) {
+        onnx_import::parseModel(path, model);
+        onnx_import::loadExternalData(model, fs::path(path).parent_path());
+      },
+      options, error);
+}
+
+OwningOpRef<ModuleOp> importOnnxBytes(MLIRContext &ctx, const void *data,
+                                      size_t size, const std::string &name,
+                                      const ImportOptions &options,
+                                      std::string &error) {
+  return importWith(
+      ctx, name,
+      [&](onnx::ModelProto &model) {
+        onnx_import::parseModelBytes(data, size, model);
+        onnx_import::refuseExternalData(model);
+      },
+      options, error);
 }
 
 std::vector<std::string> supportedOnnxOps() {

@@ -7,6 +7,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -31,6 +32,15 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &ctx,
                                                  const std::string &path,
                                                  const ImportOptions &options,
                                                  std::string &error);
+
+/// Imports a serialized ONNX model held in memory (`size` bytes at `data`).
+/// `name` stands for the file in error messages. External data is refused
+/// (there is no folder to resolve it in). Errors as for importOnnxFile.
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxBytes(mlir::MLIRContext &ctx,
+                                                  const void *data, size_t size,
+                                                  const std::string &name,
+                                                  const ImportOptions &options,
+                                                  std::string &error);
 
 /// The ONNX operator types the importer handles (for docs and reports).
 std::vector<std::string> supportedOnnxOps();

@@ -88,6 +88,8 @@ struct ProgramKernel {
   std::string bound;
   /// The cost model's estimate.
   int64_t cycles = 0;
+  /// Pipeline group: kernels of one group run on disjoint tiles.
+  int32_t group = 0;
 };
 
 struct ProgramInstr {
@@ -109,8 +111,16 @@ struct ProgramBuffer {
   int32_t tensor = 0;
   int32_t tile = 0;
   int64_t offset = 0, size = 0;
-  /// Live over [liveStart, liveEnd) cycles.
+  /// Live over [liveStart, liveEnd) cycles of one iteration.
   int64_t liveStart = 0, liveEnd = 0;
+  /// Slots it rotates over in a software-pipelined program (iteration k uses
+  /// offset + (k mod copies) * size); a resident buffer (a weight) has one
+  /// slot shared by all iterations and is live always.
+  int32_t copies = 1;
+  bool resident = false;
+
+  /// Bytes of SRAM it occupies: size * copies.
+  int64_t footprint() const { return size * copies; }
 };
 
 struct ProgramLink {
@@ -144,6 +154,16 @@ public:
   std::vector<ProgramLink> links;
   int64_t totalCycles = 0, sramPeakBytes = 0, sramLowerBoundBytes = 0,
           rooflineCycles = 0;
+  /// "sequential", "pipelined" or "hybrid" (see Program.fbs).
+  std::string mapping = "sequential";
+  int32_t pipelineGroups = 1;
+  /// Cycles between consecutive inputs of a stream (II); iteration k runs
+  /// every instr k * II later. Equal to totalCycles when not pipelined.
+  int64_t initiationInterval = 0;
+  /// True if inputs overlap: 0 < II < totalCycles.
+  bool pipelined() const {
+    return initiationInterval > 0 && initiationInterval < totalCycles;
+  }
 
   int64_t numTiles() const { return int64_t(tileRows) * tileCols; }
 

@@ -4,6 +4,7 @@
 
 #include "loom/Runtime/Tensor.h"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -16,6 +17,8 @@ namespace loom::rt {
 /// Reads a NumPy .npy file (format 1.0-3.0, little-endian, C order).
 /// Throws Error naming the file and the problem.
 Tensor readNpy(const std::string &path);
+/// Reads a .npy held in memory; `name` stands for the file in errors.
+Tensor readNpyBytes(const void *data, size_t size, const std::string &name);
 /// Writes `t` as a .npy file (format 1.0). Throws Error on failure.
 void writeNpy(const std::string &path, const Tensor &t);
 

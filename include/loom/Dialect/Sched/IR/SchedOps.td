@@ -70,11 +70,18 @@ def Sched_BufferOp : Sched_Op<"buffer"> {
     Example:
     ```mlir
     sched.buffer 3 %w tile 0 offset 1024 size 512 live 0 to 900 : tensor<8x16xf32>
+    sched.buffer 4 %a tile 1 offset 0 size 256 live 40 to 700 {copies = 2 : i64} : tensor<8x8xf32>
     ```
+    In a software-pipelined schedule (`sched.summary`'s
+    `initiation_interval` below its `total_cycles`) iteration k of the
+    stream uses slot `k mod copies`, at `offset + (k mod copies) * size`;
+    `resident` buffers (weights) have one slot shared by every iteration.
   }];
   let arguments = (ins Sched_I64Attr:$id, AnyRankedTensor:$value, Sched_I64Attr:$tile,
                        Sched_I64Attr:$offset, Sched_I64Attr:$size, Sched_I64Attr:$live_start,
-                       Sched_I64Attr:$live_end);
+                       Sched_I64Attr:$live_end,
+                       DefaultValuedAttr<Sched_I64Attr, "1">:$copies,
+                       UnitAttr:$resident);
   let assemblyFormat = [{
     $id $value `tile` $tile `offset` $offset `size` $size `live` $live_start
     `to` $live_end attr-dict `:` type($value)
@@ -88,7 +95,10 @@ def Sched_SummaryOp : Sched_Op<"summary"> {
     `sram_peak_per_tile` lists, per tile, the highest byte its allocation
     reaches; `sram_peak_bytes` is their maximum and `sram_lower_bound_bytes`
     the most bytes live at once on any tile. `roofline_cycles` is the cost
-    model's lower bound for the whole graph on the chip.
+    model's lower bound for the whole graph on the chip. `mapping` says how
+    kernels share tiles ("sequential", "pipelined" or "hybrid", with
+    `pipeline_groups` groups); `initiation_interval` is the cycles between
+    consecutive inputs of a stream (0: not pipelined, one input at a time).
 
     Example:
     ```mlir
@@ -98,7 +108,10 @@ def Sched_SummaryOp : Sched_Op<"summary"> {
   let arguments = (ins Sched_I64Attr:$total_cycles, Sched_I64Attr:$sram_peak_bytes,
                        Sched_I64Attr:$sram_lower_bound_bytes,
                        DenseI64ArrayAttr:$sram_peak_per_tile,
-                       Sched_I64Attr:$roofline_cycles);
+                       Sched_I64Attr:$roofline_cycles,
+                       DefaultValuedStrAttr<StrAttr, "sequential">:$mapping,
+                       DefaultValuedAttr<Sched_I64Attr, "1">:$pipeline_groups,
+                       DefaultValuedAttr<Sched_I64Attr, "0">:$initiation_interval);
   let assemblyFormat = "attr-dict";
 }
 

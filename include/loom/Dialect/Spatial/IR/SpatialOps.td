@@ -80,7 +80,9 @@ def Spatial_KernelOp : Spatial_Op<"kernel", [IsolatedFromAbove,
     default rule of `chooseShardDim`); `graph-to-spatial` inserts transfers
     where it is not. `cycles` and `bound` are the cost model's estimate on
     the region, `flops` the useful matrix FLOPs and `bytes` the SRAM bytes
-    read and written.
+    read and written. `group` is the kernel's pipeline group: in a
+    pipelined or hybrid mapping the kernels of one group have disjoint
+    regions, and only kernels of different groups share tiles.
 
     Example:
     ```mlir
@@ -96,7 +98,8 @@ def Spatial_KernelOp : Spatial_Op<"kernel", [IsolatedFromAbove,
                        OptionalAttr<DenseI64ArrayAttr>:$block,
                        DenseI64ArrayAttr:$region,
                        DenseI64ArrayAttr:$shard_dims, Spatial_I64Attr:$cycles,
-                       StrAttr:$bound, Spatial_I64Attr:$flops, Spatial_I64Attr:$bytes);
+                       StrAttr:$bound, Spatial_I64Attr:$flops, Spatial_I64Attr:$bytes,
+                       DefaultValuedAttr<Spatial_I64Attr, "0">:$group);
   let results = (outs Variadic<AnyRankedTensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

@@ -1,0 +1,81 @@
+//===- ScheduleVerifier.h - Prove a program's schedule is sound -*- C++ -*-===//
+//
+// The independent schedule verifier. It reads nothing but the program (the
+// file the runtime loads) and shares no code or state with the scheduler
+// that produced it, so a scheduler bug cannot hide itself. The compiler runs
+// it after every compile (the `sched-verify` pass, on the program it is
+// about to write), and the simulator runs it again before every run.
+//
+// It proves, for one input and, in a software-pipelined program, for every
+// overlap of consecutive inputs of a stream (iteration k runs every instr
+// k * II cycles later):
+//  1. no deadlock: the dependency graph of the instrs has no cycle;
+//  2. every instr starts no earlier than each of its deps ends;
+//  3. no read before its data arrives: every instr that reads a buffer
+//     depends directly on every instr that writes that buffer, and a buffer
+//     of a computed tensor that is read has a writer;
+//  4. every instr reads and writes only buffers live for its whole run;
+//  5. no unit or link is double-booked: two instrs on one resource (a
+//     tile's matrix, vector or DMA unit, or one mesh link) never overlap,
+//     also across iterations: their intervals modulo II are disjoint and
+//     none is longer than II;
+//  6. every buffer (all its rotating copies) lies inside its tile's SRAM;
+//  7. a rotating buffer has enough copies: copies * II covers its lifetime;
+//  8. no two buffers of one tile share a byte while both are live, across
+//     iterations: each buffer's footprint (all copies) is taken over its
+//     lifetime modulo II (always, when it lives II cycles or more, and for
+//     resident buffers);
+//  9. no instr ends after the program's total_cycles (its stated latency).
+// Checks run in that order; violations are named by instr, buffer, kernel
+// and ONNX node.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_RUNTIME_SCHEDULEVERIFIER_H
+#define LOOM_RUNTIME_SCHEDULEVERIFIER_H
+
+#include "loom/Runtime/Program.h"
+
+#include <string>
+#include <vector>
+
+namespace loom::rt {
+
+enum class ViolationKind {
+  Deadlock,
+  Dependency,
+  DataArrival,
+  Liveness,
+  ResourceConflict,
+  SramBounds,
+  BufferCopies,
+  SramOverlap,
+  Latency,
+};
+/// "deadlock", "dependency", "data-arrival", "liveness",
+/// "resource-conflict", "sram-bounds", "buffer-copies", "sram-overlap",
+/// "latency".
+const char *violationKindName(ViolationKind kind);
+
+struct Violation {
+  ViolationKind kind;
+  /// One line, without the file name.
+  std::string message;
+};
+
+/// Every violation found, up to `maxViolations` (checks stop early once
+/// that many are found). Empty when the schedule is sound.
+std::vector<Violation> verifySchedule(const Program &program,
+                                      size_t maxViolations = 1);
+
+/// The most SRAM bytes live at once on each tile (indexed by tile), with
+/// every buffer's full footprint (all its copies) over its lifetime, taken
+/// modulo the initiation interval in a pipelined program.
+std::vector<int64_t> sramPeakPerTile(const Program &program);
+
+/// Throws Error "<path>: schedule violation: <message>" for the first
+/// violation.
+void verifyScheduleOrThrow(const Program &program);
+
+} // namespace loom::rt
+
+#endif // LOOM_RUNTIME_SCHEDULEVERIFIER_H

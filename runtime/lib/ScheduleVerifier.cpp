@@ -1,0 +1,518 @@
+//===- ScheduleVerifier.cpp - Prove a program's schedule is sound ---------===//
+//
+// Every check is a sort and a sweep (or a graph walk) over the program's own
+// lists; ids are resolved through maps built here, not the Program's, so a
+// program edited in memory (as the fault-injection test does) is checked as
+// it stands. See ScheduleVerifier.h for what is proven.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Runtime/ScheduleVerifier.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <unordered_map>
+
+namespace loom::rt {
+
+const char *violationKindName(ViolationKind kind) {
+  switch (kind) {
+  case ViolationKind::Deadlock:
+    return "deadlock";
+  case ViolationKind::Dependency:
+    return "dependency";
+  case ViolationKind::DataArrival:
+    return "data-arrival";
+  case ViolationKind::Liveness:
+    return "liveness";
+  case ViolationKind::ResourceConflict:
+    return "resource-conflict";
+  case ViolationKind::SramBounds:
+    return "sram-bounds";
+  case ViolationKind::BufferCopies:
+    return "buffer-copies";
+  case ViolationKind::SramOverlap:
+    return "sram-overlap";
+  case ViolationKind::Latency:
+    return "latency";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr int kTileUnits = 3; // matrix, vector, dma per tile
+
+/// The pieces of [start, end) on the circle of `period` (or the line when
+/// `period` is 0): up to two [lo, hi) intervals.
+std::vector<std::pair<int64_t, int64_t>> piecesOf(int64_t start, int64_t end,
+                                                  int64_t period) {
+  if (!period)
+    return {{start, end}};
+  if (end - start >= period)
+    return {{0, period}};
+  int64_t lo = start % period;
+  if (lo < 0)
+    lo += period;
+  int64_t hi = lo + (end - start);
+  if (hi <= period)
+    return {{lo, hi}};
+  return {{lo, period}, {0, hi - period}};
+}
+
+/// The lifetime pieces of a buffer in a program of `period` (0: not
+/// pipelined); a resident buffer of a pipelined program is live always.
+std::vector<std::pair<int64_t, int64_t>> bufferPieces(const ProgramBuffer &b,
+                                                      int64_t period) {
+  if (b.size <= 0)
+    return {};
+  if (b.resident && period)
+    return {{0, period}};
+  if (b.liveEnd <= b.liveStart)
+    return {};
+  return piecesOf(b.liveStart, b.liveEnd, period);
+}
+
+/// a + b, saturating at the int64 range (hostile files).
+int64_t addSat(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    return b > 0 ? std::numeric_limits<int64_t>::max()
+                 : std::numeric_limits<int64_t>::min();
+  return r;
+}
+
+class Verifier {
+public:
+  Verifier(const Program &p, size_t maxViolations)
+      : p_(p), max_(std::max<size_t>(1, maxViolations)) {
+    for (size_t i = 0; i < p.instrs.size(); ++i)
+      instrPos_.emplace(p.instrs[i].id, i);
+    for (size_t i = 0; i < p.buffers.size(); ++i)
+      bufferPos_.emplace(p.buffers[i].id, i);
+    for (size_t i = 0; i < p.links.size(); ++i)
+      linkPos_.emplace(p.links[i].id, i);
+    for (size_t i = 0; i < p.tensors.size(); ++i)
+      tensorPos_.emplace(p.tensors[i].id, i);
+    writers_.resize(p.buffers.size());
+    for (size_t i = 0; i < p.instrs.size(); ++i)
+      for (int32_t b : p.instrs[i].writes)
+        if (auto bp = find(bufferPos_, b))
+          writers_[*bp].push_back(i);
+    period_ = p.pipelined() ? p.initiationInterval : 0;
+  }
+
+  std::vector<Violation> run() {
+    // Each check assumes the ids it follows exist.
+    if (!checkReferences())
+      return out_;
+    for (auto check : {&Verifier::checkDeadlock, &Verifier::checkDeps,
+                       &Verifier::checkDataArrival, &Verifier::checkLiveness,
+                       &Verifier::checkResources, &Verifier::checkSramBounds,
+                       &Verifier::checkCopies, &Verifier::checkSramOverlap,
+                       &Verifier::checkLatency}) {
+      (this->*check)();
+      if (full())
+        break;
+    }
+    return out_;
+  }
+
+private:
+  static std::optional<size_t>
+  find(const std::unordered_map<int32_t, size_t> &m, int32_t id) {
+    auto it = m.find(id);
+    if (it == m.end())
+      return std::nullopt;
+    return it->second;
+  }
+  bool full() const { return out_.size() >= max_; }
+  void add(ViolationKind kind, std::string msg) {
+    if (!full())
+      out_.push_back({kind, std::move(msg)});
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Naming
+  //===--------------------------------------------------------------------===//
+
+  std::string tile(int64_t t) const {
+    return "tile " + std::to_string(t) + " (" +
+           std::to_string(t / p_.tileCols) + "," +
+           std::to_string(t % p_.tileCols) + ")";
+  }
+  std::string resource(const ProgramInstr &in) const {
+    if (in.unit == Unit::MeshLink) {
+      std::string s = "mesh link " + std::to_string(in.resource);
+      if (auto l = find(linkPos_, in.resource))
+        s += " (tile " + std::to_string(p_.links[*l].fromTile) + " -> tile " +
+             std::to_string(p_.links[*l].toTile) + ")";
+      return s;
+    }
+    return std::string(unitName(in.unit)) + " unit of " + tile(in.resource);
+  }
+  std::string kernel(int32_t id) const {
+    for (const ProgramKernel &k : p_.kernels)
+      if (k.id == id) {
+        std::string s = "kernel " + std::to_string(id) + " '" + k.name + "'";
+        if (!k.onnxNodes.empty()) {
+          s += " (onnx: ";
+          for (size_t i = 0; i < k.onnxNodes.size(); ++i)
+            s += (i ? ", " : "") + k.onnxNodes[i];
+          s += ")";
+        }
+        return s;
+      }
+    return id < 0 ? "transfer" : "kernel " + std::to_string(id);
+  }
+  std::string instr(const ProgramInstr &in) const {
+    return "instr " + std::to_string(in.id) + " [" + kernel(in.kernel) + ", " +
+           resource(in) + ", cycles " + std::to_string(in.start) + "-" +
+           std::to_string(in.end()) + "]";
+  }
+  std::string tensor(int32_t id) const {
+    std::string s = "tensor " + std::to_string(id);
+    auto t = find(tensorPos_, id);
+    if (t && !p_.tensors[*t].name.empty())
+      s += " '" + p_.tensors[*t].name + "'";
+    return s;
+  }
+  std::string buffer(size_t pos) const {
+    const ProgramBuffer &b = p_.buffers[pos];
+    std::string s = "buffer " + std::to_string(b.id) + " (" + tensor(b.tensor) +
+                    ", " + tile(b.tile) + ", bytes [" +
+                    std::to_string(b.offset) + ", " +
+                    std::to_string(addSat(b.offset, b.footprint())) + ")";
+    if (b.copies > 1)
+      s += " in " + std::to_string(b.copies) + " copies";
+    s += b.resident ? ", resident"
+                    : ", live [" + std::to_string(b.liveStart) + ", " +
+                          std::to_string(b.liveEnd) + ")";
+    if (!writers_[pos].empty())
+      s += ", written by " + kernel(p_.instrs[writers_[pos].front()].kernel);
+    return s + ")";
+  }
+  std::string stream() const {
+    return period_ ? " (across inputs of the stream, initiation interval " +
+                         std::to_string(period_) + ")"
+                   : "";
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Checks
+  //===--------------------------------------------------------------------===//
+
+  bool checkReferences() {
+    for (const ProgramInstr &in : p_.instrs) {
+      for (int32_t d : in.deps)
+        if (!find(instrPos_, d))
+          add(ViolationKind::Dependency,
+              instr(in) + " depends on instr " + std::to_string(d) +
+                  ", which does not exist");
+      for (const auto *list : {&in.reads, &in.writes})
+        for (int32_t b : *list)
+          if (!find(bufferPos_, b))
+            add(ViolationKind::Liveness, instr(in) + " uses buffer " +
+                                             std::to_string(b) +
+                                             ", which does not exist");
+      bool isLink = in.unit == Unit::MeshLink;
+      if (isLink ? !find(linkPos_, in.resource)
+                 : in.resource < 0 || in.resource >= p_.numTiles())
+        add(ViolationKind::ResourceConflict,
+            instr(in) + " runs on a " + (isLink ? "link" : "tile") +
+                " that does not exist");
+    }
+    return out_.empty();
+  }
+
+  void checkDeadlock() {
+    size_t n = p_.instrs.size();
+    std::vector<size_t> indegree(n, 0);
+    std::vector<std::vector<size_t>> users(n);
+    for (size_t i = 0; i < n; ++i)
+      for (int32_t d : p_.instrs[i].deps) {
+        users[instrPos_.at(d)].push_back(i);
+        ++indegree[i];
+      }
+    std::vector<size_t> ready;
+    for (size_t i = 0; i < n; ++i)
+      if (indegree[i] == 0)
+        ready.push_back(i);
+    size_t done = 0;
+    while (!ready.empty()) {
+      size_t i = ready.back();
+      ready.pop_back();
+      ++done;
+      for (size_t u : users[i])
+        if (--indegree[u] == 0)
+          ready.push_back(u);
+    }
+    if (done == n)
+      return;
+    // Walk deps among the instrs left over until one repeats: a cycle.
+    size_t at = 0;
+    while (indegree[at] == 0)
+      ++at;
+    std::vector<size_t> path;
+    std::vector<int64_t> seenAt(n, -1);
+    while (seenAt[at] < 0) {
+      seenAt[at] = static_cast<int64_t>(path.size());
+      path.push_back(at);
+      for (int32_t d : p_.instrs[at].deps) {
+        size_t dp = instrPos_.at(d);
+        if (indegree[dp] > 0) {
+          at = dp;
+          break;
+        }
+      }
+    }
+    std::string cycle;
+    for (size_t k = static_cast<size_t>(seenAt[at]); k < path.size(); ++k)
+      cycle += "instr " + std::to_string(p_.instrs[path[k]].id) + " waits for ";
+    cycle += "instr " + std::to_string(p_.instrs[at].id);
+    add(ViolationKind::Deadlock,
+        "deadlock: the dependencies form a cycle (" + cycle + "), starting at " +
+            instr(p_.instrs[at]));
+  }
+
+  void checkDeps() {
+    for (const ProgramInstr &in : p_.instrs)
+      for (int32_t d : in.deps) {
+        const ProgramInstr &dep = p_.instrs[instrPos_.at(d)];
+        if (in.start < dep.end())
+          add(ViolationKind::Dependency,
+              instr(in) + " starts at cycle " + std::to_string(in.start) +
+                  " before its dep " + instr(dep) + " finishes at cycle " +
+                  std::to_string(dep.end()));
+      }
+  }
+
+  void checkDataArrival() {
+    for (const ProgramInstr &in : p_.instrs) {
+      std::vector<int32_t> deps = in.deps;
+      std::sort(deps.begin(), deps.end());
+      for (int32_t b : in.reads) {
+        size_t bp = bufferPos_.at(b);
+        const ProgramBuffer &buf = p_.buffers[bp];
+        bool anyWriter = false;
+        for (size_t w : writers_[bp]) {
+          const ProgramInstr &writer = p_.instrs[w];
+          if (writer.id == in.id)
+            continue;
+          anyWriter = true;
+          if (!std::binary_search(deps.begin(), deps.end(), writer.id))
+            add(ViolationKind::DataArrival,
+                instr(in) + " reads " + buffer(bp) + " written by " +
+                    instr(writer) +
+                    " without depending on it: nothing orders the read "
+                    "after the data arrives");
+        }
+        auto t = find(tensorPos_, buf.tensor);
+        bool computed = t && (p_.tensors[*t].kind == TensorKind::Intermediate ||
+                              p_.tensors[*t].kind == TensorKind::Output);
+        if (!anyWriter && computed && !buf.resident)
+          add(ViolationKind::DataArrival,
+              instr(in) + " reads " + buffer(bp) +
+                  ", which no instr writes: its data never arrives");
+      }
+    }
+  }
+
+  void checkLiveness() {
+    for (const ProgramInstr &in : p_.instrs) {
+      auto check = [&](int32_t id, const char *verb) {
+        size_t bp = bufferPos_.at(id);
+        const ProgramBuffer &b = p_.buffers[bp];
+        if (b.resident && period_)
+          return; // live always
+        if (in.start < b.liveStart || in.end() > b.liveEnd)
+          add(ViolationKind::Liveness,
+              instr(in) + " " + verb + " " + buffer(bp) +
+                  ", which is not live for the whole instr");
+      };
+      for (int32_t b : in.reads)
+        check(b, "reads");
+      for (int32_t b : in.writes)
+        check(b, "writes");
+    }
+  }
+
+  void checkResources() {
+    // (resource slot, lo, hi, instr position), swept per slot in start order
+    // with one running end: any overlap shows against the latest holder.
+    std::vector<std::tuple<size_t, int64_t, int64_t, size_t>> busy;
+    for (size_t i = 0; i < p_.instrs.size(); ++i) {
+      const ProgramInstr &in = p_.instrs[i];
+      if (in.duration <= 0)
+        continue;
+      if (period_ && in.duration > period_) {
+        add(ViolationKind::ResourceConflict,
+            instr(in) + " runs " + std::to_string(in.duration) +
+                " cycles, longer than the initiation interval " +
+                std::to_string(period_) + ": it overlaps itself on the " +
+                resource(in) + " in the next input of the stream");
+        continue;
+      }
+      size_t slot = in.unit == Unit::MeshLink
+                        ? static_cast<size_t>(p_.numTiles() * kTileUnits) +
+                              linkPos_.at(in.resource)
+                        : static_cast<size_t>(in.resource) * kTileUnits +
+                              static_cast<size_t>(in.unit);
+      for (auto [lo, hi] : piecesOf(in.start, in.end(), period_))
+        busy.emplace_back(slot, lo, hi, i);
+    }
+    std::sort(busy.begin(), busy.end());
+    for (size_t k = 1, holder = 0; k < busy.size(); ++k) {
+      auto [slot, lo, hi, i] = busy[k];
+      auto [hslot, hlo, hhi, hi_] = busy[holder];
+      if (slot == hslot && lo < hhi && i != hi_) {
+        add(ViolationKind::ResourceConflict,
+            instr(p_.instrs[i]) + " and " + instr(p_.instrs[hi_]) +
+                " overlap on the " + resource(p_.instrs[i]) + stream());
+        if (full())
+          return;
+      }
+      if (slot != hslot || hi > hhi)
+        holder = k;
+    }
+  }
+
+  void checkSramBounds() {
+    for (size_t bp = 0; bp < p_.buffers.size(); ++bp) {
+      const ProgramBuffer &b = p_.buffers[bp];
+      int64_t footprint;
+      if (b.offset < 0 || b.size < 0 || b.copies < 1 ||
+          __builtin_mul_overflow(b.size, int64_t(b.copies), &footprint) ||
+          footprint > p_.sramBytesPerTile ||
+          b.offset > p_.sramBytesPerTile - footprint)
+        add(ViolationKind::SramBounds,
+            buffer(bp) + " lies outside its tile's SRAM of " +
+                std::to_string(p_.sramBytesPerTile) + " bytes");
+      if (b.tile < 0 || b.tile >= p_.numTiles())
+        add(ViolationKind::SramBounds,
+            buffer(bp) + " is on a tile that does not exist");
+    }
+  }
+
+  void checkCopies() {
+    if (!period_)
+      return;
+    for (size_t bp = 0; bp < p_.buffers.size(); ++bp) {
+      const ProgramBuffer &b = p_.buffers[bp];
+      if (b.resident || b.size == 0)
+        continue;
+      int64_t span = b.liveEnd - b.liveStart;
+      if (span > int64_t(b.copies) * period_)
+        add(ViolationKind::BufferCopies,
+            buffer(bp) + " lives " + std::to_string(span) +
+                " cycles but its " + std::to_string(b.copies) +
+                " copies cover only " +
+                std::to_string(int64_t(b.copies) * period_) +
+                " at initiation interval " + std::to_string(period_) +
+                ": the next inputs overwrite it while it is live");
+    }
+  }
+
+  void checkSramOverlap() {
+    // Per tile: (lo, buffer id, hi, buffer position) pieces of each buffer's
+    // lifetime (modulo the period), swept in time with the live footprints
+    // kept by offset; live footprints are disjoint, so a clash shows against
+    // a neighbour by address.
+    std::map<int32_t, std::vector<std::tuple<int64_t, int32_t, int64_t, size_t>>>
+        byTile;
+    for (size_t bp = 0; bp < p_.buffers.size(); ++bp) {
+      const ProgramBuffer &b = p_.buffers[bp];
+      for (auto [lo, hi] : bufferPieces(b, period_))
+        byTile[b.tile].emplace_back(lo, b.id, hi, bp);
+    }
+    for (auto &[t, list] : byTile) {
+      std::sort(list.begin(), list.end());
+      std::map<int64_t, size_t> byOffset; // offset -> buffer position
+      std::multimap<int64_t, size_t> byEnd;
+      for (auto [lo, id, hi, bp] : list) {
+        while (!byEnd.empty() && byEnd.begin()->first <= lo) {
+          byOffset.erase(p_.buffers[byEnd.begin()->second].offset);
+          byEnd.erase(byEnd.begin());
+        }
+        const ProgramBuffer &b = p_.buffers[bp];
+        auto clash = [&](size_t other) {
+          add(ViolationKind::SramOverlap,
+              buffer(bp) + " and " + buffer(other) +
+                  " overlap in SRAM while both are live" + stream());
+        };
+        auto next = byOffset.lower_bound(b.offset);
+        if (next != byOffset.end() && next->second != bp &&
+            p_.buffers[next->second].offset < addSat(b.offset, b.footprint()))
+          clash(next->second);
+        if (next != byOffset.begin()) {
+          auto prev = std::prev(next);
+          const ProgramBuffer &o = p_.buffers[prev->second];
+          if (prev->second != bp && addSat(o.offset, o.footprint()) > b.offset)
+            clash(prev->second);
+        }
+        if (full())
+          return;
+        if (byOffset.emplace(b.offset, bp).second)
+          byEnd.emplace(hi, bp);
+      }
+    }
+  }
+
+  void checkLatency() {
+    for (const ProgramInstr &in : p_.instrs)
+      if (in.end() > p_.totalCycles)
+        add(ViolationKind::Latency,
+            instr(in) + " ends after the program's total_cycles " +
+                std::to_string(p_.totalCycles));
+  }
+
+  const Program &p_;
+  size_t max_;
+  std::vector<Violation> out_;
+  std::unordered_map<int32_t, size_t> instrPos_, bufferPos_, linkPos_,
+      tensorPos_;
+  /// Instr positions writing each buffer (by buffer position).
+  std::vector<std::vector<size_t>> writers_;
+  /// The initiation interval of a pipelined program; 0 otherwise.
+  int64_t period_ = 0;
+};
+
+} // namespace
+
+std::vector<Violation> verifySchedule(const Program &program,
+                                      size_t maxViolations) {
+  return Verifier(program, maxViolations).run();
+}
+
+std::vector<int64_t> sramPeakPerTile(const Program &program) {
+  int64_t period = program.pipelined() ? program.initiationInterval : 0;
+  std::map<int32_t, std::vector<std::pair<int64_t, int64_t>>> events;
+  for (const ProgramBuffer &b : program.buffers)
+    for (auto [lo, hi] : bufferPieces(b, period)) {
+      events[b.tile].push_back({lo, b.footprint()});
+      events[b.tile].push_back({hi, -b.footprint()});
+    }
+  std::vector<int64_t> peak(static_cast<size_t>(program.numTiles()), 0);
+  for (auto &[t, ev] : events) {
+    std::sort(ev.begin(), ev.end()); // ends before starts at equal cycles
+    int64_t live = 0;
+    for (auto [cycle, bytes] : ev) {
+      live = addSat(live, bytes);
+      if (t >= 0 && t < program.numTiles())
+        peak[static_cast<size_t>(t)] =
+            std::max(peak[static_cast<size_t>(t)], live);
+    }
+  }
+  return peak;
+}
+
+void verifyScheduleOrThrow(const Program &program) {
+  std::vector<Violation> v = verifySchedule(program, 1);
+  if (!v.empty())
+    throw Error(program.path + ": schedule violation: " + v.front().message);
+}
+
+} // namespace loom::rt
