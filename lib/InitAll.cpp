@@ -8,6 +8,7 @@
 #include "loom/Dialect/Sched/Transforms/Passes.h"
 #include "loom/Dialect/Spatial/IR/Spatial.h"
 #include "loom/Dialect/Spatial/Transforms/Passes.h"
+#include "loom/Target/VerifySchedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Transforms/Passes.h"
@@ -22,6 +23,7 @@ void loom::registerAllPasses() {
   loom::graph::registerGraphPipeline();
   loom::spatial::registerSpatialPasses();
   loom::sched::registerSchedPasses();
+  loom::registerVerifySchedulePass();
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
 }

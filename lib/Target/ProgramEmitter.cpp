@@ -121,7 +121,8 @@ flatbuffers::Offset<fb::Tensor> ProgramWriter::buildTensor(const TensorInfo &t,
   auto shape = fbb_.CreateVector(
       std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
   flatbuffers::Offset<flatbuffers::Vector<uint8_t>> data = 0;
-  if (t.data) {
+  bool withData = t.data && source_.constantData;
+  if (withData) {
     std::optional<rt::Tensor> host = tryTensorFromAttr(t.data, error);
     if (!host)
       return 0;
@@ -135,7 +136,7 @@ flatbuffers::Offset<fb::Tensor> ProgramWriter::buildTensor(const TensorInfo &t,
   tb.add_dtype(static_cast<fb::DType>(dt ? static_cast<int>(*dt) : 0));
   tb.add_shape(shape);
   tb.add_kind(t.kind);
-  if (t.data)
+  if (withData)
     tb.add_data(data);
   return tb.Finish();
 }

@@ -130,9 +130,10 @@ private:
     return it->second;
   }
   bool full() const { return out_.size() >= max_; }
-  void add(ViolationKind kind, std::string msg) {
+  void add(ViolationKind kind, std::string msg, int32_t instr = -1,
+           int32_t buffer = -1) {
     if (!full())
-      out_.push_back({kind, std::move(msg)});
+      out_.push_back({kind, std::move(msg), instr, buffer});
   }
 
   //===--------------------------------------------------------------------===//
@@ -211,7 +212,8 @@ private:
         if (!find(instrPos_, d))
           add(ViolationKind::Dependency,
               instr(in) + " depends on instr " + std::to_string(d) +
-                  ", which does not exist");
+                  ", which does not exist",
+              in.id);
       for (const auto *list : {&in.reads, &in.writes})
         for (int32_t b : *list)
           if (!find(bufferPos_, b))
@@ -286,7 +288,8 @@ private:
           add(ViolationKind::Dependency,
               instr(in) + " starts at cycle " + std::to_string(in.start) +
                   " before its dep " + instr(dep) + " finishes at cycle " +
-                  std::to_string(dep.end()));
+                  std::to_string(dep.end()),
+              in.id);
       }
   }
 
@@ -308,7 +311,8 @@ private:
                 instr(in) + " reads " + buffer(bp) + " written by " +
                     instr(writer) +
                     " without depending on it: nothing orders the read "
-                    "after the data arrives");
+                    "after the data arrives",
+                in.id, b);
         }
         auto t = find(tensorPos_, buf.tensor);
         bool computed = t && (p_.tensors[*t].kind == TensorKind::Intermediate ||
@@ -316,7 +320,8 @@ private:
         if (!anyWriter && computed && !buf.resident)
           add(ViolationKind::DataArrival,
               instr(in) + " reads " + buffer(bp) +
-                  ", which no instr writes: its data never arrives");
+                  ", which no instr writes: its data never arrives",
+              in.id, b);
       }
     }
   }
@@ -331,7 +336,8 @@ private:
         if (in.start < b.liveStart || in.end() > b.liveEnd)
           add(ViolationKind::Liveness,
               instr(in) + " " + verb + " " + buffer(bp) +
-                  ", which is not live for the whole instr");
+                  ", which is not live for the whole instr",
+              in.id, id);
       };
       for (int32_t b : in.reads)
         check(b, "reads");
@@ -353,7 +359,8 @@ private:
             instr(in) + " runs " + std::to_string(in.duration) +
                 " cycles, longer than the initiation interval " +
                 std::to_string(period_) + ": it overlaps itself on the " +
-                resource(in) + " in the next input of the stream");
+                resource(in) + " in the next input of the stream",
+            in.id);
         continue;
       }
       size_t slot = in.unit == Unit::MeshLink
@@ -371,7 +378,8 @@ private:
       if (slot == hslot && lo < hhi && i != hi_) {
         add(ViolationKind::ResourceConflict,
             instr(p_.instrs[i]) + " and " + instr(p_.instrs[hi_]) +
-                " overlap on the " + resource(p_.instrs[i]) + stream());
+                " overlap on the " + resource(p_.instrs[i]) + stream(),
+            p_.instrs[i].id);
         if (full())
           return;
       }
@@ -390,10 +398,11 @@ private:
           b.offset > p_.sramBytesPerTile - footprint)
         add(ViolationKind::SramBounds,
             buffer(bp) + " lies outside its tile's SRAM of " +
-                std::to_string(p_.sramBytesPerTile) + " bytes");
+                std::to_string(p_.sramBytesPerTile) + " bytes",
+            -1, b.id);
       if (b.tile < 0 || b.tile >= p_.numTiles())
         add(ViolationKind::SramBounds,
-            buffer(bp) + " is on a tile that does not exist");
+            buffer(bp) + " is on a tile that does not exist", -1, b.id);
     }
   }
 
@@ -412,7 +421,8 @@ private:
                 " copies cover only " +
                 std::to_string(int64_t(b.copies) * period_) +
                 " at initiation interval " + std::to_string(period_) +
-                ": the next inputs overwrite it while it is live");
+                ": the next inputs overwrite it while it is live",
+            -1, b.id);
     }
   }
 
@@ -441,7 +451,8 @@ private:
         auto clash = [&](size_t other) {
           add(ViolationKind::SramOverlap,
               buffer(bp) + " and " + buffer(other) +
-                  " overlap in SRAM while both are live" + stream());
+                  " overlap in SRAM while both are live" + stream(),
+              -1, b.id);
         };
         auto next = byOffset.lower_bound(b.offset);
         if (next != byOffset.end() && next->second != bp &&
@@ -466,7 +477,8 @@ private:
       if (in.end() > p_.totalCycles)
         add(ViolationKind::Latency,
             instr(in) + " ends after the program's total_cycles " +
-                std::to_string(p_.totalCycles));
+                std::to_string(p_.totalCycles),
+            in.id);
   }
 
   const Program &p_;

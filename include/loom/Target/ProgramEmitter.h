@@ -26,6 +26,9 @@ struct ProgramSource {
   std::string model;
   /// The full target description (the JSON text it was loaded from).
   std::string targetJson;
+  /// False: constants are written without their data (a timing-only
+  /// program, as the schedule verifier reads it).
+  bool constantData = true;
 };
 
 /// Writes the program of the scheduled `module` (one func.func) into

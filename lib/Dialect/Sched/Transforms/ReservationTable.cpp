@@ -97,4 +97,104 @@ int64_t ListScheduler::addTask(const std::vector<TaskPart> &parts,
   return static_cast<int64_t>(tasks_.size()) - 1;
 }
 
+std::vector<std::pair<int64_t, int64_t>>
+ModuloReservationTable::pieces(int64_t start, int64_t duration) const {
+  int64_t lo = start % period_;
+  if (lo < 0)
+    lo += period_;
+  int64_t hi = lo + duration;
+  if (hi <= period_)
+    return {{lo, hi}};
+  return {{lo, period_}, {0, hi - period_}};
+}
+
+bool ModuloReservationTable::isFree(int64_t start, int64_t duration) const {
+  if (duration <= 0)
+    return true;
+  if (duration > period_)
+    return false;
+  for (auto [lo, hi] : pieces(start, duration))
+    if (!line_.isFree(lo, hi - lo))
+      return false;
+  return true;
+}
+
+std::optional<int64_t>
+ModuloReservationTable::earliestFree(int64_t from, int64_t duration) const {
+  if (duration <= 0)
+    return from;
+  if (duration > period_)
+    return std::nullopt;
+  // The earliest free start is `from` or lies where a busy interval ends
+  // (one cycle earlier would collide with that interval).
+  std::vector<int64_t> candidates = {from};
+  int64_t base = from % period_;
+  if (base < 0)
+    base += period_;
+  for (const auto &[s, e] : line_.intervals()) {
+    int64_t delta = (e % period_ - base + period_) % period_;
+    candidates.push_back(from + delta);
+  }
+  std::sort(candidates.begin(), candidates.end());
+  for (int64_t t : candidates)
+    if (isFree(t, duration))
+      return t;
+  return std::nullopt;
+}
+
+bool ModuloReservationTable::reserve(int64_t start, int64_t duration) {
+  if (duration <= 0)
+    return true;
+  if (!isFree(start, duration))
+    return false;
+  for (auto [lo, hi] : pieces(start, duration))
+    line_.reserve(lo, hi - lo);
+  return true;
+}
+
+std::optional<int64_t>
+ModuloScheduler::addTask(const std::vector<TaskPart> &parts,
+                         const std::vector<int64_t> &deps) {
+  int64_t ready = 0;
+  for (int64_t d : deps)
+    ready = std::max(ready, tasks_[d].second);
+  // As ListScheduler::addTask, on the circle; a whole period without a fit
+  // means none exists.
+  int64_t t = ready;
+  bool moved = true;
+  while (moved) {
+    moved = false;
+    for (const TaskPart &p : parts) {
+      std::optional<int64_t> e =
+          tables_[p.resource].earliestFree(t, p.duration);
+      if (!e || *e >= ready + period())
+        return std::nullopt;
+      if (*e > t) {
+        t = *e;
+        moved = true;
+      }
+    }
+  }
+  int64_t end = t;
+  for (const TaskPart &p : parts) {
+    tables_[p.resource].reserve(t, p.duration);
+    end = std::max(end, t + p.duration);
+  }
+  tasks_.push_back({t, end});
+  makespan_ = std::max(makespan_, end);
+  return static_cast<int64_t>(tasks_.size()) - 1;
+}
+
+int64_t resourceMinII(int64_t numResources,
+                      const std::vector<std::vector<TaskPart>> &tasks) {
+  std::vector<int64_t> load(static_cast<size_t>(numResources), 0);
+  int64_t ii = 1;
+  for (const auto &parts : tasks)
+    for (const TaskPart &p : parts) {
+      load[static_cast<size_t>(p.resource)] += p.duration;
+      ii = std::max({ii, p.duration, load[static_cast<size_t>(p.resource)]});
+    }
+  return ii;
+}
+
 } // namespace loom::sched

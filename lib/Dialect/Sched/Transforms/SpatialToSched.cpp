@@ -54,6 +54,8 @@ struct BufferRecord {
   int64_t start = 0;
   int64_t end = 0;
   int64_t offset = 0;
+  int64_t copies = 1;
+  bool resident = false;
 };
 
 std::vector<int64_t> shapeOf(Value v) {
@@ -86,6 +88,145 @@ spatial::KernelOp ownerKernel(Value v) {
   return first;
 }
 
+/// When each task starts and ends, the latency of one input, and the
+/// initiation interval (the latency when inputs do not overlap).
+struct TaskTimes {
+  std::vector<int64_t> start, end;
+  int64_t makespan = 0;
+  int64_t ii = 0;
+};
+
+std::optional<TaskTimes>
+scheduleList(const std::vector<std::vector<TaskPart>> &parts,
+             const std::vector<std::vector<int64_t>> &deps,
+             int64_t numResources) {
+  ListScheduler scheduler(numResources);
+  TaskTimes t;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    int64_t task = scheduler.addTask(parts[i], deps[i]);
+    t.start.push_back(scheduler.start(task));
+    t.end.push_back(scheduler.end(task));
+  }
+  t.makespan = scheduler.makespan();
+  t.ii = std::max<int64_t>(1, t.makespan);
+  return t;
+}
+
+/// Modulo scheduling from the resource bound up: each failed attempt
+/// raises the interval by 1/32 (at least a cycle). Should the interval
+/// reach one input's list-scheduled latency, inputs do not overlap and the
+/// list schedule is the answer.
+std::optional<TaskTimes>
+scheduleModulo(const std::vector<std::vector<TaskPart>> &parts,
+               const std::vector<std::vector<int64_t>> &deps,
+               int64_t numResources) {
+  std::optional<TaskTimes> list = scheduleList(parts, deps, numResources);
+  for (int64_t ii = resourceMinII(numResources, parts); ii < list->ii;
+       ii += std::max<int64_t>(1, ii / 32)) {
+    ModuloScheduler scheduler(numResources, ii);
+    TaskTimes t;
+    bool ok = true;
+    for (size_t i = 0; i < parts.size() && ok; ++i) {
+      std::optional<int64_t> task = scheduler.addTask(parts[i], deps[i]);
+      if (!task) {
+        ok = false;
+        break;
+      }
+      t.start.push_back(scheduler.start(*task));
+      t.end.push_back(scheduler.end(*task));
+    }
+    if (!ok)
+      continue;
+    t.makespan = scheduler.makespan();
+    t.ii = ii;
+    return t;
+  }
+  return list;
+}
+
+std::string describeUnit(int64_t resource, int64_t gridCols) {
+  static const char *units[] = {"matrix", "vector", "dma"};
+  int64_t tile = resource / 3;
+  return std::string(units[resource % 3]) + " unit of tile " +
+         std::to_string(tile) + " (" + std::to_string(tile / gridCols) + "," +
+         std::to_string(tile % gridCols) + ")";
+}
+
+std::string describeLink(const spatial::Mesh &mesh, int64_t link) {
+  auto [from, to] = mesh.linkEnds(link);
+  return "mesh link " + std::to_string(link) + " (tile " +
+         std::to_string(from) + " -> tile " + std::to_string(to) + ")";
+}
+
+/// The name of what a task does: a kernel's name, or "A -> B" for a
+/// transfer from kernel (or input) A to the kernels that read it.
+std::string taskName(Operation *op) {
+  auto nameOf = [](Value v) -> std::string {
+    if (auto k = v.getDefiningOp<spatial::KernelOp>())
+      return "'" + k.getKernelName().str() + "'";
+    if (v.getDefiningOp<spatial::WeightOp>())
+      return "a weight";
+    return "a model input";
+  };
+  if (auto k = dyn_cast<spatial::KernelOp>(op))
+    return "'" + k.getKernelName().str() + "'";
+  auto t = cast<spatial::TransferOp>(op);
+  std::string users;
+  for (Operation *u : t.getResult().getUsers())
+    if (auto k = dyn_cast<spatial::KernelOp>(u)) {
+      users = "'" + k.getKernelName().str() + "'";
+      break;
+    }
+  return nameOf(t.getSource()) + " -> " + (users.empty() ? "?" : users);
+}
+
+/// The error for an initiation interval above the --max-ii limit: the
+/// busiest resource and the kernels or transfers that load it.
+void reportOversubscribed(func::FuncOp func,
+                          const std::vector<std::vector<TaskPart>> &parts,
+                          const std::vector<Operation *> &ops,
+                          int64_t numResources, int64_t ii, int64_t maxII,
+                          llvm::function_ref<std::string(int64_t)> name) {
+  std::vector<int64_t> load(static_cast<size_t>(numResources), 0);
+  for (const auto &task : parts)
+    for (const TaskPart &p : task)
+      load[static_cast<size_t>(p.resource)] += p.duration;
+  int64_t worst = static_cast<int64_t>(
+      std::max_element(load.begin(), load.end()) - load.begin());
+  std::vector<std::string> users;
+  for (size_t i = 0; i < parts.size(); ++i)
+    for (const TaskPart &p : parts[i])
+      if (p.resource == worst) {
+        std::string n = taskName(ops[i]);
+        if (std::find(users.begin(), users.end(), n) == users.end())
+          users.push_back(n);
+      }
+  std::string list;
+  for (size_t i = 0; i < users.size() && i < 4; ++i)
+    list += (i ? ", " : "") + users[i];
+  if (users.size() > 4)
+    list += " and " + std::to_string(users.size() - 4) + " more";
+  InFlightDiagnostic diag = ops.empty() ? func.emitError() : [&] {
+    for (size_t i = 0; i < parts.size(); ++i)
+      for (const TaskPart &p : parts[i])
+        if (p.resource == worst)
+          return ops[i]->emitError();
+    return func.emitError();
+  }();
+  int64_t need = load[static_cast<size_t>(worst)];
+  diag << "spatial-to-sched: ";
+  if (need > maxII)
+    diag << name(worst) << " is oversubscribed: " << list << " need " << need
+         << " cycles of it per input, more than the initiation interval "
+            "limit of "
+         << maxII << " cycles (max-ii)";
+  else
+    diag << "the best initiation interval found is " << ii
+         << " cycles, above the limit of " << maxII
+         << " cycles (max-ii); the busiest resource is " << name(worst)
+         << ": " << list << " need " << need << " cycles of it per input";
+}
+
 struct SpatialToSchedPass : impl::SpatialToSchedBase<SpatialToSchedPass> {
   using Base::Base;
   void runOnOperation() override;
@@ -110,11 +251,21 @@ void SpatialToSchedPass::runOnOperation() {
   const double sramRate = target->desc().chip.tile.sram.bytesPerCycle;
   auto unitResource = [&](int64_t tile, int unit) { return 3 * tile + unit; };
   auto linkResource = [&](int64_t link) { return 3 * tiles + link; };
-  ListScheduler scheduler(3 * tiles + mesh.numLinks());
+  const int64_t numResources = 3 * tiles + mesh.numLinks();
+  StringRef mapping = "sequential";
+  if (auto m = func->getAttrOfType<StringAttr>(spatial::kMappingAttr))
+    mapping = m.getValue();
+  int64_t groups = 1;
+  if (auto g = func->getAttrOfType<IntegerAttr>(spatial::kPipelineGroupsAttr))
+    groups = std::max<int64_t>(1, g.getInt());
+  const bool pipelined = mapping != "sequential";
 
   Block &entry = func.getBody().front();
   std::map<void *, int64_t> producerTask; // value -> task
-  std::map<void *, int64_t> lastReadEnd;  // value -> end of last reader task
+  std::map<void *, std::vector<int64_t>> readerTasks; // value -> tasks
+  std::vector<std::vector<TaskPart>> taskParts;
+  std::vector<std::vector<int64_t>> taskDeps;
+  std::vector<Operation *> taskOps;
   std::map<Operation *, std::vector<InstrRecord>> instrsOf;
   std::vector<int64_t> firstInstrOfTask; // task -> first instr id
   std::vector<int64_t> numInstrsOfTask;
@@ -136,7 +287,10 @@ void SpatialToSchedPass::runOnOperation() {
     std::vector<TaskPart> parts;
     for (const InstrRecord &r : instrs)
       parts.push_back({r.resource, r.duration});
-    int64_t task = scheduler.addTask(parts, deps);
+    int64_t task = static_cast<int64_t>(taskParts.size());
+    taskParts.push_back(std::move(parts));
+    taskDeps.push_back(deps);
+    taskOps.push_back(op);
     firstInstrOfTask.push_back(nextInstr);
     numInstrsOfTask.push_back(static_cast<int64_t>(instrs.size()));
     for (InstrRecord &r : instrs) {
@@ -144,10 +298,8 @@ void SpatialToSchedPass::runOnOperation() {
       r.task = task;
       r.depTasks = deps;
     }
-    for (Value in : op->getOperands()) {
-      int64_t &end = lastReadEnd[in.getAsOpaquePointer()];
-      end = std::max(end, scheduler.end(task));
-    }
+    for (Value in : op->getOperands())
+      readerTasks[in.getAsOpaquePointer()].push_back(task);
     for (Value out : op->getResults())
       producerTask[out.getAsOpaquePointer()] = task;
     instrsOf[op] = std::move(instrs);
@@ -216,6 +368,14 @@ void SpatialToSchedPass::runOnOperation() {
         for (int64_t l : mesh.routeXY(f.from, f.to))
           linkBytes[l] += f.elements * elemBytes;
       }
+      if (linkRate <= 0 && !linkBytes.empty()) {
+        transfer.emitError()
+            << "spatial-to-sched: no route for the transfer "
+            << taskName(transfer) << ": the target has no on-chip mesh "
+            << "(chip.mesh), but " << linkBytes.begin()->second
+            << " bytes must cross " << describeLink(mesh, linkBytes.begin()->first);
+        return signalPassFailure();
+      }
       int64_t latency = hopLatency * transfer.getHops();
       std::vector<InstrRecord> instrs;
       for (const auto &[tile, bytes] : sent) {
@@ -252,7 +412,30 @@ void SpatialToSchedPass::runOnOperation() {
       return signalPassFailure();
     }
   }
-  const int64_t makespan = std::max<int64_t>(1, scheduler.makespan());
+  // Timing: a list schedule for one input at a time, or a modulo schedule
+  // at the smallest initiation interval found for a pipelined mapping.
+  std::optional<TaskTimes> times =
+      pipelined ? scheduleModulo(taskParts, taskDeps, numResources)
+                : scheduleList(taskParts, taskDeps, numResources);
+  if (maxII > 0 && times->ii > maxII) {
+    reportOversubscribed(func, taskParts, taskOps, numResources, times->ii,
+                         maxII,
+                         [&](int64_t r) {
+                           return r >= 3 * tiles
+                                      ? describeLink(mesh, r - 3 * tiles)
+                                      : describeUnit(r, gridCols);
+                         });
+    return signalPassFailure();
+  }
+  const int64_t makespan = std::max<int64_t>(1, times->makespan);
+  const int64_t ii = std::max<int64_t>(1, times->ii);
+  // Buffers overlap across inputs only when the interval is below the
+  // latency; otherwise the program runs one input at a time.
+  const int64_t period = ii < makespan ? ii : 0;
+  std::map<void *, int64_t> lastReadEnd; // value -> end of last reader
+  for (auto &[v, readers] : readerTasks)
+    for (int64_t t : readers)
+      lastReadEnd[v] = std::max(lastReadEnd[v], times->end[t]);
 
   // Buffers: every shard of every placed value.
   std::vector<BufferRecord> buffers;
@@ -268,13 +451,13 @@ void SpatialToSchedPass::runOnOperation() {
     int64_t start = 0, end;
     auto prod = producerTask.find(key);
     if (prod != producerTask.end())
-      start = scheduler.start(prod->second);
+      start = times->start[prod->second];
     if (v.getDefiningOp<spatial::WeightOp>() || returned.count(key)) {
       end = makespan;
     } else {
       auto read = lastReadEnd.find(key);
       end = read != lastReadEnd.end()    ? read->second
-            : prod != producerTask.end() ? scheduler.end(prod->second)
+            : prod != producerTask.end() ? times->end[prod->second]
                                          : start;
     }
     std::vector<int64_t> shape = shapeOf(v);
@@ -290,6 +473,9 @@ void SpatialToSchedPass::runOnOperation() {
       b.size = elems * elemBytesOf(v);
       b.start = start;
       b.end = std::max(end, start);
+      b.resident = v.getDefiningOp<spatial::WeightOp>() != nullptr;
+      if (period && !b.resident)
+        b.copies = std::max<int64_t>(1, (b.end - b.start + period - 1) / period);
       bufferOf[{key, b.tile}] = b.id;
       buffers.push_back(b);
     }
@@ -311,7 +497,7 @@ void SpatialToSchedPass::runOnOperation() {
       if (b.tile != tile)
         continue;
       ids.push_back(b.id);
-      lifetimes.push_back({b.size, b.start, b.end});
+      lifetimes.push_back({b.size, b.start, b.end, b.copies, b.resident});
     }
     auto report = [&](size_t index, int64_t needed, StringRef what) {
       Value v = buffers[ids[index]].value;
@@ -323,14 +509,14 @@ void SpatialToSchedPass::runOnOperation() {
       signalPassFailure();
     };
     if (std::optional<SramOverflow> over =
-            findFirstOverflow(lifetimes, capacity)) {
-      report(over->buffer, maxLiveBytes(lifetimes), "live at once");
+            findFirstOverflow(lifetimes, capacity, period)) {
+      report(over->buffer, maxLiveBytes(lifetimes, period), "live at once");
       return;
     }
-    SramAllocation alloc = assignSramOffsets(lifetimes, alignment);
+    SramAllocation alloc = assignSramOffsets(lifetimes, alignment, period);
     for (size_t i = 0; i < ids.size(); ++i) {
       buffers[ids[i]].offset = alloc.offsets[i];
-      if (alloc.offsets[i] + lifetimes[i].size > capacity) {
+      if (alloc.offsets[i] + lifetimes[i].footprint() > capacity) {
         report(i, alloc.peakBytes, "after allocation");
         return;
       }
@@ -362,7 +548,8 @@ void SpatialToSchedPass::runOnOperation() {
             b, v.getLoc(), b.getI64IntegerAttr(r.id), v,
             b.getI64IntegerAttr(r.tile), b.getI64IntegerAttr(r.offset),
             b.getI64IntegerAttr(r.size), b.getI64IntegerAttr(r.start),
-            b.getI64IntegerAttr(r.end));
+            b.getI64IntegerAttr(r.end), b.getI64IntegerAttr(r.copies),
+            r.resident ? b.getUnitAttr() : UnitAttr());
   };
   b.setInsertionPointToStart(&entry);
   for (BlockArgument arg : func.getArguments())
@@ -390,7 +577,7 @@ void SpatialToSchedPass::runOnOperation() {
             b.getI64IntegerAttr(r.unit == std::string("link")
                                     ? r.resource - 3 * tiles
                                     : r.tile),
-            b.getI64IntegerAttr(scheduler.start(r.task)),
+            b.getI64IntegerAttr(times->start[r.task]),
             b.getI64IntegerAttr(r.duration), b.getI64IntegerAttr(r.kernel),
             b.getI64IntegerAttr(r.bytes), b.getDenseI64ArrayAttr(deps),
             b.getDenseI64ArrayAttr(readIds), b.getDenseI64ArrayAttr(writeIds));
@@ -401,11 +588,13 @@ void SpatialToSchedPass::runOnOperation() {
   }
   RooflineBound roof = model.roofline(descs, 1);
   b.setInsertionPoint(entry.getTerminator());
-  SummaryOp::create(b, func.getLoc(), b.getI64IntegerAttr(scheduler.makespan()),
+  SummaryOp::create(b, func.getLoc(), b.getI64IntegerAttr(times->makespan),
                     b.getI64IntegerAttr(peak), b.getI64IntegerAttr(lowerBound),
                     b.getDenseI64ArrayAttr(peakPerTile),
                     b.getI64IntegerAttr(static_cast<int64_t>(
-                        std::ceil(target->secondsToCycles(roof.seconds)))));
+                        std::ceil(target->secondsToCycles(roof.seconds)))),
+                    b.getStringAttr(mapping), b.getI64IntegerAttr(groups),
+                    b.getI64IntegerAttr(period ? ii : 0));
 }
 
 } // namespace

@@ -8,8 +8,36 @@
 namespace loom::sched {
 
 namespace {
-bool overlapInTime(const BufferLifetime &a, const BufferLifetime &b) {
-  return a.start < b.end && b.start < a.end;
+/// Where a buffer's footprint is taken: [lo, hi) pieces of the line, or of
+/// the circle of `period` cycles when pipelined.
+std::vector<std::pair<int64_t, int64_t>> occupancy(const BufferLifetime &b,
+                                                   int64_t period) {
+  if (b.size <= 0)
+    return {};
+  if (period <= 0)
+    return b.end > b.start ? std::vector<std::pair<int64_t, int64_t>>{
+                                 {b.start, b.end}}
+                           : std::vector<std::pair<int64_t, int64_t>>{};
+  if (b.resident || b.end - b.start >= period)
+    return {{0, period}};
+  if (b.end <= b.start)
+    return {};
+  int64_t lo = b.start % period;
+  if (lo < 0)
+    lo += period;
+  int64_t hi = lo + (b.end - b.start);
+  if (hi <= period)
+    return {{lo, hi}};
+  return {{lo, period}, {0, hi - period}};
+}
+
+bool overlapInTime(const BufferLifetime &a, const BufferLifetime &b,
+                   int64_t period) {
+  for (auto [alo, ahi] : occupancy(a, period))
+    for (auto [blo, bhi] : occupancy(b, period))
+      if (alo < bhi && blo < ahi)
+        return true;
+  return false;
 }
 
 int64_t alignUp(int64_t v, int64_t alignment) {
@@ -18,13 +46,13 @@ int64_t alignUp(int64_t v, int64_t alignment) {
 
 /// Lifetime events: (cycle, 0 for an end / 1 for a start, buffer index).
 std::vector<std::tuple<int64_t, int, size_t>>
-events(const std::vector<BufferLifetime> &buffers) {
+events(const std::vector<BufferLifetime> &buffers, int64_t period) {
   std::vector<std::tuple<int64_t, int, size_t>> ev;
   for (size_t i = 0; i < buffers.size(); ++i) {
-    if (buffers[i].size <= 0 || buffers[i].end <= buffers[i].start)
-      continue;
-    ev.emplace_back(buffers[i].start, 1, i);
-    ev.emplace_back(buffers[i].end, 0, i);
+    for (auto [lo, hi] : occupancy(buffers[i], period)) {
+      ev.emplace_back(lo, 1, i);
+      ev.emplace_back(hi, 0, i);
+    }
   }
   std::sort(ev.begin(), ev.end());
   return ev;
@@ -32,35 +60,36 @@ events(const std::vector<BufferLifetime> &buffers) {
 } // namespace
 
 SramAllocation assignSramOffsets(const std::vector<BufferLifetime> &buffers,
-                                 int64_t alignment) {
+                                 int64_t alignment, int64_t period) {
   alignment = std::max<int64_t>(alignment, 1);
   SramAllocation result;
   result.offsets.assign(buffers.size(), 0);
   std::vector<size_t> order(buffers.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    if (buffers[a].size != buffers[b].size)
-      return buffers[a].size > buffers[b].size;
+    if (buffers[a].footprint() != buffers[b].footprint())
+      return buffers[a].footprint() > buffers[b].footprint();
     return buffers[a].start < buffers[b].start;
   });
 
   std::vector<size_t> placed;
   for (size_t i : order) {
     const BufferLifetime &buf = buffers[i];
-    if (buf.size <= 0 || buf.end <= buf.start)
+    if (occupancy(buf, period).empty())
       continue;
     // The address ranges taken, over this buffer's lifetime.
     std::vector<std::pair<int64_t, int64_t>> taken;
     for (size_t j : placed)
-      if (overlapInTime(buf, buffers[j]))
+      if (overlapInTime(buf, buffers[j], period))
         taken.push_back(
-            {result.offsets[j], result.offsets[j] + buffers[j].size});
+            {result.offsets[j], result.offsets[j] + buffers[j].footprint()});
     std::sort(taken.begin(), taken.end());
     int64_t bestOffset = -1, bestGap = 0;
     int64_t cursor = 0;
     for (const auto &[lo, hi] : taken) {
       int64_t at = alignUp(cursor, alignment);
-      if (lo - at >= buf.size && (bestOffset < 0 || lo - at < bestGap)) {
+      if (lo - at >= buf.footprint() &&
+          (bestOffset < 0 || lo - at < bestGap)) {
         bestOffset = at;
         bestGap = lo - at;
       }
@@ -69,17 +98,19 @@ SramAllocation assignSramOffsets(const std::vector<BufferLifetime> &buffers,
     if (bestOffset < 0)
       bestOffset = alignUp(cursor, alignment);
     result.offsets[i] = bestOffset;
-    result.peakBytes = std::max(result.peakBytes, bestOffset + buf.size);
+    result.peakBytes =
+        std::max(result.peakBytes, bestOffset + buf.footprint());
     placed.push_back(i);
   }
-  result.lowerBoundBytes = maxLiveBytes(buffers);
+  result.lowerBoundBytes = maxLiveBytes(buffers, period);
   return result;
 }
 
-int64_t maxLiveBytes(const std::vector<BufferLifetime> &buffers) {
+int64_t maxLiveBytes(const std::vector<BufferLifetime> &buffers,
+                     int64_t period) {
   int64_t live = 0, peak = 0;
-  for (const auto &[cycle, isStart, i] : events(buffers)) {
-    live += isStart ? buffers[i].size : -buffers[i].size;
+  for (const auto &[cycle, isStart, i] : events(buffers, period)) {
+    live += isStart ? buffers[i].footprint() : -buffers[i].footprint();
     peak = std::max(peak, live);
   }
   return peak;
@@ -87,10 +118,10 @@ int64_t maxLiveBytes(const std::vector<BufferLifetime> &buffers) {
 
 std::optional<SramOverflow>
 findFirstOverflow(const std::vector<BufferLifetime> &buffers,
-                  int64_t capacity) {
+                  int64_t capacity, int64_t period) {
   int64_t live = 0;
-  for (const auto &[cycle, isStart, i] : events(buffers)) {
-    live += isStart ? buffers[i].size : -buffers[i].size;
+  for (const auto &[cycle, isStart, i] : events(buffers, period)) {
+    live += isStart ? buffers[i].footprint() : -buffers[i].footprint();
     if (isStart && live > capacity)
       return SramOverflow{i, cycle, live};
   }

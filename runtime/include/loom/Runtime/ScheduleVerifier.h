@@ -60,6 +60,10 @@ struct Violation {
   ViolationKind kind;
   /// One line, without the file name.
   std::string message;
+  /// The instr and buffer it is about (-1: none), for tools that point at
+  /// the op that made them.
+  int32_t instr = -1;
+  int32_t buffer = -1;
 };
 
 /// Every violation found, up to `maxViolations` (checks stop early once

@@ -30,13 +30,30 @@ def SpatialToSched : Pass<"spatial-to-sched", "mlir::func::FuncOp"> {
 
     A tile whose live bytes exceed its SRAM fails the pass with one
     diagnostic at the kernel that pushed it over.
+
+    Software pipelining: when the function's `spatial.mapping` is
+    "pipelined" or "hybrid" (set by graph-to-spatial), the tasks are modulo
+    scheduled for a stream of inputs instead: the initiation interval (II)
+    starts at the resource bound (the busiest unit or link's cycles per
+    input) and rises by 1/32 until every task finds a start, in program
+    order, whose resources are free modulo II; iteration k runs k * II
+    cycles later. Buffers rotate over ceil(lifetime / II) copies, weights
+    are resident, and SRAM offsets are best-fit over lifetimes taken modulo
+    II. Should II reach one input's latency, the list schedule is used.
+    With `max-ii`, an II above the limit fails with a diagnostic naming the
+    busiest unit or mesh link and the kernels or transfers that load it.
+    A transfer between tiles on a target without a mesh has no route and
+    fails the pass.
   }];
   let dependentDialects = ["loom::sched::SchedDialect"];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"tiny\"",
            "Target preset name or JSON file">,
     Option<"alignment", "alignment", "int64_t", /*default=*/"1",
-           "Byte alignment of SRAM offsets">
+           "Byte alignment of SRAM offsets">,
+    Option<"maxII", "max-ii", "int64_t", /*default=*/"0",
+           "Fail unless a new input can start every this many cycles (0: "
+           "no limit)">
   ];
 }
 

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -71,6 +72,72 @@ private:
   std::vector<std::pair<int64_t, int64_t>> tasks_;
   int64_t makespan_ = 0;
 };
+
+/// The busy cycles of one resource in a software-pipelined schedule: a new
+/// input starts every `period` cycles, so an interval [s, s + d) occupies
+/// the resource at s + d cycles modulo the period in every iteration. The
+/// table holds those positions on a circle of `period` cycles.
+class ModuloReservationTable {
+public:
+  explicit ModuloReservationTable(int64_t period) : period_(period) {}
+
+  int64_t period() const { return period_; }
+  /// True if [start, start + duration) is free modulo the period. An
+  /// interval longer than the period never is; an empty one always is.
+  bool isFree(int64_t start, int64_t duration) const;
+  /// The earliest t in [from, from + period) with [t, t + duration) free
+  /// modulo the period; std::nullopt if there is none (then there is none
+  /// at all: the table repeats every period).
+  std::optional<int64_t> earliestFree(int64_t from, int64_t duration) const;
+  /// Marks [start, start + duration) busy modulo the period. Returns false,
+  /// and changes nothing, if it is not free.
+  bool reserve(int64_t start, int64_t duration);
+  /// Busy cycles per period.
+  int64_t busyCycles() const { return line_.busyCycles(); }
+
+private:
+  /// The pieces of [start, start + duration) on [0, period).
+  std::vector<std::pair<int64_t, int64_t>> pieces(int64_t start,
+                                                  int64_t duration) const;
+  int64_t period_;
+  ReservationTable line_;
+};
+
+/// Modulo scheduling for a stream of inputs at initiation interval `period`:
+/// tasks (in a topological order) are placed as by ListScheduler, at the
+/// earliest cycle after their deps where every part's resource is free
+/// modulo the period, so that iteration k, run k * period cycles later,
+/// never collides with another. Fill and drain need no extra rule: the
+/// first iteration starts alone and the last ends alone.
+class ModuloScheduler {
+public:
+  ModuloScheduler(int64_t numResources, int64_t period)
+      : tables_(numResources, ModuloReservationTable(period)) {}
+
+  /// The task's id, or std::nullopt if no start in a whole period after its
+  /// deps fits (the period is too short for it; nothing is reserved).
+  std::optional<int64_t> addTask(const std::vector<TaskPart> &parts,
+                                 const std::vector<int64_t> &deps);
+
+  int64_t start(int64_t task) const { return tasks_[task].first; }
+  int64_t end(int64_t task) const { return tasks_[task].second; }
+  /// The end of the last task: one input's latency.
+  int64_t makespan() const { return makespan_; }
+  int64_t period() const {
+    return tables_.empty() ? 0 : tables_.front().period();
+  }
+
+private:
+  std::vector<ModuloReservationTable> tables_;
+  std::vector<std::pair<int64_t, int64_t>> tasks_;
+  int64_t makespan_ = 0;
+};
+
+/// The resource-bound lower limit of the initiation interval: the most
+/// cycles any one resource is busy per input (and at least the longest
+/// part, and 1).
+int64_t resourceMinII(int64_t numResources,
+                      const std::vector<std::vector<TaskPart>> &tasks);
 
 } // namespace loom::sched
 

@@ -19,10 +19,21 @@
 namespace loom::sched {
 
 /// A buffer of `size` bytes live over cycles [start, end).
+///
+/// In a software-pipelined schedule (a `period` > 0 given to the functions
+/// below: a new input every `period` cycles) a buffer holds `copies` slots
+/// of `size` bytes, used by the iterations in turn, and its footprint
+/// (copies * size bytes) is taken over [start, end) modulo the period:
+/// always, if that spans a whole period, or if the buffer is `resident` (a
+/// weight, shared by every iteration).
 struct BufferLifetime {
   int64_t size = 0;
   int64_t start = 0;
   int64_t end = 0;
+  int64_t copies = 1;
+  bool resident = false;
+
+  int64_t footprint() const { return size * copies; }
 };
 
 struct SramAllocation {
@@ -36,11 +47,12 @@ struct SramAllocation {
 
 /// Assigns best-fit offsets, each a multiple of `alignment`.
 SramAllocation assignSramOffsets(const std::vector<BufferLifetime> &buffers,
-                                 int64_t alignment = 1);
+                                 int64_t alignment = 1, int64_t period = 0);
 
 /// The most bytes live at once. Lifetimes are half-open: a buffer that ends
 /// at cycle t and one that starts at t are never live together.
-int64_t maxLiveBytes(const std::vector<BufferLifetime> &buffers);
+int64_t maxLiveBytes(const std::vector<BufferLifetime> &buffers,
+                     int64_t period = 0);
 
 /// Where the live bytes first exceed `capacity`: the buffer whose start
 /// pushed them over, the cycle, and the bytes live just after it started.
@@ -53,7 +65,8 @@ struct SramOverflow {
 /// then starts in the order given). std::nullopt if the live bytes never
 /// exceed `capacity`.
 std::optional<SramOverflow>
-findFirstOverflow(const std::vector<BufferLifetime> &buffers, int64_t capacity);
+findFirstOverflow(const std::vector<BufferLifetime> &buffers, int64_t capacity,
+                  int64_t period = 0);
 
 } // namespace loom::sched
 

@@ -25,6 +25,11 @@ namespace loom::spatial {
 /// Names of the function-argument attributes that place a model input.
 inline constexpr const char *kArgRegionAttr = "spatial.region";
 inline constexpr const char *kArgShardDimAttr = "spatial.shard_dim";
+/// Function attributes set by graph-to-spatial: how kernels share tiles
+/// ("sequential", "pipelined" or "hybrid") and the number of pipeline
+/// groups; spatial-to-sched modulo-schedules the last two.
+inline constexpr const char *kMappingAttr = "spatial.mapping";
+inline constexpr const char *kPipelineGroupsAttr = "spatial.pipeline_groups";
 
 /// A region attribute (row, col, rows, cols) as a TileRegion.
 TileRegion regionFromAttr(llvm::ArrayRef<int64_t> region);

@@ -1,0 +1,36 @@
+//===- VerifySchedule.h - The sched-verify pass -----------------*- C++ -*-===//
+//
+// `sched-verify{target=NAME}` writes the scheduled module's program (without
+// weight data) into memory, loads it as the runtime would, and runs the
+// independent schedule verifier (runtime/include/loom/Runtime/
+// ScheduleVerifier.h) on it: what is proven is exactly the file the runtime
+// will get, and nothing of the scheduler's own bookkeeping is trusted. Each
+// violation is an error at the sched.instr or sched.buffer it names.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_TARGET_VERIFYSCHEDULE_H
+#define LOOM_TARGET_VERIFYSCHEDULE_H
+
+#include "loom/Target/TargetModel.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+#include <string>
+
+namespace loom {
+
+/// Verifies the schedule of `module` for `target`; emits one error per
+/// violation (at most `maxViolations`) and returns failure if any.
+mlir::LogicalResult verifyModuleSchedule(mlir::ModuleOp module,
+                                         const TargetModel &target,
+                                         size_t maxViolations = 8);
+
+/// The pass, with its `target` option.
+std::unique_ptr<mlir::Pass> createVerifySchedulePass(std::string target = "tiny");
+void registerVerifySchedulePass();
+
+} // namespace loom
+
+#endif // LOOM_TARGET_VERIFYSCHEDULE_H

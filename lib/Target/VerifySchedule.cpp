@@ -1,0 +1,94 @@
+//===- VerifySchedule.cpp - The sched-verify pass -------------------------===//
+#include "loom/Target/VerifySchedule.h"
+
+#include "loom/Dialect/Sched/IR/Sched.h"
+#include "loom/Runtime/ScheduleVerifier.h"
+#include "loom/Target/ProgramEmitter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <map>
+
+namespace loom {
+
+using namespace mlir;
+
+LogicalResult verifyModuleSchedule(ModuleOp module, const TargetModel &target,
+                                   size_t maxViolations) {
+  std::vector<uint8_t> bytes;
+  ProgramSource source;
+  source.constantData = false;
+  if (failed(emitProgram(module, target, bytes, source)))
+    return failure();
+  std::vector<rt::Violation> violations;
+  try {
+    rt::Program program = rt::Program::fromBytes(
+        bytes.data(), bytes.size(), "sched-verify");
+    violations = rt::verifySchedule(program, maxViolations);
+  } catch (const rt::Error &e) {
+    return module.emitError() << "sched-verify: the program does not load: "
+                              << e.what();
+  }
+  if (violations.empty())
+    return success();
+  std::map<int64_t, Operation *> instrs, buffers;
+  module.walk([&](Operation *op) {
+    if (auto i = dyn_cast<sched::InstrOp>(op))
+      instrs[i.getId()] = op;
+    else if (auto b = dyn_cast<sched::BufferOp>(op))
+      buffers[b.getId()] = op;
+  });
+  for (const rt::Violation &v : violations) {
+    Operation *at = module;
+    if (v.instr >= 0 && instrs.count(v.instr))
+      at = instrs[v.instr];
+    else if (v.buffer >= 0 && buffers.count(v.buffer))
+      at = buffers[v.buffer];
+    at->emitError() << "schedule violation (" << rt::violationKindName(v.kind)
+                    << "): " << v.message;
+  }
+  return failure();
+}
+
+namespace {
+
+struct VerifySchedulePass
+    : PassWrapper<VerifySchedulePass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VerifySchedulePass)
+
+  VerifySchedulePass() = default;
+  VerifySchedulePass(const VerifySchedulePass &other) : PassWrapper(other) {}
+  explicit VerifySchedulePass(std::string t) { target = std::move(t); }
+
+  StringRef getArgument() const override { return "sched-verify"; }
+  StringRef getDescription() const override {
+    return "Prove a scheduled module's program sound with the independent "
+           "schedule verifier";
+  }
+  void runOnOperation() override {
+    std::string error;
+    std::optional<TargetModel> t = TargetModel::load(target, error);
+    if (!t) {
+      getOperation().emitError() << "sched-verify: " << error;
+      return signalPassFailure();
+    }
+    if (failed(verifyModuleSchedule(getOperation(), *t)))
+      signalPassFailure();
+  }
+
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("Target preset name or JSON file"),
+                             llvm::cl::init("tiny")};
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createVerifySchedulePass(std::string target) {
+  return std::make_unique<VerifySchedulePass>(std::move(target));
+}
+
+void registerVerifySchedulePass() {
+  PassRegistration<VerifySchedulePass>();
+}
+
+} // namespace loom
