@@ -15,6 +15,13 @@ Models (default: resnet50,mobilenetv2,vit_b16,gpt2,bert):
                vocab 1000, d_model 256, 4 heads, input "input_ids" int64 [1,32],
                output the last hidden states [1,32,256]
 
+Benchmark kernels (not in the default set; scripts/bench_mapping.py):
+  gemm4096       one 512 x 4096 x 4096 GEMM (a Linear without bias), input
+                 "input" float32 [512,4096]: a slab of the 4096^3 GEMM, which
+                 runs as a stream of 8 slabs against resident weights
+  encoder_layer  one BERT-style encoder layer, sequence 512, hidden 1024, 16
+                 heads, FFN 4096, input "hidden" float32 [1,512,1024]
+
 --tiny exports only tiny_cnn (same as --models tiny_cnn).
 
 Each model is written to OUT_DIR/<name>.onnx (opset 17, constant folding on)
@@ -229,6 +236,18 @@ def _scale_resnet_head(model):
         model.fc.bias.mul_(1.0 / 32)
 
 
+class GemmSlab(nn.Module):
+    """x @ W for x [512, 4096], W [4096, 4096]."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4096, 4096, bias=False)
+        nn.init.normal_(self.proj.weight, std=4096 ** -0.5)
+
+    def forward(self, x):
+        return self.proj(x)
+
+
 def _image_input(size):
     return [("input", torch.float32, [1, 3, size, size])]
 
@@ -247,6 +266,9 @@ ZOO = {
     "vit_b16": (lambda: _torchvision("vit_b_16"), _image_input(224), ["logits"], False, None),
     "gpt2": (GPT2Tiny, _token_input(), ["logits"], False, None),
     "bert": (BertTiny, _token_input(), ["last_hidden_state"], False, None),
+    "gemm4096": (GemmSlab, [("input", torch.float32, [512, 4096])], ["output"], False, None),
+    "encoder_layer": (lambda: BertBlock(1024, 16, 512), [("hidden", torch.float32, [1, 512, 1024])],
+                      ["output"], False, None),
 }
 
 

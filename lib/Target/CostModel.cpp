@@ -568,4 +568,13 @@ RooflineBound CostModel::roofline(const std::vector<KernelDesc> &kernels,
   return bound;
 }
 
+int64_t CostModel::epilogueCycles(const KernelDesc &kernel,
+                                  int64_t tiles) const {
+  double lanes =
+      double(std::max<int64_t>(1, target_.desc().chip.tile.vector.lanes));
+  double perTile = std::ceil(kernel.vectorOps() /
+                             double(std::max<int64_t>(1, tiles)));
+  return static_cast<int64_t>(std::ceil(perTile / lanes));
+}
+
 } // namespace loom

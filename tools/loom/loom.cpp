@@ -14,7 +14,9 @@
 #include "loom/Frontend/ONNX/Importer.h"
 #include "loom/InitAll.h"
 #include "loom/Reference/Evaluator.h"
+#include "loom/Runtime/Floorplan.h"
 #include "loom/Runtime/Program.h"
+#include "loom/Runtime/ScheduleVerifier.h"
 #include "loom/Runtime/Simulator.h"
 #include "loom/Runtime/TensorIO.h"
 
@@ -190,9 +192,40 @@ std::string targetJsonText(const std::string &nameOrPath) {
 /// Runs the back end on a graph-level module: the graph pipeline (fusion
 /// into kernels, precision, layout), then graph-to-spatial and, unless
 /// `stopAtSpatial`, spatial-to-sched.
+/// How the back end maps and schedules: the spatial and sched options of
+/// `loom compile`.
+struct MappingOptions {
+  std::string mapping = "auto";
+  std::string objective = "latency";
+  int64_t maxII = 0;
+};
+
+MappingOptions mappingOptions(const Args &args) {
+  MappingOptions m;
+  m.mapping = args.get("mapping", "auto");
+  m.objective = args.get("objective", "latency");
+  if (m.mapping != "auto" && m.mapping != "sequential" &&
+      m.mapping != "pipelined" && m.mapping != "hybrid")
+    usageError("--mapping=" + m.mapping +
+               ": expected auto, sequential, pipelined or hybrid");
+  if (m.objective != "latency" && m.objective != "throughput")
+    usageError("--objective=" + m.objective +
+               ": expected latency or throughput");
+  if (args.has("max-ii")) {
+    std::string v = args.get("max-ii");
+    char *end = nullptr;
+    long long n = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n <= 0)
+      usageError("--max-ii=" + v + ": expected a positive number of cycles");
+    m.maxII = n;
+  }
+  return m;
+}
+
 void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
                 const std::string &target, bool stopAtSpatial,
-                const std::string &precision = "fp32") {
+                const std::string &precision = "fp32",
+                const MappingOptions &mapping = {}) {
   if (precision != "fp32" && precision != "bf16" && precision != "fp16" &&
       precision != "fp8")
     usageError("--precision=" + precision +
@@ -205,11 +238,14 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
   loom::graph::buildGraphPipeline(pm, graphOpts);
   loom::spatial::GraphToSpatialOptions spatialOpts;
   spatialOpts.target = target;
+  spatialOpts.mapping = mapping.mapping;
+  spatialOpts.objective = mapping.objective;
   pm.addNestedPass<func::FuncOp>(
       loom::spatial::createGraphToSpatial(spatialOpts));
   if (!stopAtSpatial) {
     loom::sched::SpatialToSchedOptions schedOpts;
     schedOpts.target = target;
+    schedOpts.maxII = mapping.maxII;
     pm.addNestedPass<func::FuncOp>(
         loom::sched::createSpatialToSched(schedOpts));
   }
@@ -232,16 +268,22 @@ std::string scheduleSummary(ModuleOp module, const loom::TargetModel &target,
     return "";
   int64_t cycles = summary.getTotalCycles();
   int64_t roof = std::max<int64_t>(1, summary.getRooflineCycles());
+  int64_t ii = summary.getInitiationInterval() > 0
+                   ? summary.getInitiationInterval()
+                   : std::max<int64_t>(1, cycles);
   auto mib = [](int64_t bytes) { return double(bytes) / (1 << 20); };
-  char line[512];
+  char line[640];
   std::snprintf(
       line, sizeof line,
-      "%s: %lld kernels, %lld cycles (%.1f us), roofline %lld cycles "
-      "(%.2fx), SRAM peak %.2f MiB/tile vs lower bound %.2f MiB (tile has "
-      "%.2f MiB), compiled in %.2f s",
-      out.c_str(), (long long)kernels, (long long)cycles,
-      target.cyclesToSeconds(double(cycles)) * 1e6, (long long)roof,
-      double(cycles) / double(roof), mib(summary.getSramPeakBytes()),
+      "%s: %lld kernels, %s mapping, latency %lld cycles (%.1f us), "
+      "interval %lld cycles (%.0f inputs/s), roofline %lld cycles (latency "
+      "%.2fx, interval %.2fx), SRAM peak %.2f MiB/tile vs lower bound %.2f "
+      "MiB (tile has %.2f MiB), compiled in %.2f s",
+      out.c_str(), (long long)kernels, summary.getMapping().str().c_str(),
+      (long long)cycles, target.cyclesToSeconds(double(cycles)) * 1e6,
+      (long long)ii, 1.0 / target.cyclesToSeconds(double(ii)),
+      (long long)roof, double(cycles) / double(roof),
+      double(ii) / double(roof), mib(summary.getSramPeakBytes()),
       mib(summary.getSramLowerBoundBytes()), mib(target.sramBytesPerTile()),
       seconds);
   return line;
@@ -249,8 +291,12 @@ std::string scheduleSummary(ModuleOp module, const loom::TargetModel &target,
 
 int runCompile(int argc, char **argv) {
   auto started = std::chrono::steady_clock::now();
-  Args args = parseArgs(argc, argv, {"emit", "o", "dim", "target", "precision"},
-                        {"keep-weights"});
+  Args args = parseArgs(
+      argc, argv,
+      {"emit", "o", "dim", "target", "precision", "mapping", "objective",
+       "max-ii", "floorplan"},
+      {"keep-weights", "no-verify"});
+  MappingOptions mapping = mappingOptions(args);
   MLIRContext ctx;
   DialectRegistry registry;
   loom::registerAllDialects(registry);
@@ -275,7 +321,9 @@ int runCompile(int argc, char **argv) {
     runGraphPipeline(ctx, *module, model);
   else
     runBackend(ctx, *module, model, targetName, emit == "spatial",
-               args.get("precision", "fp32"));
+               args.get("precision", "fp32"), mapping);
+  if (args.has("floorplan") && !writeProgram)
+    usageError("--floorplan needs a program (-o OUT.loom, without --emit)");
 
   std::string out = args.get("o", "-");
   std::string err;
@@ -285,8 +333,28 @@ int runCompile(int argc, char **argv) {
   if (writeProgram) {
     DiagnosticCapture diags(ctx);
     loom::ProgramSource source{model, targetJsonText(targetName)};
-    if (failed(loom::emitProgram(*module, *target, file->os(), source)))
+    std::vector<uint8_t> bytes;
+    if (failed(loom::emitProgram(*module, *target, bytes, source)))
       usageError(model + ": " + diags.first);
+    // The independent verifier proves the very file about to be written.
+    if (!args.has("no-verify") || args.has("floorplan")) {
+      loom::rt::Program program =
+          loom::rt::Program::fromBytes(bytes.data(), bytes.size(), out);
+      if (!args.has("no-verify")) {
+        std::vector<loom::rt::Violation> v =
+            loom::rt::verifySchedule(program, 1);
+        if (!v.empty())
+          usageError(model + ": internal error: the compiled schedule fails "
+                             "verification (" +
+                     loom::rt::violationKindName(v.front().kind) + "): " +
+                     v.front().message);
+      }
+      if (args.has("floorplan"))
+        loom::rt::writeTextFile(args.get("floorplan"),
+                                loom::rt::renderFloorplanSvg(program));
+    }
+    file->os().write(reinterpret_cast<const char *>(bytes.data()),
+                     bytes.size());
   } else {
     OpPrintingFlags flags;
     if (!args.has("keep-weights"))
@@ -302,6 +370,11 @@ int runCompile(int argc, char **argv) {
     std::string line = scheduleSummary(*module, *target, out, seconds);
     if (!line.empty())
       llvm::outs() << line << "\n";
+    auto func = module->lookupSymbol<func::FuncOp>("main");
+    if (auto report = func ? func->getAttrOfType<StringAttr>(
+                                 "spatial.mapping_report")
+                           : StringAttr())
+      llvm::outs() << "mapping: " << report.getValue() << "\n";
   }
   return 0;
 }
@@ -459,8 +532,10 @@ Divergence compareTensors(const loom::rt::Tensor &expected,
 int runCheck(int argc, char **argv) {
   Args args = parseArgs(argc, argv,
                         {"target", "input", "dim", "precision", "rtol", "atol",
-                         "scale-tol", "debug-corrupt-kernel"},
+                         "scale-tol", "debug-corrupt-kernel", "mapping",
+                         "objective"},
                         {});
+  MappingOptions mapping = mappingOptions(args);
   MLIRContext ctx;
   DialectRegistry registry;
   loom::registerAllDialects(registry);
@@ -543,7 +618,7 @@ int runCheck(int argc, char **argv) {
     usageError(model + ": reference on kernels: " + diags.first);
 
   // Compile the original module and simulate the program.
-  runBackend(ctx, *module, model, targetName, false, precision);
+  runBackend(ctx, *module, model, targetName, false, precision, mapping);
   std::vector<uint8_t> bytes;
   loom::ProgramSource source{model, targetJsonText(targetName)};
   if (failed(loom::emitProgram(*module, *target, bytes, source)))
@@ -624,12 +699,16 @@ void printUsage() {
       << "usage:\n"
          "  loom compile MODEL.onnx [--target=NAME|FILE.json] -o OUT.loom "
          "[--precision=fp32|bf16|fp16|fp8] [--dim NAME=N]\n"
+         "      [--mapping=auto|sequential|pipelined|hybrid] "
+         "[--objective=latency|throughput]\n"
+         "      [--max-ii=CYCLES] [--floorplan=FILE.svg] [--no-verify]\n"
          "  loom compile MODEL.onnx --emit=graph|spatial|sched [-o OUT]\n"
          "  loom run OUT.loom --input NAME=FILE.npy ... --output-dir DIR "
          "[--trace=FILE.json] [--stats=FILE.json] [--timing-only]\n"
          "  loom eval MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR\n"
          "  loom check MODEL.onnx [--target=...] [--input NAME=FILE.npy ...] "
          "[--precision=fp32|bf16|fp16|fp8]\n"
+         "      [--mapping=...] [--objective=...]\n"
          "  loom target show NAME|FILE.json | loom target list\n";
 }
 

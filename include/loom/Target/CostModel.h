@@ -196,6 +196,11 @@ public:
                                         const Region &region,
                                         std::string *error = nullptr) const;
 
+  /// Cycles the vector unit of each of `tiles` tiles needs for the
+  /// epilogue of a matmul or conv (its vector ops in whole lanes); the
+  /// epilogue streams beside the matrix unit, which takes longer.
+  int64_t epilogueCycles(const KernelDesc &kernel, int64_t tiles) const;
+
   /// The roofline lower bound of `kernels` run on `chips` chips.
   RooflineBound roofline(const std::vector<KernelDesc> &kernels,
                          int64_t chips = 1) const;

@@ -158,8 +158,14 @@ ModuloScheduler::addTask(const std::vector<TaskPart> &parts,
   int64_t ready = 0;
   for (int64_t d : deps)
     ready = std::max(ready, tasks_[d].second);
-  // As ListScheduler::addTask, on the circle; a whole period without a fit
-  // means none exists.
+  auto fits = [&](int64_t t) {
+    for (const TaskPart &p : parts)
+      if (!tables_[p.resource].isFree(t, p.duration))
+        return false;
+    return true;
+  };
+  // The earliest start, as ListScheduler::addTask, on the circle; a whole
+  // period without a fit means none exists.
   int64_t t = ready;
   bool moved = true;
   while (moved) {
@@ -174,6 +180,46 @@ ModuloScheduler::addTask(const std::vector<TaskPart> &parts,
         moved = true;
       }
     }
+  }
+  // Among the starts that fit within a period, prefer one that leaves no
+  // gap on the task's longest part's resource (it starts where a busy
+  // interval ends), so that the busiest unit packs tightly; ties go to the
+  // earliest. First fit alone leaves gaps too short for later tasks.
+  const TaskPart *main = nullptr;
+  for (const TaskPart &p : parts)
+    if (!main || p.duration > main->duration)
+      main = &p;
+  const int64_t earliest = t;
+  const int64_t latest =
+      earliest + static_cast<int64_t>(slack_ * double(period()));
+  if (slack_ > 0 && main && main->duration > 0) {
+    const ModuloReservationTable &table = tables_[main->resource];
+    auto gapBefore = [&](int64_t start) -> int64_t {
+      int64_t pos = ((start % period()) + period()) % period();
+      int64_t best = -1;
+      for (const auto &[s, e] : table.intervals()) {
+        int64_t gap = ((pos - e) % period() + period()) % period();
+        if (best < 0 || gap < best)
+          best = gap;
+      }
+      return best < 0 ? 0 : best;
+    };
+    int64_t bestStart = t, bestGap = gapBefore(t);
+    int64_t base = ((ready % period()) + period()) % period();
+    for (const auto &[s, e] : table.intervals()) {
+      if (bestGap == 0)
+        break;
+      int64_t candidate = ready + ((e - base) % period() + period()) % period();
+      if (candidate >= ready + period() || candidate < earliest ||
+          candidate > latest || !fits(candidate))
+        continue;
+      int64_t gap = gapBefore(candidate);
+      if (gap < bestGap || (gap == bestGap && candidate < bestStart)) {
+        bestStart = candidate;
+        bestGap = gap;
+      }
+    }
+    t = bestStart;
   }
   int64_t end = t;
   for (const TaskPart &p : parts) {

@@ -113,17 +113,18 @@ scheduleList(const std::vector<std::vector<TaskPart>> &parts,
 }
 
 /// Modulo scheduling from the resource bound up: each failed attempt
-/// raises the interval by 1/32 (at least a cycle). Should the interval
-/// reach one input's list-scheduled latency, inputs do not overlap and the
-/// list schedule is the answer.
+/// raises the interval by 1/32 (at least a cycle). std::nullopt once the
+/// interval reaches one input's list-scheduled latency: then inputs need not
+/// overlap and the list schedule is the answer. `slack` is
+/// ModuloScheduler's.
 std::optional<TaskTimes>
 scheduleModulo(const std::vector<std::vector<TaskPart>> &parts,
                const std::vector<std::vector<int64_t>> &deps,
-               int64_t numResources) {
+               int64_t numResources, double slack) {
   std::optional<TaskTimes> list = scheduleList(parts, deps, numResources);
   for (int64_t ii = resourceMinII(numResources, parts); ii < list->ii;
        ii += std::max<int64_t>(1, ii / 32)) {
-    ModuloScheduler scheduler(numResources, ii);
+    ModuloScheduler scheduler(numResources, ii, slack);
     TaskTimes t;
     bool ok = true;
     for (size_t i = 0; i < parts.size() && ok; ++i) {
@@ -141,7 +142,7 @@ scheduleModulo(const std::vector<std::vector<TaskPart>> &parts,
     t.ii = ii;
     return t;
   }
-  return list;
+  return std::nullopt;
 }
 
 std::string describeUnit(int64_t resource, int64_t gridCols) {
@@ -324,6 +325,14 @@ void SpatialToSchedPass::runOnOperation() {
                          : kind == "data_movement" ? "dma"
                                                    : "vector";
       int unitIndex = matrix ? 0 : kind == "data_movement" ? 2 : 1;
+      // The epilogue streams through the vector unit as the matrix unit
+      // produces outputs: it needs only its own vector cycles of the
+      // kernel's run (reserved from its start).
+      const int64_t epilogueCycles =
+          epilogue ? std::min<int64_t>(
+                         kernel.getCycles(),
+                         model.epilogueCycles(*desc, region.tiles()))
+                   : 0;
       std::vector<InstrRecord> instrs;
       for (int64_t i = 0; i < region.tiles(); ++i) {
         int64_t tile = region.tileIndex(i, gridCols);
@@ -342,6 +351,7 @@ void SpatialToSchedPass::runOnOperation() {
           InstrRecord v = r;
           v.unit = "vector";
           v.resource = unitResource(tile, 1);
+          v.duration = epilogueCycles;
           v.reads.clear();
           v.writes.assign(kernel.getResults().begin(),
                           kernel.getResults().end());
@@ -414,35 +424,47 @@ void SpatialToSchedPass::runOnOperation() {
   }
   // Timing: a list schedule for one input at a time, or a modulo schedule
   // at the smallest initiation interval found for a pipelined mapping.
-  std::optional<TaskTimes> times =
-      pipelined ? scheduleModulo(taskParts, taskDeps, numResources)
-                : scheduleList(taskParts, taskDeps, numResources);
-  if (maxII > 0 && times->ii > maxII) {
-    reportOversubscribed(func, taskParts, taskOps, numResources, times->ii,
-                         maxII,
-                         [&](int64_t r) {
-                           return r >= 3 * tiles
-                                      ? describeLink(mesh, r - 3 * tiles)
-                                      : describeUnit(r, gridCols);
-                         });
-    return signalPassFailure();
+  // Candidates in order of preference: for a pipelined mapping, modulo
+  // schedules packed ever less tightly (shorter lifetimes, less SRAM) down
+  // to first fit, then one input at a time; the first whose buffers fit in
+  // SRAM is kept.
+  std::vector<TaskTimes> attempts;
+  if (pipelined) {
+    for (double slack : {1.0, 0.5, 0.25, 0.0})
+      if (std::optional<TaskTimes> t =
+              scheduleModulo(taskParts, taskDeps, numResources, slack))
+        attempts.push_back(std::move(*t));
   }
-  const int64_t makespan = std::max<int64_t>(1, times->makespan);
-  const int64_t ii = std::max<int64_t>(1, times->ii);
+  attempts.push_back(*scheduleList(taskParts, taskDeps, numResources));
+  const TaskTimes *times = &attempts.front();
+  int64_t makespan = 1, ii = 1, period = 0;
+  std::vector<BufferRecord> buffers;
+  std::map<std::pair<void *, int64_t>, int64_t> bufferOf; // (value, tile)
+  const int64_t capacity = target->sramBytesPerTile();
+  std::vector<int64_t> peakPerTile(tiles, 0);
+  int64_t peak = 0, lowerBound = 0;
+  std::set<void *> returned;
+  for (Value v : entry.getTerminator()->getOperands())
+    returned.insert(v.getAsOpaquePointer());
+  // Lifetimes and SRAM of one timing; false (with a diagnostic when
+  // `report`) if the buffers do not fit.
+  auto allocate = [&](const TaskTimes &t, bool report) -> bool {
+  times = &t;
+  makespan = std::max<int64_t>(1, times->makespan);
+  ii = std::max<int64_t>(1, times->ii);
   // Buffers overlap across inputs only when the interval is below the
   // latency; otherwise the program runs one input at a time.
-  const int64_t period = ii < makespan ? ii : 0;
+  period = ii < makespan ? ii : 0;
+  buffers.clear();
+  bufferOf.clear();
+  peakPerTile.assign(tiles, 0);
+  peak = lowerBound = 0;
   std::map<void *, int64_t> lastReadEnd; // value -> end of last reader
   for (auto &[v, readers] : readerTasks)
     for (int64_t t : readers)
       lastReadEnd[v] = std::max(lastReadEnd[v], times->end[t]);
 
   // Buffers: every shard of every placed value.
-  std::vector<BufferRecord> buffers;
-  std::map<std::pair<void *, int64_t>, int64_t> bufferOf; // (value, tile)
-  std::set<void *> returned;
-  for (Value v : entry.getTerminator()->getOperands())
-    returned.insert(v.getAsOpaquePointer());
   auto addBuffers = [&](Value v) {
     std::optional<Placement> p = spatial::placementOf(v);
     if (!p)
@@ -470,7 +492,9 @@ void SpatialToSchedPass::runOnOperation() {
       b.id = static_cast<int64_t>(buffers.size());
       b.value = v;
       b.tile = p->region.tileIndex(i, gridCols);
-      b.size = elems * elemBytesOf(v);
+      b.size = elems * (v.getDefiningOp<spatial::WeightOp>()
+                            ? spatial::storedElementBytes(v)
+                            : elemBytesOf(v));
       b.start = start;
       b.end = std::max(end, start);
       b.resident = v.getDefiningOp<spatial::WeightOp>() != nullptr;
@@ -487,9 +511,6 @@ void SpatialToSchedPass::runOnOperation() {
       addBuffers(r);
 
   // SRAM: per tile, check the live bytes fit, then assign offsets.
-  const int64_t capacity = target->sramBytesPerTile();
-  std::vector<int64_t> peakPerTile(tiles, 0);
-  int64_t peak = 0, lowerBound = 0;
   for (int64_t tile = 0; tile < tiles; ++tile) {
     std::vector<int64_t> ids;
     std::vector<BufferLifetime> lifetimes;
@@ -499,7 +520,9 @@ void SpatialToSchedPass::runOnOperation() {
       ids.push_back(b.id);
       lifetimes.push_back({b.size, b.start, b.end, b.copies, b.resident});
     }
-    auto report = [&](size_t index, int64_t needed, StringRef what) {
+    auto fail = [&](size_t index, int64_t needed, StringRef what) {
+      if (!report)
+        return;
       Value v = buffers[ids[index]].value;
       spatial::KernelOp owner = ownerKernel(v);
       InFlightDiagnostic diag = owner ? owner.emitError() : func.emitError();
@@ -510,20 +533,37 @@ void SpatialToSchedPass::runOnOperation() {
     };
     if (std::optional<SramOverflow> over =
             findFirstOverflow(lifetimes, capacity, period)) {
-      report(over->buffer, maxLiveBytes(lifetimes, period), "live at once");
-      return;
+      fail(over->buffer, maxLiveBytes(lifetimes, period), "live at once");
+      return false;
     }
     SramAllocation alloc = assignSramOffsets(lifetimes, alignment, period);
     for (size_t i = 0; i < ids.size(); ++i) {
       buffers[ids[i]].offset = alloc.offsets[i];
       if (alloc.offsets[i] + lifetimes[i].footprint() > capacity) {
-        report(i, alloc.peakBytes, "after allocation");
-        return;
+        fail(i, alloc.peakBytes, "after allocation");
+        return false;
       }
     }
     peakPerTile[tile] = alloc.peakBytes;
     peak = std::max(peak, alloc.peakBytes);
     lowerBound = std::max(lowerBound, alloc.lowerBoundBytes);
+  }
+  return true;
+  };
+  bool allocated = false;
+  for (size_t a = 0; a < attempts.size() && !allocated; ++a)
+    allocated = allocate(attempts[a], a + 1 == attempts.size());
+  if (!allocated)
+    return;
+  if (maxII > 0 && ii > maxII) {
+    reportOversubscribed(func, taskParts, taskOps, numResources, ii,
+                         maxII,
+                         [&](int64_t r) {
+                           return r >= 3 * tiles
+                                      ? describeLink(mesh, r - 3 * tiles)
+                                      : describeUnit(r, gridCols);
+                         });
+    return signalPassFailure();
   }
 
   // Write the schedule into the IR.

@@ -8,6 +8,7 @@
 #include "loom/Dialect/Graph/IR/Graph.h"
 #include "loom/Dialect/Spatial/IR/Spatial.h"
 #include "loom/Dialect/Spatial/Transforms/KernelCost.h"
+#include "loom/Dialect/Spatial/Transforms/Mapping.h"
 #include "loom/Dialect/Spatial/Transforms/Passes.h"
 #include "loom/Target/CostModel.h"
 
@@ -60,11 +61,16 @@ private:
   /// The value `v` (already in spatial form) in placement `want`, inserting
   /// a transfer before `before` when it lives elsewhere.
   Value placed(Value v, const Placement &want, OpBuilder &b, Location loc);
-  /// Chooses the region of a kernel described by `desc`.
-  std::optional<TileRegion> chooseRegion(graph::KernelOp kernel,
-                                         const KernelDesc &desc,
-                                         CostBreakdown &cost,
-                                         std::string &error);
+  /// The size of a kernel's region in the sequential mapping: the fewest
+  /// tiles within the tolerance of the best estimate (origin 0, 0).
+  std::optional<TileRegion> chooseSize(const KernelDesc &desc,
+                                       CostBreakdown &cost,
+                                       std::string &error);
+  /// Where a region of `size` goes in the sequential mapping.
+  TileRegion chooseOrigin(graph::KernelOp kernel, const TileRegion &size);
+  /// Plans the mapping of the whole function (see Mapping.h); sets
+  /// `plan_` for a packed mapping and the function's mapping attributes.
+  LogicalResult planMapping(func::FuncOp func);
   /// Adds the bytes of `shape` sharded by `p` to the per-tile weight count.
   void addResident(const std::vector<int64_t> &shape, int64_t elemBytes,
                    const Placement &p);
@@ -75,6 +81,8 @@ private:
   std::vector<int64_t> resident_;
   /// Transfers already made: (value, placement) -> transferred value.
   std::map<std::pair<void *, std::vector<int64_t>>, Value> transfers_;
+  /// The packed mapping chosen, if not sequential.
+  std::optional<Mapping> plan_;
 };
 
 void GraphToSpatialPass::addResident(const std::vector<int64_t> &shape,
@@ -86,8 +94,8 @@ void GraphToSpatialPass::addResident(const std::vector<int64_t> &shape,
 }
 
 std::optional<TileRegion>
-GraphToSpatialPass::chooseRegion(graph::KernelOp kernel, const KernelDesc &desc,
-                                 CostBreakdown &cost, std::string &error) {
+GraphToSpatialPass::chooseSize(const KernelDesc &desc, CostBreakdown &cost,
+                               std::string &error) {
   const TargetModel &target = model_->target();
   int64_t units = workUnits(desc, target);
   struct Candidate {
@@ -123,19 +131,25 @@ GraphToSpatialPass::chooseRegion(graph::KernelOp kernel, const KernelDesc &desc,
       pick = &c;
   }
   cost = pick->cost;
+  return TileRegion{0, 0, pick->rows, pick->cols};
+}
+
+TileRegion GraphToSpatialPass::chooseOrigin(graph::KernelOp kernel,
+                                            const TileRegion &size) {
+  const TargetModel &target = model_->target();
   // The origin: where the inputs cost the fewest bytes x hops to bring in,
   // among those whose tiles still have room for the kernel's weights; ties
   // go to the tiles holding the fewest weight bytes, then the first.
-  TileRegion region{0, 0, pick->rows, pick->cols};
+  TileRegion region = size;
   struct Score {
     bool fits;
     int64_t moved, load;
   };
   std::optional<Score> bestOrigin;
   const int64_t capacity = target.sramBytesPerTile();
-  for (int64_t r = 0; r + pick->rows <= target.tileRows(); ++r) {
-    for (int64_t c = 0; c + pick->cols <= target.tileCols(); ++c) {
-      TileRegion at{r, c, pick->rows, pick->cols};
+  for (int64_t r = 0; r + size.rows <= target.tileRows(); ++r) {
+    for (int64_t c = 0; c + size.cols <= target.tileCols(); ++c) {
+      TileRegion at{r, c, size.rows, size.cols};
       int64_t load = 0, weightBytes = 0, moved = 0;
       for (int64_t i = 0; i < at.tiles(); ++i)
         load = std::max(load, resident_[at.tileIndex(i, target.tileCols())]);
@@ -148,7 +162,7 @@ GraphToSpatialPass::chooseRegion(graph::KernelOp kernel, const KernelDesc &desc,
           // Shard 0 is the largest.
           weightBytes +=
               shardBox(shape, want.shardDim, at.tiles(), 0).elements() *
-              elemBytes;
+              storedElementBytes(in);
           continue;
         }
         std::optional<Placement> have = placementOf(in);
@@ -170,6 +184,135 @@ GraphToSpatialPass::chooseRegion(graph::KernelOp kernel, const KernelDesc &desc,
     }
   }
   return region;
+}
+
+/// The unit a kernel's instructions occupy (as spatial-to-sched assigns
+/// them): the matrix unit for a matmul or conv that runs on it (with the
+/// vector unit beside it for an epilogue), the DMA unit for data movement,
+/// the vector unit otherwise.
+void unitOf(StringRef kind, const KernelDesc &desc, MappingKernel &k) {
+  bool matrix = (kind == "matmul" || kind == "conv") &&
+                (desc.kind == KernelKind::MatMul ||
+                 desc.kind == KernelKind::Conv);
+  k.unit = matrix ? 0 : kind == "data_movement" ? 2 : 1;
+  k.epilogue = matrix && desc.epilogueOpsPerOutput > 0;
+}
+
+LogicalResult GraphToSpatialPass::planMapping(func::FuncOp func) {
+  plan_.reset();
+  std::optional<MappingMode> forced;
+  if (mapping == "sequential")
+    forced = MappingMode::Sequential;
+  else if (mapping == "pipelined")
+    forced = MappingMode::Pipelined;
+  else if (mapping == "hybrid")
+    forced = MappingMode::Hybrid;
+  else if (mapping != "auto")
+    return func.emitError() << "graph-to-spatial: mapping '" << mapping
+                            << "' is not auto, sequential, pipelined or "
+                               "hybrid";
+  if (objective != "latency" && objective != "throughput")
+    return func.emitError() << "graph-to-spatial: objective '" << objective
+                            << "' is not latency or throughput";
+  MappingObjective goal = objective == "latency"
+                              ? MappingObjective::Latency
+                              : MappingObjective::Throughput;
+  Builder b(func.getContext());
+  auto record = [&](const Mapping &m, const std::string &report) {
+    func->setAttr(kMappingAttr, b.getStringAttr(mappingModeName(m.mode)));
+    func->setAttr(kPipelineGroupsAttr, b.getI64IntegerAttr(m.groups));
+    func->setAttr("spatial.mapping_report", b.getStringAttr(report));
+  };
+
+  // The planner's view of every kernel, and its sequential region.
+  std::vector<MappingKernel> kernels;
+  std::vector<TileRegion> sequentialRegions;
+  std::map<void *, size_t> indexOf;
+  std::string error;
+  for (Operation &op : func.getBody().front()) {
+    auto kernel = dyn_cast<graph::KernelOp>(op);
+    if (!kernel)
+      continue;
+    std::optional<KernelDesc> desc = describeKernel(
+        kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error);
+    CostBreakdown cost;
+    std::optional<TileRegion> size;
+    if (desc)
+      size = chooseSize(*desc, cost, error);
+    if (!size)
+      return kernel.emitError() << "graph-to-spatial: " << error;
+    MappingKernel mk;
+    mk.desc = *desc;
+    unitOf(kernel.getKind(), *desc, mk);
+    for (Value in : kernel.getInputs()) {
+      auto type = cast<RankedTensorType>(in.getType());
+      int64_t bytes = type.getNumElements() *
+                      elementBytes(type.getElementType());
+      if (in.getDefiningOp<graph::ConstantOp>()) {
+        mk.weightBytes += type.getNumElements() * storedElementBytes(in);
+        continue;
+      }
+      if (auto producer = in.getDefiningOp<graph::KernelOp>()) {
+        mk.deps.push_back(indexOf.at(producer.getOperation()));
+        mk.depBytes.push_back(bytes);
+      }
+    }
+    indexOf[kernel.getOperation()] = kernels.size();
+    kernels.push_back(std::move(mk));
+    sequentialRegions.push_back(*size);
+  }
+  MappingPlanner planner(*model_, std::move(kernels));
+  Mapping sequential = planner.sequential(sequentialRegions);
+  auto describe = [](const Mapping &m) {
+    char buf[160];
+    if (m.mode == MappingMode::Sequential)
+      std::snprintf(buf, sizeof buf, "sequential: latency %.0f = II",
+                    m.latency);
+    else
+      std::snprintf(buf, sizeof buf,
+                    "%s: %lld group%s of %lld-row bands, latency %.0f, II "
+                    "%.0f",
+                    mappingModeName(m.mode), (long long)m.groups,
+                    m.groups == 1 ? "" : "s", (long long)m.bandRows,
+                    m.latency, m.ii);
+    return std::string(buf);
+  };
+  // Candidates: sequential, the best pipelined and the best hybrid.
+  std::vector<Mapping> candidates = {sequential};
+  std::string report = "estimated cycles per input: " + describe(sequential);
+  for (MappingMode mode : {MappingMode::Pipelined, MappingMode::Hybrid}) {
+    if (forced && *forced != mode)
+      continue;
+    std::string why;
+    std::optional<Mapping> m = planner.packed(mode, goal, why);
+    if (!m) {
+      if (forced)
+        return func.emitError()
+               << "graph-to-spatial: no " << mappingModeName(mode)
+               << " mapping on " << model_->target().tileRows() << " x "
+               << model_->target().tileCols() << " tiles: " << why;
+      report += std::string("; ") + mappingModeName(mode) + ": none (" +
+                why + ")";
+      continue;
+    }
+    report += "; " + describe(*m);
+    candidates.push_back(std::move(*m));
+  }
+  const Mapping *chosen = nullptr;
+  for (const Mapping &m : candidates) {
+    if (forced && m.mode != *forced)
+      continue;
+    if (!chosen || MappingPlanner::better(m, *chosen, goal))
+      chosen = &m;
+  }
+  report = std::string(mappingModeName(chosen->mode)) +
+           (forced ? " (as asked)" : std::string(" (objective ") +
+                                         mappingObjectiveName(goal) + ")") +
+           "; " + report;
+  record(*chosen, report);
+  if (chosen->mode != MappingMode::Sequential)
+    plan_ = *chosen;
+  return success();
 }
 
 Value GraphToSpatialPass::placed(Value v, const Placement &want, OpBuilder &b,
@@ -229,6 +372,9 @@ void GraphToSpatialPass::runOnOperation() {
     return signalPassFailure();
   }
 
+  if (failed(planMapping(func)))
+    return signalPassFailure();
+
   OpBuilder b(func.getContext());
   std::map<void *, Value> weights; // graph.constant -> spatial.weight
   int64_t nextId = 0;
@@ -241,7 +387,7 @@ void GraphToSpatialPass::runOnOperation() {
     auto w = WeightOp::create(b, c.getLoc(), c.getType(), c.getValue(),
                               regionAttr(b, p.region),
                               b.getI64IntegerAttr(p.shardDim));
-    addResident(shapeOf(w), elementBytes(c.getType().getElementType()), p);
+    addResident(shapeOf(w), storedElementBytes(c), p);
     weights[c.getOperation()] = w;
     return w;
   };
@@ -254,8 +400,24 @@ void GraphToSpatialPass::runOnOperation() {
         kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error);
     CostBreakdown cost;
     std::optional<TileRegion> region;
-    if (desc)
-      region = chooseRegion(kernel, *desc, cost, error);
+    int64_t group = 0;
+    if (desc && plan_) {
+      size_t index = static_cast<size_t>(nextId);
+      region = plan_->regions[index];
+      group = plan_->group[index];
+      Region shape;
+      shape.tileRows = region->rows;
+      shape.tileCols = region->cols;
+      if (std::optional<CostBreakdown> est =
+              model_->estimate(*desc, shape, &error))
+        cost = *est;
+      else
+        region.reset();
+    } else if (desc) {
+      region = chooseSize(*desc, cost, error);
+      if (region)
+        region = chooseOrigin(kernel, *region);
+    }
     if (!region) {
       kernel.emitError() << "graph-to-spatial: " << error;
       return signalPassFailure();
@@ -296,7 +458,8 @@ void GraphToSpatialPass::runOnOperation() {
         b.getI64IntegerAttr(static_cast<int64_t>(std::ceil(cost.totalCycles))),
         b.getStringAttr(costBoundName(cost.bound)),
         b.getI64IntegerAttr(static_cast<int64_t>(desc->matrixFlops())),
-        b.getI64IntegerAttr(desc->sramBytesRead + desc->sramBytesWritten));
+        b.getI64IntegerAttr(desc->sramBytesRead + desc->sramBytesWritten),
+        b.getI64IntegerAttr(group));
     sk.getBody().takeBody(kernel.getBody());
     Operation *yield = sk.getBody().front().getTerminator();
     b.setInsertionPoint(yield);

@@ -2,8 +2,11 @@
 #include "loom/Dialect/Spatial/Transforms/KernelCost.h"
 
 #include "loom/Dialect/Graph/IR/Graph.h"
+#include "loom/Dialect/Spatial/IR/Spatial.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+
+#include <cmath>
 #include "mlir/IR/Location.h"
 
 using namespace mlir;
@@ -147,6 +150,60 @@ int64_t elementBytes(Type elementType) {
   if (auto c = dyn_cast<ComplexType>(elementType))
     return 2 * elementBytes(c.getElementType());
   return 4;
+}
+
+namespace {
+/// Bytes per element of a narrow precision policy's operands; 0 for fp32.
+int64_t narrowBytes(StringRef precision) {
+  if (precision == "bf16" || precision == "fp16")
+    return 2;
+  if (precision == "fp8")
+    return 1;
+  return 0;
+}
+
+/// The bytes per element `v` needs where kernel operand `index` of
+/// (`precision`, `body`) reads it: narrow if every use inside is a matrix
+/// operand (rounded to the policy's format), else 0 (keep the type's).
+template <typename KernelT>
+int64_t narrowUse(KernelT kernel, unsigned index) {
+  int64_t bytes = narrowBytes(kernel.getPrecision());
+  if (!bytes)
+    return 0;
+  Block &body = kernel.getBody().front();
+  if (index >= body.getNumArguments())
+    return 0;
+  for (OpOperand &use : body.getArgument(index).getUses()) {
+    Operation *op = use.getOwner();
+    bool matrix = isa<graph::MatMulOp, graph::ConvOp, graph::ConvTransposeOp>(op) &&
+                  use.getOperandNumber() < 2;
+    if (!matrix)
+      return 0;
+  }
+  return bytes;
+}
+} // namespace
+
+int64_t storedElementBytes(Value weight) {
+  auto type = cast<RankedTensorType>(weight.getType());
+  int64_t own = elementBytes(type.getElementType());
+  if (!type.getElementType().isF32() || weight.use_empty())
+    return own;
+  int64_t widest = 0;
+  for (OpOperand &use : weight.getUses()) {
+    Operation *user = use.getOwner();
+    int64_t bytes = 0;
+    if (auto t = dyn_cast<TransferOp>(user))
+      bytes = storedElementBytes(t.getResult());
+    else if (auto k = dyn_cast<KernelOp>(user))
+      bytes = narrowUse(k, use.getOperandNumber());
+    else if (auto k = dyn_cast<graph::KernelOp>(user))
+      bytes = narrowUse(k, use.getOperandNumber());
+    if (!bytes || bytes >= own)
+      return own;
+    widest = std::max(widest, bytes);
+  }
+  return widest;
 }
 
 } // namespace loom::spatial

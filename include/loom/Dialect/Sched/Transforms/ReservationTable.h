@@ -94,6 +94,10 @@ public:
   bool reserve(int64_t start, int64_t duration);
   /// Busy cycles per period.
   int64_t busyCycles() const { return line_.busyCycles(); }
+  /// The busy intervals on [0, period), start -> end.
+  const std::map<int64_t, int64_t> &intervals() const {
+    return line_.intervals();
+  }
 
 private:
   /// The pieces of [start, start + duration) on [0, period).
@@ -104,15 +108,23 @@ private:
 };
 
 /// Modulo scheduling for a stream of inputs at initiation interval `period`:
-/// tasks (in a topological order) are placed as by ListScheduler, at the
-/// earliest cycle after their deps where every part's resource is free
-/// modulo the period, so that iteration k, run k * period cycles later,
-/// never collides with another. Fill and drain need no extra rule: the
-/// first iteration starts alone and the last ends alone.
+/// tasks (in a topological order) are placed after their deps where every
+/// part's resource is free modulo the period, so that iteration k, run
+/// k * period cycles later, never collides with another. Of the starts that
+/// fit within `slack` periods after the earliest one, the one that leaves
+/// the smallest gap before it on the resource of the task's longest part
+/// wins (then the earliest), which packs the busiest unit tightly at some
+/// cost in latency.
+/// Fill and drain need no extra rule: the first iteration starts alone and
+/// the last ends alone.
 class ModuloScheduler {
 public:
-  ModuloScheduler(int64_t numResources, int64_t period)
-      : tables_(numResources, ModuloReservationTable(period)) {}
+  /// `slack`: how far past its earliest start, as a fraction of the period,
+  /// a task may be delayed to leave a smaller gap (below); 0 takes the
+  /// earliest start that fits. Longer delays pack tighter but lengthen
+  /// buffer lifetimes (more SRAM).
+  ModuloScheduler(int64_t numResources, int64_t period, double slack = 1.0)
+      : tables_(numResources, ModuloReservationTable(period)), slack_(slack) {}
 
   /// The task's id, or std::nullopt if no start in a whole period after its
   /// deps fits (the period is too short for it; nothing is reserved).
@@ -131,6 +143,7 @@ private:
   std::vector<ModuloReservationTable> tables_;
   std::vector<std::pair<int64_t, int64_t>> tasks_;
   int64_t makespan_ = 0;
+  double slack_ = 1.0;
 };
 
 /// The resource-bound lower limit of the initiation interval: the most

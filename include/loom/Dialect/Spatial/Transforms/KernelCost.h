@@ -5,6 +5,7 @@
 #include "loom/Target/CostModel.h"
 
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
 #include "mlir/IR/Region.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -31,6 +32,13 @@ std::string onnxNodeName(mlir::Location loc);
 /// Bytes of one element of `elementType` (i1 and other sub-byte types take
 /// one byte).
 int64_t elementBytes(mlir::Type elementType);
+
+/// Bytes per element a weight (a graph.constant or spatial.weight of f32)
+/// occupies in SRAM: the narrow policy's format (2 for bf16 and fp16, 1
+/// for fp8) when every use is a matrix operand of a kernel of that
+/// precision, which rounds it to that format anyway; its type's size
+/// otherwise. The program file keeps the fp32 values.
+int64_t storedElementBytes(mlir::Value weight);
 
 } // namespace loom::spatial
 

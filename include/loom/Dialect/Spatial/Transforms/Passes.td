@@ -5,7 +5,7 @@
 include "mlir/Pass/PassBase.td"
 
 def GraphToSpatial : Pass<"graph-to-spatial", "mlir::func::FuncOp"> {
-  let summary = "Place each graph.kernel on a tile region (layer-sequential)";
+  let summary = "Place each graph.kernel on a tile region";
   let description = [{
     Lowers a function of `graph.constant`, `graph.kernel` and `func.return`
     to the spatial dialect, one kernel at a time in program order:
@@ -26,6 +26,17 @@ def GraphToSpatial : Pass<"graph-to-spatial", "mlir::func::FuncOp"> {
       `spatial.transfer` (XY routes, bytes, hops, links) is inserted
       wherever a value lives elsewhere.
 
+    That is the `sequential` mapping (one input at a time). With
+    `mapping=pipelined` every kernel gets its own rectangle, packed along a
+    snake of bands of the grid so neighbouring kernels are adjacent, sized
+    to balance the estimated stage times; `hybrid` cuts the kernels into
+    groups, each pipelined over the whole chip; `auto` estimates all three
+    (see Mapping.h) and keeps the best for `objective` (latency of one
+    input, or throughput: the initiation interval of a stream). The choice
+    and the estimates are recorded on the function as `spatial.mapping`,
+    `spatial.pipeline_groups` and `spatial.mapping_report`, and each
+    kernel's pipeline group as its `group`.
+
     Ops other than kernels, constants and the return are rejected: run
     `graph-form-kernels` first.
   }];
@@ -34,7 +45,12 @@ def GraphToSpatial : Pass<"graph-to-spatial", "mlir::func::FuncOp"> {
     Option<"target", "target", "std::string", /*default=*/"\"tiny\"",
            "Target preset name or JSON file">,
     Option<"tolerance", "tolerance", "double", /*default=*/"3.0",
-           "Percent above the best estimate a smaller region may cost">
+           "Percent above the best estimate a smaller region may cost">,
+    Option<"mapping", "mapping", "std::string", /*default=*/"\"sequential\"",
+           "auto, sequential, pipelined or hybrid">,
+    Option<"objective", "objective", "std::string", /*default=*/"\"latency\"",
+           "What auto minimises: latency or throughput (the interval "
+           "between inputs of a stream)">
   ];
 }
 
