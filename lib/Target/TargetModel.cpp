@@ -414,8 +414,25 @@ void requireAtMost(int64_t value, int64_t limit, const std::string &path) {
   }
 }
 
+/// Upper bounds far beyond any real hardware: a figure past them is a typo or
+/// a hostile file, and would overflow the cycle counts derived from it.
+constexpr double kMaxClockHz = 1e12;
+constexpr double kMaxBytesPerCycle = 1e12;
+constexpr double kMaxBytesPerSecond = 1e18;
+constexpr double kMaxLatencySeconds = 1;
+constexpr double kMaxWatts = 1e6;
+constexpr int64_t kMaxLatencyCycles = int64_t(1) << 32;
+
+void requireAtMost(double value, double limit, const std::string &path) {
+  if (value > limit) {
+    fail(path, "out of range: must be at most " + formatNumber(limit) +
+                   ", got " + formatNumber(value));
+  }
+}
+
 void validateChip(const rt::ChipDesc &chip) {
   requirePositive(chip.clockHz, "chip.clock_hz");
+  requireAtMost(chip.clockHz, kMaxClockHz, "chip.clock_hz");
   requirePositive(chip.tileRows, "chip.tiles.rows");
   requirePositive(chip.tileCols, "chip.tiles.cols");
   requireAtMost(chip.tileRows, kMaxCount, "chip.tiles.rows");
@@ -446,16 +463,22 @@ void validateChip(const rt::ChipDesc &chip) {
   requireAtMost(matrix.blockN, kMaxCount, "chip.tile.matrix.block.n");
   requireAtMost(matrix.blockK, kMaxCount, "chip.tile.matrix.block.k");
   requireNonNegative(matrix.latencyCycles, "chip.tile.matrix.latency_cycles");
+  requireAtMost(matrix.latencyCycles, kMaxLatencyCycles,
+                "chip.tile.matrix.latency_cycles");
 
   requirePositive(chip.tile.vector.lanes, "chip.tile.vector.lanes");
   requireAtMost(chip.tile.vector.lanes, int64_t(1) << 40,
                 "chip.tile.vector.lanes");
   requireNonNegative(chip.tile.vector.latencyCycles,
                      "chip.tile.vector.latency_cycles");
+  requireAtMost(chip.tile.vector.latencyCycles, kMaxLatencyCycles,
+                "chip.tile.vector.latency_cycles");
   requirePositive(chip.tile.sram.bytes, "chip.tile.sram.bytes");
   requireAtMost(chip.tile.sram.bytes, int64_t(1) << 50, "chip.tile.sram.bytes");
   requirePositive(chip.tile.sram.bytesPerCycle,
                   "chip.tile.sram.bytes_per_cycle");
+  requireAtMost(chip.tile.sram.bytesPerCycle, kMaxBytesPerCycle,
+                "chip.tile.sram.bytes_per_cycle");
 
   // The matrix unit holds one K x N block of the stationary operand; it must
   // fit in the tile's SRAM in the widest format the unit runs.
@@ -479,8 +502,12 @@ void validateChip(const rt::ChipDesc &chip) {
   if (chip.mesh) {
     requirePositive(chip.mesh->linkBytesPerCycle,
                     "chip.mesh.link_bytes_per_cycle");
+    requireAtMost(chip.mesh->linkBytesPerCycle, kMaxBytesPerCycle,
+                  "chip.mesh.link_bytes_per_cycle");
     requireNonNegative(chip.mesh->hopLatencyCycles,
                        "chip.mesh.hop_latency_cycles");
+    requireAtMost(chip.mesh->hopLatencyCycles, kMaxLatencyCycles,
+                  "chip.mesh.hop_latency_cycles");
   } else if (chip.tileRows * chip.tileCols > 1) {
     fail("chip.mesh",
          "inconsistent: required when the chip has more than one tile (" +
@@ -491,6 +518,8 @@ void validateChip(const rt::ChipDesc &chip) {
     requirePositive(chip.offChip->bytes, "chip.offchip.bytes");
     requirePositive(chip.offChip->bytesPerSecond,
                     "chip.offchip.bytes_per_second");
+    requireAtMost(chip.offChip->bytesPerSecond, kMaxBytesPerSecond,
+                  "chip.offchip.bytes_per_second");
   }
 }
 
@@ -502,6 +531,8 @@ void validateSystem(const rt::SystemDesc &system) {
   requireAtMost(system.chipsPerNode, kMaxCount, "system.chips_per_node");
   requireAtMost(system.nodesPerRack, kMaxCount, "system.nodes_per_rack");
   requirePositive(system.powerWattsPerChip, "system.power_watts_per_chip");
+  requireAtMost(system.powerWattsPerChip, kMaxWatts,
+                "system.power_watts_per_chip");
 
   if (system.chips % system.chipsPerNode != 0) {
     fail("system.chips", "inconsistent: " + std::to_string(system.chips) +
@@ -523,7 +554,11 @@ void validateSystem(const rt::SystemDesc &system) {
   requirePositive(links.perChip, "system.links.per_chip");
   requireAtMost(links.perChip, kMaxCount, "system.links.per_chip");
   requirePositive(links.bytesPerSecond, "system.links.bytes_per_second");
+  requireAtMost(links.bytesPerSecond, kMaxBytesPerSecond,
+                "system.links.bytes_per_second");
   requireNonNegative(links.latencySeconds, "system.links.latency_seconds");
+  requireAtMost(links.latencySeconds, kMaxLatencySeconds,
+                "system.links.latency_seconds");
   requirePositive(links.domainChips, "system.links.domain_chips");
   if (links.domainChips > system.chips ||
       system.chips % links.domainChips != 0) {
@@ -571,8 +606,12 @@ void validateSystem(const rt::SystemDesc &system) {
   if (system.scaleOut) {
     requirePositive(system.scaleOut->bytesPerSecond,
                     "system.scale_out.bytes_per_second");
+    requireAtMost(system.scaleOut->bytesPerSecond, kMaxBytesPerSecond,
+                  "system.scale_out.bytes_per_second");
     requireNonNegative(system.scaleOut->latencySeconds,
                        "system.scale_out.latency_seconds");
+    requireAtMost(system.scaleOut->latencySeconds, kMaxLatencySeconds,
+                  "system.scale_out.latency_seconds");
   } else if (links.domainChips < system.chips) {
     fail("system.scale_out",
          "inconsistent: required when system.links.domain_chips (" +
@@ -590,15 +629,22 @@ void validateDesc(const TargetDesc &desc) {
   validateSystem(desc.system);
 }
 
+/// Deeper than any target description nests (4 levels); the limit keeps a
+/// hostile file from costing time and memory quadratic in its depth.
+constexpr int kMaxJsonDepth = 64;
+
 /// Rejects duplicate keys, which nlohmann would otherwise silently resolve
-/// to the last value.
+/// to the last value, and nesting deeper than kMaxJsonDepth.
 class DuplicateKeyChecker {
 public:
   bool operator()(int depth, json::parse_event_t event, json &parsed) {
-    (void)depth;
     switch (event) {
     case json::parse_event_t::object_start:
     case json::parse_event_t::array_start:
+      if (depth >= kMaxJsonDepth) {
+        fail(childPath(), "nested more than " + std::to_string(kMaxJsonDepth) +
+                              " levels deep");
+      }
       frames_.push_back(
           {{}, childPath(), "", event == json::parse_event_t::array_start});
       break;

@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include <algorithm>
 #include <map>
 
 namespace loom {
@@ -72,13 +73,19 @@ struct VerifySchedulePass
       getOperation().emitError() << "sched-verify: " << error;
       return signalPassFailure();
     }
-    if (failed(verifyModuleSchedule(getOperation(), *t)))
+    if (failed(verifyModuleSchedule(getOperation(), *t,
+                                    std::max<int64_t>(1, maxViolations))))
       signalPassFailure();
   }
 
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("Target preset name or JSON file"),
                              llvm::cl::init("tiny")};
+  Option<int64_t> maxViolations{
+      *this, "max-violations",
+      llvm::cl::desc("Report up to this many violations (the first by "
+                     "default)"),
+      llvm::cl::init(1)};
 };
 
 } // namespace

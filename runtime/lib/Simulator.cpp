@@ -133,10 +133,16 @@ SimStats computeStats(const Program &p) {
     }
   }
   s.seconds = static_cast<double>(s.totalCycles) / p.clockHz;
+  s.mapping = p.mapping;
+  s.pipelineGroups = p.pipelineGroups;
+  s.initiationInterval =
+      p.pipelined() ? p.initiationInterval : s.totalCycles;
+  s.setStream(1);
+  // Utilisation in the steady state: per initiation interval.
   for (UnitStats &us : s.units)
-    if (s.totalCycles > 0 && us.count > 0)
+    if (s.initiationInterval > 0 && us.count > 0)
       us.utilisation = static_cast<double>(us.busyCycles) /
-                       (static_cast<double>(s.totalCycles) *
+                       (static_cast<double>(s.initiationInterval) *
                         static_cast<double>(us.count));
   for (const LinkStats &ls : s.links)
     s.maxLinkBytes = std::max(s.maxLinkBytes, ls.bytes);
@@ -161,6 +167,16 @@ std::string fixed(double v, int digits) {
 // Reports
 //===----------------------------------------------------------------------===//
 
+void SimStats::setStream(int64_t inputs) {
+  stream = std::max<int64_t>(1, inputs);
+  // (stream - 1) * II + latency, saturating.
+  int64_t steady = 0;
+  if (__builtin_mul_overflow(stream - 1, initiationInterval, &steady))
+    steady = std::numeric_limits<int64_t>::max();
+  streamCycles = steady;
+  addSat(streamCycles, totalCycles);
+}
+
 std::string SimStats::toText() const {
   std::ostringstream os;
   os << "model:            " << model << "\n";
@@ -171,6 +187,23 @@ std::string SimStats::toText() const {
   os << "\n";
   os << "time:             " << fixed(seconds * 1e6, 3) << " us at "
      << fixed(clockHz / 1e6, 1) << " MHz\n";
+  os << "mapping:          " << mapping;
+  if (mapping == "hybrid")
+    os << " (" << pipelineGroups << " groups)";
+  os << ", a new input every " << initiationInterval << " cycles ("
+     << fixed(initiationInterval > 0
+                  ? clockHz / static_cast<double>(initiationInterval)
+                  : 0.0,
+              1)
+     << " inputs/s)\n";
+  if (stream > 1)
+    os << "stream:           " << stream << " inputs in " << streamCycles
+       << " cycles, fill and drain included ("
+       << fixed(streamCycles > 0 ? static_cast<double>(stream) * clockHz /
+                                       static_cast<double>(streamCycles)
+                                 : 0.0,
+                1)
+       << " inputs/s)\n";
   if (rooflineCycles > 0)
     os << "roofline cycles:  " << rooflineCycles << " ("
        << fixed(totalCycles > 0 ? 100.0 * static_cast<double>(rooflineCycles) /
@@ -271,6 +304,11 @@ std::string SimStats::toJson() const {
   j["declared_total_cycles"] = declaredTotalCycles;
   j["roofline_cycles"] = rooflineCycles;
   j["seconds"] = seconds;
+  j["mapping"] = mapping;
+  j["pipeline_groups"] = pipelineGroups;
+  j["initiation_interval"] = initiationInterval;
+  j["stream"] = stream;
+  j["stream_cycles"] = streamCycles;
   j["instrs"] = numInstrs;
   Json unitsJson = Json::object();
   for (const UnitStats &u : units)
@@ -549,7 +587,9 @@ void nameTracks(const Program &p, Json &events) {
 }
 
 /// The complete ('X') event of one instr, named by its kernel.
-Json instrEvent(const Program &p, const ProgramInstr &in, double usPerCycle) {
+Json instrEvent(const Program &p, const ProgramInstr &in, double usPerCycle,
+               int64_t iteration, int64_t iterations) {
+  const int64_t shift = iteration * p.initiationInterval;
   std::string name = "transfer";
   Json nodes = Json::array();
   if (in.kernel >= 0) {
@@ -564,13 +604,15 @@ Json instrEvent(const Program &p, const ProgramInstr &in, double usPerCycle) {
   args["bytes"] = in.bytes;
   args["instr"] = in.id;
   args["unit"] = unitName(in.unit);
-  args["start_cycle"] = in.start;
+  args["start_cycle"] = in.start + shift;
   args["cycles"] = in.duration;
+  if (iterations > 1)
+    args["iteration"] = iteration;
   Json e;
   e["name"] = std::move(name);
   e["cat"] = unitName(in.unit);
   e["ph"] = "X";
-  e["ts"] = static_cast<double>(in.start) * usPerCycle;
+  e["ts"] = static_cast<double>(in.start + shift) * usPerCycle;
   e["dur"] = static_cast<double>(in.duration) * usPerCycle;
   e["pid"] = 0;
   e["tid"] = resourceSlot(p, in);
@@ -580,7 +622,7 @@ Json instrEvent(const Program &p, const ProgramInstr &in, double usPerCycle) {
 
 } // namespace
 
-std::string Simulator::traceJson() const {
+std::string Simulator::traceJson(int64_t iterations) const {
   const Program &p = program_;
   Json j;
   j["displayTimeUnit"] = "ns";
@@ -590,8 +632,10 @@ std::string Simulator::traceJson() const {
   Json events = Json::array();
   nameTracks(p, events);
   double usPerCycle = 1e6 / p.clockHz;
-  for (const ProgramInstr &in : p.instrs)
-    events.push_back(instrEvent(p, in, usPerCycle));
+  iterations = std::max<int64_t>(1, iterations);
+  for (int64_t k = 0; k < iterations; ++k)
+    for (const ProgramInstr &in : p.instrs)
+      events.push_back(instrEvent(p, in, usPerCycle, k, iterations));
   j["traceEvents"] = std::move(events);
   return dumpJson(j);
 }

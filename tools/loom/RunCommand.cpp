@@ -12,8 +12,10 @@
 #include "loom/Runtime/Simulator.h"
 #include "loom/Runtime/TensorIO.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -26,6 +28,7 @@ int runRunCommand(int argc, char **argv) {
   using rt::Error;
   std::string programPath, outputDir, tracePath, statsPath;
   bool timingOnly = false;
+  int64_t stream = 1;
   std::map<std::string, std::string> inputFiles;
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
@@ -51,6 +54,13 @@ int runRunCommand(int argc, char **argv) {
       tracePath = value("--trace");
     } else if (is("--stats")) {
       statsPath = value("--stats");
+    } else if (is("--stream")) {
+      std::string v = value("--stream");
+      char *end = nullptr;
+      long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > (1LL << 40))
+        throw Error("--stream=" + v + ": expected a number of inputs >= 1");
+      stream = n;
     } else if (a == "--timing-only") {
       timingOnly = true;
     } else if (a.rfind("--", 0) == 0) {
@@ -107,8 +117,10 @@ int runRunCommand(int argc, char **argv) {
       rt::writeNpy(path, out.value);
     }
   }
+  result.stats.setStream(stream);
+  // The trace shows the first inputs of a stream (fill and steady state).
   if (!tracePath.empty())
-    rt::writeTextFile(tracePath, sim.traceJson());
+    rt::writeTextFile(tracePath, sim.traceJson(std::min<int64_t>(stream, 16)));
   if (!statsPath.empty())
     rt::writeTextFile(statsPath, result.stats.toJson());
   std::cout << result.stats.toText();

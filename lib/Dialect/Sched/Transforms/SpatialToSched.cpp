@@ -192,8 +192,11 @@ void reportOversubscribed(func::FuncOp func,
   for (const auto &task : parts)
     for (const TaskPart &p : task)
       load[static_cast<size_t>(p.resource)] += p.duration;
-  int64_t worst = static_cast<int64_t>(
-      std::max_element(load.begin(), load.end()) - load.begin());
+  // Ties go to the later resource: a mesh link over the DMA unit feeding it.
+  int64_t worst = 0;
+  for (int64_t r = 0; r < numResources; ++r)
+    if (load[static_cast<size_t>(r)] >= load[static_cast<size_t>(worst)])
+      worst = r;
   std::vector<std::string> users;
   for (size_t i = 0; i < parts.size(); ++i)
     for (const TaskPart &p : parts[i])
@@ -217,15 +220,15 @@ void reportOversubscribed(func::FuncOp func,
   int64_t need = load[static_cast<size_t>(worst)];
   diag << "spatial-to-sched: ";
   if (need > maxII)
-    diag << name(worst) << " is oversubscribed: " << list << " need " << need
-         << " cycles of it per input, more than the initiation interval "
-            "limit of "
-         << maxII << " cycles (max-ii)";
+    diag << name(worst) << " is oversubscribed: it is busy " << need
+         << " cycles per input for " << list
+         << ", more than the initiation interval limit of " << maxII
+         << " cycles (max-ii)";
   else
     diag << "the best initiation interval found is " << ii
          << " cycles, above the limit of " << maxII
          << " cycles (max-ii); the busiest resource is " << name(worst)
-         << ": " << list << " need " << need << " cycles of it per input";
+         << ", busy " << need << " cycles per input for " << list;
 }
 
 struct SpatialToSchedPass : impl::SpatialToSchedBase<SpatialToSchedPass> {

@@ -50,8 +50,11 @@ double MappingPlanner::cost(size_t kernel, int64_t rows, int64_t cols) const {
 
 bool MappingPlanner::better(const Mapping &a, const Mapping &b,
                             MappingObjective objective) {
+  // For latency, a tie keeps the simpler mapping: a modulo schedule may
+  // stretch one input's latency to pack the stream.
   if (objective == MappingObjective::Latency)
-    return a.latency != b.latency ? a.latency < b.latency : a.ii < b.ii;
+    return a.latency < b.latency &&
+           (a.groups <= b.groups || a.latency < 0.99 * b.latency);
   return a.ii != b.ii ? a.ii < b.ii : a.latency < b.latency;
 }
 

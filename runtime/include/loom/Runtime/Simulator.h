@@ -36,7 +36,8 @@ struct UnitStats {
   /// of mesh links.
   int64_t count = 0;
   int64_t busyCycles = 0;
-  /// busyCycles / (totalCycles * count); 0 when either is 0.
+  /// busyCycles / (II * count) (the steady state: II is totalCycles unless
+  /// pipelined); 0 when either is 0.
   double utilisation = 0;
 };
 
@@ -71,6 +72,16 @@ struct SimStats {
   int64_t declaredTotalCycles = 0, declaredSramPeakBytes = 0;
   int64_t rooflineCycles = 0;
   double seconds = 0;
+  /// How kernels share tiles, and the cycles between consecutive inputs of
+  /// a stream (totalCycles unless pipelined).
+  std::string mapping;
+  int32_t pipelineGroups = 1;
+  int64_t initiationInterval = 0;
+  /// A stream of `stream` inputs takes (stream - 1) * II + totalCycles
+  /// cycles: fill, steady state and drain.
+  int64_t stream = 1;
+  int64_t streamCycles = 0;
+  void setStream(int64_t inputs);
   int64_t numInstrs = 0;
   /// Matrix, Vector, Dma, MeshLink in that order.
   std::vector<UnitStats> units;
@@ -149,7 +160,10 @@ public:
   /// {onnx_nodes, kernel, bytes, instr, unit}, ts/dur in microseconds at the
   /// program's clock, and 'M' thread_name/process_name events naming each
   /// track. Deterministic.
-  std::string traceJson() const;
+  /// With `iterations` > 1, the first that many inputs of a stream, each
+  /// shifted by the initiation interval, their events' args carrying
+  /// "iteration".
+  std::string traceJson(int64_t iterations = 1) const;
 
   /// The names of the model's inputs, in order.
   std::vector<std::string> inputNames() const;

@@ -87,7 +87,8 @@ public:
                                 std::string &why) const;
 
   /// True if `a` is better than `b` for `objective` (latency: lower
-  /// latency, then II; throughput: lower II, then latency).
+  /// latency, and by 1% if it has more groups, so ties keep the simpler
+  /// mapping; throughput: lower II, then latency).
   static bool better(const Mapping &a, const Mapping &b,
                      MappingObjective objective);
 
