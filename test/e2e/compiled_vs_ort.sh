@@ -2,6 +2,11 @@
 # Check a compiled Loom program, run on the simulator, against ONNX Runtime.
 #
 # usage: compiled_vs_ort.sh LOOM_BIN ZOO_DIR MODEL TARGET PRECISION WORK_DIR
+#                           [MAPPING]
+#
+# MAPPING (default auto) is passed as `loom compile --mapping=MAPPING` with
+# `--objective=throughput`, so sequential, pipelined and hybrid programs
+# are all checked against the same reference.
 #
 #   1. test/e2e/make_inputs.py writes deterministic random inputs (seed 0)
 #      for ZOO_DIR/MODEL.onnx into WORK_DIR/inputs;
@@ -39,16 +44,16 @@
 # (default node). WORK_DIR must not contain whitespace.
 set -euo pipefail
 
-if [ $# -ne 6 ]; then
-  echo "usage: $(basename "$0") LOOM_BIN ZOO_DIR MODEL TARGET PRECISION WORK_DIR" >&2
+if [ $# -ne 6 ] && [ $# -ne 7 ]; then
+  echo "usage: $(basename "$0") LOOM_BIN ZOO_DIR MODEL TARGET PRECISION WORK_DIR [MAPPING]" >&2
   exit 2
 fi
-loom=$1 zoo=$2 name=$3 target=$4 precision=$5 work=$6
+loom=$1 zoo=$2 name=$3 target=$4 precision=$5 work=$6 mapping=${7:-auto}
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 PYTHON=${PYTHON:-/usr/bin/python3}
 NODE=${NODE:-node}
-tag="compiled_vs_ort[$name/$target/$precision]"
+tag="compiled_vs_ort[$name/$target/$precision/$mapping]"
 
 die() { echo "$tag: FAIL: $*" >&2; exit 1; }
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f s", b-a}'; }
@@ -83,8 +88,9 @@ echo "$tag: ort: $(cat "$work/ort.json")"
 # 3. compile
 start=$(date +%s.%N)
 if ! "$loom" compile "$model" --target="$target" --precision="$precision" \
+    --mapping="$mapping" --objective=throughput \
        -o "$work/$name.loom"; then
-  die "'$loom compile $model --target=$target --precision=$precision' failed"
+  die "'$loom compile $model --target=$target --precision=$precision --mapping=$mapping' failed"
 fi
 [ -s "$work/$name.loom" ] || die "loom compile wrote no program file"
 echo "$tag: loom compile: $(elapsed "$start")"

@@ -222,14 +222,16 @@ MappingOptions mappingOptions(const Args &args) {
   return m;
 }
 
-void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
-                const std::string &target, bool stopAtSpatial,
-                const std::string &precision = "fp32",
-                const MappingOptions &mapping = {}) {
-  if (precision != "fp32" && precision != "bf16" && precision != "fp16" &&
-      precision != "fp8")
-    usageError("--precision=" + precision +
-               ": expected fp32, bf16, fp16 or fp8");
+/// Runs the back end on `module` with one mapping mode: the graph pipeline
+/// (fusion into kernels, precision, layout), graph-to-spatial and, unless
+/// `stopAtSpatial`, spatial-to-sched. Returns the first error ("" on
+/// success); `spatialCopy`, when given, receives the module at the spatial
+/// level.
+std::string runBackendOnce(MLIRContext &ctx, ModuleOp module,
+                           const std::string &target, bool stopAtSpatial,
+                           const std::string &precision,
+                           const MappingOptions &mapping,
+                           OwningOpRef<ModuleOp> *spatialCopy = nullptr) {
   DiagnosticCapture diags(ctx);
   PassManager pm(&ctx);
   loom::graph::GraphPipelineOptions graphOpts;
@@ -242,15 +244,93 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
   spatialOpts.objective = mapping.objective;
   pm.addNestedPass<func::FuncOp>(
       loom::spatial::createGraphToSpatial(spatialOpts));
-  if (!stopAtSpatial) {
-    loom::sched::SpatialToSchedOptions schedOpts;
-    schedOpts.target = target;
-    schedOpts.maxII = mapping.maxII;
-    pm.addNestedPass<func::FuncOp>(
-        loom::sched::createSpatialToSched(schedOpts));
-  }
   if (failed(pm.run(module)))
-    usageError(file + ": " + diags.first);
+    return diags.first.empty() ? "compilation failed" : diags.first;
+  if (spatialCopy)
+    *spatialCopy = module.clone();
+  if (stopAtSpatial)
+    return "";
+  PassManager sched(&ctx);
+  loom::sched::SpatialToSchedOptions schedOpts;
+  schedOpts.target = target;
+  schedOpts.maxII = mapping.maxII;
+  sched.addNestedPass<func::FuncOp>(
+      loom::sched::createSpatialToSched(schedOpts));
+  if (failed(sched.run(module)))
+    return diags.first.empty() ? "scheduling failed" : diags.first;
+  return "";
+}
+
+void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
+                const std::string &target, bool stopAtSpatial,
+                const std::string &precision = "fp32",
+                const MappingOptions &mapping = {}) {
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16" &&
+      precision != "fp8")
+    usageError("--precision=" + precision +
+               ": expected fp32, bf16, fp16 or fp8");
+  if (mapping.mapping != "auto") {
+    std::string error = runBackendOnce(ctx, module, target, stopAtSpatial,
+                                       precision, mapping);
+    if (!error.empty())
+      usageError(file + ": " + error);
+    return;
+  }
+  // auto: schedule every mapping for real and keep the best for the
+  // objective (the pass's own estimates only rank the packings).
+  struct Candidate {
+    std::string mode, error;
+    OwningOpRef<ModuleOp> scheduled, spatial;
+    int64_t latency = 0, interval = 0;
+  };
+  std::vector<Candidate> candidates;
+  for (const char *mode : {"sequential", "pipelined", "hybrid"}) {
+    Candidate c;
+    c.mode = mode;
+    c.scheduled = module.clone();
+    MappingOptions forced = mapping;
+    forced.mapping = mode;
+    c.error = runBackendOnce(ctx, *c.scheduled, target, false, precision,
+                             forced, &c.spatial);
+    if (c.error.empty())
+      c.scheduled->walk([&](loom::sched::SummaryOp s) {
+        c.latency = s.getTotalCycles();
+        c.interval = s.getInitiationInterval() > 0 ? s.getInitiationInterval()
+                                                   : s.getTotalCycles();
+      });
+    candidates.push_back(std::move(c));
+  }
+  bool latency = mapping.objective == "latency";
+  Candidate *best = nullptr;
+  for (Candidate &c : candidates) {
+    if (!c.error.empty())
+      continue;
+    auto key = [&](const Candidate &x) {
+      return latency ? std::make_pair(x.latency, x.interval)
+                     : std::make_pair(x.interval, x.latency);
+    };
+    if (!best || key(c) < key(*best))
+      best = &c;
+  }
+  if (!best)
+    usageError(file + ": " + candidates.front().error);
+  std::string report = best->mode + " (objective " + mapping.objective +
+                       ", best of the scheduled mappings)";
+  for (const Candidate &c : candidates) {
+    report += "; " + c.mode + ": ";
+    if (c.error.empty())
+      report += "latency " + std::to_string(c.latency) + ", interval " +
+                std::to_string(c.interval) + " cycles";
+    else
+      report += "none (" + c.error.substr(c.error.rfind(": ") + 2) + ")";
+  }
+  ModuleOp chosen = stopAtSpatial ? *best->spatial : *best->scheduled;
+  module.getBody()->getOperations().clear();
+  module.getBody()->getOperations().splice(
+      module.getBody()->end(), chosen.getBody()->getOperations());
+  if (auto func = module.lookupSymbol<func::FuncOp>("main"))
+    func->setAttr("spatial.mapping_report",
+                  StringAttr::get(&ctx, report));
 }
 
 /// One line for stdout: what the compiled program costs.
