@@ -391,6 +391,13 @@ std::optional<CostBreakdown> CostModel::estimate(const KernelDesc &kernel,
     double usefulMacs = double(kernel.batch) * double(kernel.m) *
                         double(kernel.n) * double(kernel.k);
     double matrixCycles = 0;
+    // The contraction on the vector unit: one multiply-accumulate per lane
+    // per cycle.
+    double outputs = double(kernel.batch) * double(kernel.m) * double(kernel.n);
+    double laneCycles =
+        std::ceil(std::ceil(outputs / double(tiles)) * double(kernel.k) /
+                  double(lanes));
+    double epilogueOnly = vectorCycles(kernel.vectorOps());
     if (usefulMacs > 0 && target_.matrixSupports(kernel.format)) {
       int64_t macs = matrix.macs(kernel.format);
       int64_t outputBlocks = kernel.batch * ceilDiv(kernel.m, matrix.blockM) *
@@ -404,13 +411,18 @@ std::optional<CostBreakdown> CostModel::estimate(const KernelDesc &kernel,
       cost.matrixEfficiency =
           usefulMacs / (double(tiles) * double(macs) * matrixCycles);
       unitLatency = matrix.latencyCycles;
+      // Many tiny products (a depthwise convolution's) pad the matrix
+      // unit's blocks so badly that the vector unit is faster: use it.
+      if (laneCycles + epilogueOnly < std::max(matrixCycles, epilogueOnly)) {
+        cost.usedVectorFallback = true;
+        matrixCycles = laneCycles;
+        cost.matrixEfficiency =
+            usefulMacs / (double(tiles) * double(lanes) * matrixCycles);
+        unitLatency = chip.tile.vector.latencyCycles;
+      }
     } else if (usefulMacs > 0) {
-      // One multiply-accumulate per lane per cycle.
       cost.usedVectorFallback = true;
-      double outputs =
-          double(kernel.batch) * double(kernel.m) * double(kernel.n);
-      matrixCycles = std::ceil(std::ceil(outputs / double(tiles)) *
-                               double(kernel.k) / double(lanes));
+      matrixCycles = laneCycles;
       cost.matrixEfficiency =
           usefulMacs / (double(tiles) * double(lanes) * matrixCycles);
       unitLatency = chip.tile.vector.latencyCycles;

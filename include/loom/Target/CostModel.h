@@ -160,8 +160,9 @@ struct CostBreakdown {
   /// Useful matrix MACs over the MACs the matrix unit is occupied for
   /// (block padding and uneven spread over tiles); 1 when no matrix work.
   double matrixEfficiency = 1;
-  /// True if a MatMul/Conv ran on the vector unit because the matrix unit
-  /// does not run its format.
+  /// True if a MatMul/Conv runs on the vector unit: the matrix unit does
+  /// not run its format, or the vector unit is faster (many tiny products,
+  /// a depthwise convolution's, would mostly pad the matrix unit's blocks).
   bool usedVectorFallback = false;
 };
 

@@ -319,15 +319,13 @@ void SpatialToSchedPass::runOnOperation() {
       }
       descs.push_back(*desc);
       spatial::TileRegion region = spatial::regionFromAttr(kernel.getRegion());
-      StringRef kind = kernel.getKind();
-      bool matrix =
-          (kind == "matmul" || kind == "conv") &&
-          (desc->kind == KernelKind::MatMul || desc->kind == KernelKind::Conv);
-      bool epilogue = matrix && desc->epilogueOpsPerOutput > 0;
-      const char *unit = matrix                    ? "matrix"
-                         : kind == "data_movement" ? "dma"
-                                                   : "vector";
-      int unitIndex = matrix ? 0 : kind == "data_movement" ? 2 : 1;
+      spatial::KernelUnit placedOn = spatial::kernelUnit(
+          kernel.getKind(), *desc, model, region.rows, region.cols);
+      bool epilogue = placedOn.epilogue;
+      int unitIndex = placedOn.unit;
+      const char *unit = unitIndex == 0   ? "matrix"
+                         : unitIndex == 2 ? "dma"
+                                          : "vector";
       // The epilogue streams through the vector unit as the matrix unit
       // produces outputs: it needs only its own vector cycles of the
       // kernel's run (reserved from its start).

@@ -186,18 +186,6 @@ TileRegion GraphToSpatialPass::chooseOrigin(graph::KernelOp kernel,
   return region;
 }
 
-/// The unit a kernel's instructions occupy (as spatial-to-sched assigns
-/// them): the matrix unit for a matmul or conv that runs on it (with the
-/// vector unit beside it for an epilogue), the DMA unit for data movement,
-/// the vector unit otherwise.
-void unitOf(StringRef kind, const KernelDesc &desc, MappingKernel &k) {
-  bool matrix = (kind == "matmul" || kind == "conv") &&
-                (desc.kind == KernelKind::MatMul ||
-                 desc.kind == KernelKind::Conv);
-  k.unit = matrix ? 0 : kind == "data_movement" ? 2 : 1;
-  k.epilogue = matrix && desc.epilogueOpsPerOutput > 0;
-}
-
 LogicalResult GraphToSpatialPass::planMapping(func::FuncOp func) {
   plan_.reset();
   std::optional<MappingMode> forced;
@@ -243,7 +231,10 @@ LogicalResult GraphToSpatialPass::planMapping(func::FuncOp func) {
       return kernel.emitError() << "graph-to-spatial: " << error;
     MappingKernel mk;
     mk.desc = *desc;
-    unitOf(kernel.getKind(), *desc, mk);
+    KernelUnit placedOn = kernelUnit(kernel.getKind(), *desc, *model_,
+                                     size->rows, size->cols);
+    mk.unit = placedOn.unit;
+    mk.epilogue = placedOn.epilogue;
     for (Value in : kernel.getInputs()) {
       auto type = cast<RankedTensorType>(in.getType());
       int64_t bytes = type.getNumElements() *

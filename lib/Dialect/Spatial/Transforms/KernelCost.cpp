@@ -184,6 +184,27 @@ int64_t narrowUse(KernelT kernel, unsigned index) {
 }
 } // namespace
 
+KernelUnit kernelUnit(StringRef kind, const KernelDesc &desc,
+                      const CostModel &model, int64_t rows, int64_t cols) {
+  KernelUnit u;
+  bool contraction = (kind == "matmul" || kind == "conv") &&
+                     (desc.kind == KernelKind::MatMul ||
+                      desc.kind == KernelKind::Conv);
+  if (contraction) {
+    Region region;
+    region.tileRows = rows;
+    region.tileCols = cols;
+    std::optional<CostBreakdown> cost = model.estimate(desc, region);
+    if (cost && !cost->usedVectorFallback) {
+      u.unit = 0;
+      u.epilogue = desc.epilogueOpsPerOutput > 0;
+    }
+    return u;
+  }
+  u.unit = kind == "data_movement" ? 2 : 1;
+  return u;
+}
+
 int64_t storedElementBytes(Value weight) {
   auto type = cast<RankedTensorType>(weight.getType());
   int64_t own = elementBytes(type.getElementType());

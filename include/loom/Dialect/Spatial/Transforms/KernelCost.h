@@ -33,6 +33,17 @@ std::string onnxNodeName(mlir::Location loc);
 /// one byte).
 int64_t elementBytes(mlir::Type elementType);
 
+/// The unit a kernel's instructions occupy on each tile of a rows x cols
+/// region: 0 matrix (a matmul or conv the cost model runs there, with its
+/// epilogue beside it on the vector unit), 2 DMA (data movement), 1 vector
+/// (everything else, and a contraction the vector unit runs faster).
+struct KernelUnit {
+  int unit = 1;
+  bool epilogue = false;
+};
+KernelUnit kernelUnit(llvm::StringRef kind, const KernelDesc &desc,
+                      const CostModel &model, int64_t rows, int64_t cols);
+
 /// Bytes per element a weight (a graph.constant or spatial.weight of f32)
 /// occupies in SRAM: the narrow policy's format (2 for bf16 and fp16, 1
 /// for fp8) when every use is a matrix operand of a kernel of that
