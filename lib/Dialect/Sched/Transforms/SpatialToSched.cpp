@@ -16,6 +16,7 @@
 #include "mlir/IR/Builders.h"
 
 #include <cmath>
+#include <deque>
 #include <map>
 
 namespace loom::sched {
@@ -112,7 +113,7 @@ scheduleList(const std::vector<std::vector<TaskPart>> &parts,
   return t;
 }
 
-/// Modulo scheduling from the resource bound up: each failed attempt
+/// Modulo scheduling from the resource bound (or `fromII`) up: each failed attempt
 /// raises the interval by 1/32 (at least a cycle). std::nullopt once the
 /// interval reaches one input's list-scheduled latency: then inputs need not
 /// overlap and the list schedule is the answer. `slack` is
@@ -120,9 +121,10 @@ scheduleList(const std::vector<std::vector<TaskPart>> &parts,
 std::optional<TaskTimes>
 scheduleModulo(const std::vector<std::vector<TaskPart>> &parts,
                const std::vector<std::vector<int64_t>> &deps,
-               int64_t numResources, double slack) {
+               int64_t numResources, double slack, int64_t fromII) {
   std::optional<TaskTimes> list = scheduleList(parts, deps, numResources);
-  for (int64_t ii = resourceMinII(numResources, parts); ii < list->ii;
+  for (int64_t ii = std::max(fromII, resourceMinII(numResources, parts));
+       ii < list->ii;
        ii += std::max<int64_t>(1, ii / 32)) {
     ModuloScheduler scheduler(numResources, ii, slack);
     TaskTimes t;
@@ -429,15 +431,9 @@ void SpatialToSchedPass::runOnOperation() {
   // schedules packed ever less tightly (shorter lifetimes, less SRAM) down
   // to first fit, then one input at a time; the first whose buffers fit in
   // SRAM is kept.
-  std::vector<TaskTimes> attempts;
-  if (pipelined) {
-    for (double slack : {1.0, 0.5, 0.25, 0.0})
-      if (std::optional<TaskTimes> t =
-              scheduleModulo(taskParts, taskDeps, numResources, slack))
-        attempts.push_back(std::move(*t));
-  }
-  attempts.push_back(*scheduleList(taskParts, taskDeps, numResources));
-  const TaskTimes *times = &attempts.front();
+  // Kept stable: `times` points into it.
+  std::deque<TaskTimes> attempts;
+  const TaskTimes *times = nullptr;
   int64_t makespan = 1, ii = 1, period = 0;
   std::vector<BufferRecord> buffers;
   std::map<std::pair<void *, int64_t>, int64_t> bufferOf; // (value, tile)
@@ -552,8 +548,34 @@ void SpatialToSchedPass::runOnOperation() {
   return true;
   };
   bool allocated = false;
-  for (size_t a = 0; a < attempts.size() && !allocated; ++a)
-    allocated = allocate(attempts[a], a + 1 == attempts.size());
+  if (pipelined) {
+    // The tightest packing first, at rising intervals while its rotating
+    // copies overflow SRAM (a longer interval needs fewer copies), then
+    // ever looser packings (shorter lifetimes).
+    int64_t from = 0;
+    for (int k = 0; k < 8 && !allocated; ++k) {
+      std::optional<TaskTimes> t =
+          scheduleModulo(taskParts, taskDeps, numResources, 1.0, from);
+      if (!t)
+        break;
+      attempts.push_back(std::move(*t));
+      allocated = allocate(attempts.back(), false);
+      from = attempts.back().ii + std::max<int64_t>(1, attempts.back().ii / 24);
+    }
+    for (double slack : {0.5, 0.25, 0.0}) {
+      if (allocated)
+        break;
+      if (std::optional<TaskTimes> t =
+              scheduleModulo(taskParts, taskDeps, numResources, slack, 0)) {
+        attempts.push_back(std::move(*t));
+        allocated = allocate(attempts.back(), false);
+      }
+    }
+  }
+  if (!allocated) {
+    attempts.push_back(*scheduleList(taskParts, taskDeps, numResources));
+    allocated = allocate(attempts.back(), true);
+  }
   if (!allocated)
     return;
   if (maxII > 0 && ii > maxII) {
