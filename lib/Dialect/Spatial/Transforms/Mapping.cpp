@@ -204,7 +204,11 @@ std::optional<Mapping> MappingPlanner::packed(MappingMode mode,
     if (!weightsFit)
       why = "the resident weights do not fit in 3/4 of the tiles' SRAM";
     else if (mode == MappingMode::Pipelined)
-      why = std::to_string(kernels_.size()) + " kernels do not fit on " +
+      why = std::to_string(kernels_.size()) + " kernels " +
+            (int64_t(kernels_.size()) > tiles ? "do not fit"
+                                              : "with their weights need more "
+                                                "than") +
+            (int64_t(kernels_.size()) > tiles ? " on " : " the ") +
             std::to_string(tiles) + " tiles at once";
     else
       why = "every packing fits in one group";
