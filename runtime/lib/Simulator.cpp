@@ -586,18 +586,71 @@ void nameTracks(const Program &p, Json &events) {
   }
 }
 
-/// The complete ('X') event of one instr, named by its kernel.
-Json instrEvent(const Program &p, const ProgramInstr &in, double usPerCycle,
-               int64_t iteration, int64_t iterations) {
+/// What the trace says about each instr: its dependency users, and for a
+/// transfer's instr (kernel -1) the kernels on both ends, found through the
+/// dependencies (its deps produce the data, its users consume it).
+struct TraceIndex {
+  std::vector<std::vector<size_t>> users;
+  std::vector<std::vector<int32_t>> fromKernels, toKernels;
+  std::unordered_map<int32_t, size_t> kernelPos;
+
+  explicit TraceIndex(const Program &p) {
+    size_t n = p.instrs.size();
+    users.resize(n);
+    fromKernels.resize(n);
+    toKernels.resize(n);
+    for (size_t i = 0; i < p.kernels.size(); ++i)
+      kernelPos.emplace(p.kernels[i].id, i);
+    auto addOnce = [](std::vector<int32_t> &v, int32_t k) {
+      if (k >= 0 && std::find(v.begin(), v.end(), k) == v.end())
+        v.push_back(k);
+    };
+    for (size_t i = 0; i < n; ++i)
+      for (int32_t d : p.instrs[i].deps) {
+        size_t dp = static_cast<size_t>(p.instrIndex(d));
+        users[dp].push_back(i);
+        if (p.instrs[i].kernel < 0)
+          addOnce(fromKernels[i], p.instrs[dp].kernel);
+        if (p.instrs[dp].kernel < 0)
+          addOnce(toKernels[dp], p.instrs[i].kernel);
+      }
+  }
+};
+
+/// The complete ('X') event of one instr, named by its kernel; a transfer's
+/// is named "transfer A -> B" by the kernels on both ends and carries their
+/// ONNX nodes.
+Json instrEvent(const Program &p, const TraceIndex &index, size_t pos,
+                double usPerCycle, int64_t iteration, int64_t iterations) {
+  const ProgramInstr &in = p.instrs[pos];
   const int64_t shift = iteration * p.initiationInterval;
   std::string name = "transfer";
   Json nodes = Json::array();
+  Json args;
   if (in.kernel >= 0) {
-    const ProgramKernel &k = p.kernel(in.kernel);
+    const ProgramKernel &k = p.kernels[index.kernelPos.at(in.kernel)];
     name = k.name;
     nodes = k.onnxNodes;
+  } else {
+    auto end = [&](const std::vector<int32_t> &ks, const char *none) {
+      std::string s = ks.empty()
+                          ? std::string(none)
+                          : p.kernels[index.kernelPos.at(ks.front())].name;
+      if (ks.size() > 1)
+        s += " +" + std::to_string(ks.size() - 1);
+      return s;
+    };
+    name = "transfer " + end(index.fromKernels[pos], "input") + " -> " +
+           end(index.toKernels[pos], "output");
+    for (const auto *ks : {&index.fromKernels[pos], &index.toKernels[pos]})
+      for (int32_t k : *ks)
+        for (const std::string &node :
+             p.kernels[index.kernelPos.at(k)].onnxNodes)
+          if (std::find(nodes.begin(), nodes.end(), node) == nodes.end())
+            nodes.push_back(node);
+    args["from_kernels"] = index.fromKernels[pos];
+    args["to_kernels"] = index.toKernels[pos];
   }
-  Json args;
   args["onnx_nodes"] = std::move(nodes);
   args["kernel"] = name;
   args["kernel_id"] = in.kernel;
@@ -620,6 +673,32 @@ Json instrEvent(const Program &p, const ProgramInstr &in, double usPerCycle,
   return e;
 }
 
+/// A flow arrow from the middle of instr `from` to the middle of instr `to`
+/// (each end binds to the instr's slice on its track).
+void flowEvents(const Program &p, const ProgramInstr &from,
+                const ProgramInstr &to, int64_t shift, double usPerCycle,
+                int64_t id, Json &events) {
+  auto mid = [&](const ProgramInstr &in) {
+    return (static_cast<double>(in.start + shift) +
+            0.5 * static_cast<double>(in.duration)) *
+           usPerCycle;
+  };
+  for (int end = 0; end < 2; ++end) {
+    const ProgramInstr &in = end == 0 ? from : to;
+    Json e;
+    e["name"] = "data";
+    e["cat"] = "flow";
+    e["ph"] = end == 0 ? "s" : "f";
+    if (end == 1)
+      e["bp"] = "e";
+    e["id"] = id;
+    e["ts"] = mid(in);
+    e["pid"] = 0;
+    e["tid"] = resourceSlot(p, in);
+    events.push_back(std::move(e));
+  }
+}
+
 } // namespace
 
 std::string Simulator::traceJson(int64_t iterations) const {
@@ -633,9 +712,33 @@ std::string Simulator::traceJson(int64_t iterations) const {
   nameTracks(p, events);
   double usPerCycle = 1e6 / p.clockHz;
   iterations = std::max<int64_t>(1, iterations);
-  for (int64_t k = 0; k < iterations; ++k)
-    for (const ProgramInstr &in : p.instrs)
-      events.push_back(instrEvent(p, in, usPerCycle, k, iterations));
+  TraceIndex index(p);
+  int64_t flowId = 0;
+  for (int64_t k = 0; k < iterations; ++k) {
+    const int64_t shift = k * p.initiationInterval;
+    for (size_t i = 0; i < p.instrs.size(); ++i) {
+      const ProgramInstr &in = p.instrs[i];
+      events.push_back(instrEvent(p, index, i, usPerCycle, k, iterations));
+      // A transfer's DMA instr is linked to a kernel instr on each end: the
+      // first dep that computed its data and the first user that reads it.
+      if (in.kernel >= 0 || in.unit != Unit::Dma || in.duration <= 0)
+        continue;
+      for (int32_t d : in.deps) {
+        const ProgramInstr &dep = p.instrs[static_cast<size_t>(p.instrIndex(d))];
+        if (dep.kernel >= 0 && dep.duration > 0) {
+          flowEvents(p, dep, in, shift, usPerCycle, flowId++, events);
+          break;
+        }
+      }
+      for (size_t u : index.users[i]) {
+        const ProgramInstr &user = p.instrs[u];
+        if (user.kernel >= 0 && user.duration > 0) {
+          flowEvents(p, in, user, shift, usPerCycle, flowId++, events);
+          break;
+        }
+      }
+    }
+  }
   j["traceEvents"] = std::move(events);
   return dumpJson(j);
 }

@@ -16,7 +16,13 @@ Checks, in order, and stops at the first problem:
     has kernel_id -1 and may list none);
   - a "thread_name" metadata ('M') event exists for every (pid, tid) that an
     event other than metadata uses;
-  - at least one 'X' event exists, and at least one kernel event.
+  - at least one 'X' event exists, and at least one kernel event;
+  - a transfer's 'X' events (kernel_id -1) are named "transfer A -> B" and
+    list ONNX nodes (those of the kernels on both ends);
+  - flow events: every 's' has exactly one 'f' with the same id and cat
+    "flow"; each end lies inside an 'X' event on its own track (pid, tid),
+    one end on a transfer's DMA event and the other on a kernel's; when
+    the trace has transfer DMA events, it has flows.
 
 The second argument is the ONNX model the program was compiled from (the
 program file does not carry the node list, so the model is the authority on
@@ -99,7 +105,9 @@ def main():
 
     named_threads = set()
     used_threads = {}  # (pid, tid) -> index of first event using it
-    n_complete = n_kernel = 0
+    n_complete = n_kernel = n_transfer_dma = 0
+    slices = {}  # (pid, tid) -> [(ts, end, is_kernel)]
+    flows = {}  # id -> {ph: (index, event)}
     for i, ev in enumerate(events):
         where = describe(i, ev)
         if not isinstance(ev, dict):
@@ -125,6 +133,14 @@ def main():
                 named_threads.add(thread)
             continue
         used_threads.setdefault(thread, i)
+        if ph in ("s", "f"):
+            if ev.get("cat") != "flow" or not is_int(ev.get("id")):
+                fail(trace, f"{where}: flow event without cat 'flow' and an integer id")
+            ends = flows.setdefault(ev["id"], {})
+            if ph in ends:
+                fail(trace, f"{where}: flow id {ev['id']} has two '{ph}' events")
+            ends[ph] = (i, ev)
+            continue
         if ph != "X":
             continue
         n_complete += 1
@@ -144,9 +160,40 @@ def main():
             n_kernel += 1
             if not onnx_nodes:
                 fail(trace, f"{where}: kernel event (kernel_id {kernel_id}) with empty args.onnx_nodes")
+        else:
+            if not ev["name"].startswith("transfer ") or " -> " not in ev["name"]:
+                fail(trace, f"{where}: transfer event not named 'transfer A -> B'")
+            if not onnx_nodes:
+                fail(trace, f"{where}: transfer event without the ONNX nodes of its ends")
+            if args.get("unit") == "dma" and ev["dur"] > 0:
+                n_transfer_dma += 1
+        slices.setdefault(thread, []).append((ev["ts"], ev["ts"] + ev["dur"], is_kernel))
         for n in onnx_nodes:
             if n not in nodes:
                 fail(trace, f"{where}: args.onnx_nodes names '{n}', which is not a node of {model_path}")
+
+    def enclosing(ev):
+        for lo, hi, is_kernel in slices.get((ev["pid"], ev["tid"]), []):
+            if lo <= ev["ts"] <= hi:
+                return is_kernel
+        return None
+
+    for fid, ends in sorted(flows.items()):
+        if set(ends) != {"s", "f"}:
+            i, ev = next(iter(ends.values()))
+            fail(trace, f"{describe(i, ev)}: flow id {fid} has no matching {'f' if 's' in ends else 's'} event")
+        kinds = []
+        for ph in ("s", "f"):
+            i, ev = ends[ph]
+            kind = enclosing(ev)
+            if kind is None:
+                fail(trace, f"{describe(i, ev)}: flow end at ts {ev['ts']} lies in no slice of its track")
+            kinds.append(kind)
+        if kinds[0] == kinds[1]:
+            i, ev = ends["s"]
+            fail(trace, f"{describe(i, ev)}: flow {fid} does not join a transfer and a kernel")
+    if n_transfer_dma and not flows:
+        fail(trace, f"{n_transfer_dma} transfer DMA events but no flow events")
 
     for thread, i in sorted(used_threads.items(), key=lambda kv: kv[1]):
         if thread not in named_threads:
@@ -156,7 +203,7 @@ def main():
     if n_kernel == 0:
         fail(trace, "no kernel events (args.kernel_id >= 0)")
     print(f"check_trace.py: {trace}: ok: {len(events)} events, {n_complete} complete "
-          f"({n_kernel} kernel), {len(named_threads)} named threads, "
+          f"({n_kernel} kernel), {len(flows)} flows, {len(named_threads)} named threads, "
           f"{len(used_threads)} used; model has {len(nodes)} named nodes")
 
 

@@ -159,7 +159,11 @@ public:
   /// (3 * tiles + link position), 'X' events named by kernel with args
   /// {onnx_nodes, kernel, bytes, instr, unit}, ts/dur in microseconds at the
   /// program's clock, and 'M' thread_name/process_name events naming each
-  /// track. Deterministic.
+  /// track. A transfer's events are named "transfer A -> B" by the kernels
+  /// on both ends (args from_kernels, to_kernels) and carry both kernels'
+  /// ONNX nodes; flow events ('s'/'f', cat "flow") link each transfer DMA
+  /// instr to the kernel instr that produced its data and the one that
+  /// reads it. Deterministic.
   /// With `iterations` > 1, the first that many inputs of a stream, each
   /// shifted by the initiation interval, their events' args carrying
   /// "iteration".
