@@ -68,6 +68,25 @@ int64_t ReservationTable::busyCycles() const {
   return total;
 }
 
+namespace {
+/// Reserves every part of a task at `start` in `tables` and records the
+/// task: shared by both schedulers.
+template <typename Table>
+int64_t placeTask(std::vector<Table> &tables, const std::vector<TaskPart> &parts,
+                  int64_t start,
+                  std::vector<std::pair<int64_t, int64_t>> &tasks,
+                  int64_t &makespan) {
+  int64_t end = start;
+  for (const TaskPart &p : parts) {
+    tables[p.resource].reserve(start, p.duration);
+    end = std::max(end, start + p.duration);
+  }
+  tasks.push_back({start, end});
+  makespan = std::max(makespan, end);
+  return static_cast<int64_t>(tasks.size()) - 1;
+}
+} // namespace
+
 int64_t ListScheduler::addTask(const std::vector<TaskPart> &parts,
                                const std::vector<int64_t> &deps) {
   int64_t ready = 0;
@@ -87,14 +106,7 @@ int64_t ListScheduler::addTask(const std::vector<TaskPart> &parts,
       }
     }
   }
-  int64_t end = t;
-  for (const TaskPart &p : parts) {
-    tables_[p.resource].reserve(t, p.duration);
-    end = std::max(end, t + p.duration);
-  }
-  tasks_.push_back({t, end});
-  makespan_ = std::max(makespan_, end);
-  return static_cast<int64_t>(tasks_.size()) - 1;
+  return placeTask(tables_, parts, t, tasks_, makespan_);
 }
 
 std::vector<std::pair<int64_t, int64_t>>
@@ -221,14 +233,7 @@ ModuloScheduler::addTask(const std::vector<TaskPart> &parts,
     }
     t = bestStart;
   }
-  int64_t end = t;
-  for (const TaskPart &p : parts) {
-    tables_[p.resource].reserve(t, p.duration);
-    end = std::max(end, t + p.duration);
-  }
-  tasks_.push_back({t, end});
-  makespan_ = std::max(makespan_, end);
-  return static_cast<int64_t>(tasks_.size()) - 1;
+  return placeTask(tables_, parts, t, tasks_, makespan_);
 }
 
 int64_t resourceMinII(int64_t numResources,
