@@ -15,7 +15,8 @@ packages=(
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev
   libblis-serial-dev libgtest-dev libgmock-dev
-  python3 python3-numpy python3-onnx python3-torch python3-torchvision
+  python3 python3-dev python3-numpy python3-onnx python3-torch python3-torchvision
+  pybind11-dev chromium
   nodejs
 )
 

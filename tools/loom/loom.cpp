@@ -11,6 +11,7 @@
 // "loom: <file or field>: <problem>".
 //
 //===----------------------------------------------------------------------===//
+#include "loom/Driver/Driver.h"
 #include "loom/Frontend/ONNX/Importer.h"
 #include "loom/InitAll.h"
 #include "loom/Reference/Evaluator.h"
@@ -139,78 +140,20 @@ loom::ImportOptions importOptions(const Args &args) {
   return opts;
 }
 
-/// Collects MLIR error diagnostics so they can be printed as one line.
-struct DiagnosticCapture {
-  explicit DiagnosticCapture(MLIRContext &ctx)
-      : handler(&ctx, [this](Diagnostic &d) {
-          if (d.getSeverity() == DiagnosticSeverity::Error && first.empty()) {
-            std::string loc;
-            llvm::raw_string_ostream os(loc);
-            os << d.getLocation();
-            first = loc + ": " + d.str();
-          }
-          return success();
-        }) {}
-  ScopedDiagnosticHandler handler;
-  std::string first;
-};
+using loom::driver::DiagnosticCapture;
+using loom::driver::MappingOptions;
 
 OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const Args &args) {
   if (args.positional.size() != 1)
     usageError("expected exactly one MODEL.onnx argument");
-  std::string error;
-  auto module = loom::importOnnxFile(ctx, args.positional[0],
-                                     importOptions(args), error);
-  if (!module)
-    usageError(error);
-  return module;
+  return loom::driver::importModel(ctx, args.positional[0],
+                                   importOptions(args));
 }
-
-/// Runs the graph-level pipeline: shape verification and canonicalisation.
-void runGraphPipeline(MLIRContext &ctx, ModuleOp module,
-                      const std::string &file) {
-  DiagnosticCapture diags(ctx);
-  PassManager pm(&ctx);
-  pm.addNestedPass<func::FuncOp>(loom::graph::createGraphVerifyShapes());
-  pm.addPass(createCanonicalizerPass());
-  if (failed(pm.run(module)))
-    usageError(file + ": " + diags.first);
-}
-
-/// Reads the JSON text a target was loaded from (a preset or a file), for
-/// the program file's copy of the target description.
-std::string targetJsonText(const std::string &nameOrPath) {
-  std::string path = nameOrPath;
-#ifdef LOOM_HAVE_TARGET
-  if (loom::TargetModel::isPresetName(nameOrPath))
-    path = loom::TargetModel::presetsDir() + "/" + nameOrPath + ".json";
-#endif
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  return buffer ? (*buffer)->getBuffer().str() : std::string();
-}
-
-/// Runs the back end on a graph-level module: the graph pipeline (fusion
-/// into kernels, precision, layout), then graph-to-spatial and, unless
-/// `stopAtSpatial`, spatial-to-sched.
-/// How the back end maps and schedules: the spatial and sched options of
-/// `loom compile`.
-struct MappingOptions {
-  std::string mapping = "auto";
-  std::string objective = "latency";
-  int64_t maxII = 0;
-};
 
 MappingOptions mappingOptions(const Args &args) {
   MappingOptions m;
   m.mapping = args.get("mapping", "auto");
   m.objective = args.get("objective", "latency");
-  if (m.mapping != "auto" && m.mapping != "sequential" &&
-      m.mapping != "pipelined" && m.mapping != "hybrid")
-    usageError("--mapping=" + m.mapping +
-               ": expected auto, sequential, pipelined or hybrid");
-  if (m.objective != "latency" && m.objective != "throughput")
-    usageError("--objective=" + m.objective +
-               ": expected latency or throughput");
   if (args.has("max-ii")) {
     std::string v = args.get("max-ii");
     char *end = nullptr;
@@ -219,154 +162,8 @@ MappingOptions mappingOptions(const Args &args) {
       usageError("--max-ii=" + v + ": expected a positive number of cycles");
     m.maxII = n;
   }
+  m.validate();
   return m;
-}
-
-/// Runs the back end on `module` with one mapping mode: the graph pipeline
-/// (fusion into kernels, precision, layout), graph-to-spatial and, unless
-/// `stopAtSpatial`, spatial-to-sched. Returns the first error ("" on
-/// success); `spatialCopy`, when given, receives the module at the spatial
-/// level.
-std::string runBackendOnce(MLIRContext &ctx, ModuleOp module,
-                           const std::string &target, bool stopAtSpatial,
-                           const std::string &precision,
-                           const MappingOptions &mapping,
-                           OwningOpRef<ModuleOp> *spatialCopy = nullptr) {
-  DiagnosticCapture diags(ctx);
-  PassManager pm(&ctx);
-  loom::graph::GraphPipelineOptions graphOpts;
-  graphOpts.target = target;
-  graphOpts.precision = precision;
-  loom::graph::buildGraphPipeline(pm, graphOpts);
-  loom::spatial::GraphToSpatialOptions spatialOpts;
-  spatialOpts.target = target;
-  spatialOpts.mapping = mapping.mapping;
-  spatialOpts.objective = mapping.objective;
-  pm.addNestedPass<func::FuncOp>(
-      loom::spatial::createGraphToSpatial(spatialOpts));
-  if (failed(pm.run(module)))
-    return diags.first.empty() ? "compilation failed" : diags.first;
-  if (spatialCopy)
-    *spatialCopy = module.clone();
-  if (stopAtSpatial)
-    return "";
-  PassManager sched(&ctx);
-  loom::sched::SpatialToSchedOptions schedOpts;
-  schedOpts.target = target;
-  schedOpts.maxII = mapping.maxII;
-  sched.addNestedPass<func::FuncOp>(
-      loom::sched::createSpatialToSched(schedOpts));
-  if (failed(sched.run(module)))
-    return diags.first.empty() ? "scheduling failed" : diags.first;
-  return "";
-}
-
-void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
-                const std::string &target, bool stopAtSpatial,
-                const std::string &precision = "fp32",
-                const MappingOptions &mapping = {}) {
-  if (precision != "fp32" && precision != "bf16" && precision != "fp16" &&
-      precision != "fp8")
-    usageError("--precision=" + precision +
-               ": expected fp32, bf16, fp16 or fp8");
-  if (mapping.mapping != "auto") {
-    std::string error = runBackendOnce(ctx, module, target, stopAtSpatial,
-                                       precision, mapping);
-    if (!error.empty())
-      usageError(file + ": " + error);
-    return;
-  }
-  // auto: schedule every mapping for real and keep the best for the
-  // objective (the pass's own estimates only rank the packings).
-  struct Candidate {
-    std::string mode, error;
-    OwningOpRef<ModuleOp> scheduled, spatial;
-    int64_t latency = 0, interval = 0;
-  };
-  std::vector<Candidate> candidates;
-  for (const char *mode : {"sequential", "pipelined", "hybrid"}) {
-    Candidate c;
-    c.mode = mode;
-    c.scheduled = module.clone();
-    MappingOptions forced = mapping;
-    forced.mapping = mode;
-    c.error = runBackendOnce(ctx, *c.scheduled, target, false, precision,
-                             forced, &c.spatial);
-    if (c.error.empty())
-      c.scheduled->walk([&](loom::sched::SummaryOp s) {
-        c.latency = s.getTotalCycles();
-        c.interval = s.getInitiationInterval() > 0 ? s.getInitiationInterval()
-                                                   : s.getTotalCycles();
-      });
-    candidates.push_back(std::move(c));
-  }
-  bool latency = mapping.objective == "latency";
-  Candidate *best = nullptr;
-  for (Candidate &c : candidates) {
-    if (!c.error.empty())
-      continue;
-    auto key = [&](const Candidate &x) {
-      return latency ? std::make_pair(x.latency, x.interval)
-                     : std::make_pair(x.interval, x.latency);
-    };
-    if (!best || key(c) < key(*best))
-      best = &c;
-  }
-  if (!best)
-    usageError(file + ": " + candidates.front().error);
-  std::string report = best->mode + " (objective " + mapping.objective +
-                       ", best of the scheduled mappings)";
-  for (const Candidate &c : candidates) {
-    report += "; " + c.mode + ": ";
-    if (c.error.empty())
-      report += "latency " + std::to_string(c.latency) + ", interval " +
-                std::to_string(c.interval) + " cycles";
-    else
-      report += "none (" + c.error.substr(c.error.rfind(": ") + 2) + ")";
-  }
-  ModuleOp chosen = stopAtSpatial ? *best->spatial : *best->scheduled;
-  module.getBody()->getOperations().clear();
-  module.getBody()->getOperations().splice(
-      module.getBody()->end(), chosen.getBody()->getOperations());
-  if (auto func = module.lookupSymbol<func::FuncOp>("main"))
-    func->setAttr("spatial.mapping_report",
-                  StringAttr::get(&ctx, report));
-}
-
-/// One line for stdout: what the compiled program costs.
-std::string scheduleSummary(ModuleOp module, const loom::TargetModel &target,
-                            const std::string &out, double seconds) {
-  int64_t kernels = 0;
-  loom::sched::SummaryOp summary;
-  module.walk([&](Operation *op) {
-    if (isa<loom::spatial::KernelOp>(op))
-      ++kernels;
-    if (auto s = dyn_cast<loom::sched::SummaryOp>(op))
-      summary = s;
-  });
-  if (!summary)
-    return "";
-  int64_t cycles = summary.getTotalCycles();
-  int64_t roof = std::max<int64_t>(1, summary.getRooflineCycles());
-  int64_t ii = summary.getInitiationInterval() > 0
-                   ? summary.getInitiationInterval()
-                   : std::max<int64_t>(1, cycles);
-  auto mib = [](int64_t bytes) { return double(bytes) / (1 << 20); };
-  char line[640];
-  std::snprintf(
-      line, sizeof line,
-      "%s: %lld kernels, %s mapping, latency %lld cycles (%.1f us), "
-      "interval %lld cycles (%.0f inputs/s), roofline %lld cycles (latency "
-      "%.2fx, interval %.2fx), SRAM peak %.2f MiB/tile vs lower bound %.2f "
-      "MiB (tile has %.2f MiB), compiled in %.2f s",
-      out.c_str(), (long long)kernels, summary.getMapping().str().c_str(),
-      (long long)cycles, target.cyclesToSeconds(double(cycles)) * 1e6,
-      (long long)ii, 1.0 / target.cyclesToSeconds(double(ii)),
-      (long long)roof, double(cycles) / double(roof),
-      double(ii) / double(roof), mib(summary.getSramPeakBytes()),
-      mib(summary.getSramLowerBoundBytes()), mib(target.sramBytesPerTile()),
-      seconds);
-  return line;
 }
 
 int runCompile(int argc, char **argv) {
@@ -377,11 +174,8 @@ int runCompile(int argc, char **argv) {
        "max-ii", "floorplan"},
       {"keep-weights", "no-verify"});
   MappingOptions mapping = mappingOptions(args);
-  MLIRContext ctx;
-  DialectRegistry registry;
-  loom::registerAllDialects(registry);
-  ctx.appendDialectRegistry(registry);
-  ctx.loadAllAvailableDialects();
+  std::unique_ptr<MLIRContext> context = loom::driver::makeContext();
+  MLIRContext &ctx = *context;
   std::string emit = args.get("emit", "");
   if (!emit.empty() && emit != "graph" && emit != "spatial" && emit != "sched")
     usageError("--emit=" + emit + ": expected graph, spatial or sched");
@@ -398,10 +192,11 @@ int runCompile(int argc, char **argv) {
   auto module = importModel(ctx, args);
   const std::string &model = args.positional[0];
   if (emit == "graph")
-    runGraphPipeline(ctx, *module, model);
+    loom::driver::runGraphPipeline(ctx, *module, model);
   else
-    runBackend(ctx, *module, model, targetName, emit == "spatial",
-               args.get("precision", "fp32"), mapping);
+    loom::driver::runBackend(ctx, *module, model, targetName,
+                             emit == "spatial", args.get("precision", "fp32"),
+                             mapping);
   if (args.has("floorplan") && !writeProgram)
     usageError("--floorplan needs a program (-o OUT.loom, without --emit)");
 
@@ -411,28 +206,13 @@ int runCompile(int argc, char **argv) {
   if (!file)
     usageError(out + ": " + err);
   if (writeProgram) {
-    DiagnosticCapture diags(ctx);
-    loom::ProgramSource source{model, targetJsonText(targetName)};
-    std::vector<uint8_t> bytes;
-    if (failed(loom::emitProgram(*module, *target, bytes, source)))
-      usageError(model + ": " + diags.first);
-    // The independent verifier proves the very file about to be written.
-    if (!args.has("no-verify") || args.has("floorplan")) {
-      loom::rt::Program program =
-          loom::rt::Program::fromBytes(bytes.data(), bytes.size(), out);
-      if (!args.has("no-verify")) {
-        std::vector<loom::rt::Violation> v =
-            loom::rt::verifySchedule(program, 1);
-        if (!v.empty())
-          usageError(model + ": internal error: the compiled schedule fails "
-                             "verification (" +
-                     loom::rt::violationKindName(v.front().kind) + "): " +
-                     v.front().message);
-      }
-      if (args.has("floorplan"))
-        loom::rt::writeTextFile(args.get("floorplan"),
-                                loom::rt::renderFloorplanSvg(program));
-    }
+    std::vector<uint8_t> bytes = loom::driver::emitVerified(
+        *module, *target, model, targetName, !args.has("no-verify"), out);
+    if (args.has("floorplan"))
+      loom::rt::writeTextFile(
+          args.get("floorplan"),
+          loom::rt::renderFloorplanSvg(
+              loom::rt::Program::fromBytes(bytes.data(), bytes.size(), out)));
     file->os().write(reinterpret_cast<const char *>(bytes.data()),
                      bytes.size());
   } else {
@@ -447,14 +227,13 @@ int runCompile(int argc, char **argv) {
     double seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - started)
                          .count();
-    std::string line = scheduleSummary(*module, *target, out, seconds);
+    std::string line =
+        loom::driver::scheduleSummary(*module, *target, out, seconds);
     if (!line.empty())
       llvm::outs() << line << "\n";
-    auto func = module->lookupSymbol<func::FuncOp>("main");
-    if (auto report = func ? func->getAttrOfType<StringAttr>(
-                                 "spatial.mapping_report")
-                           : StringAttr())
-      llvm::outs() << "mapping: " << report.getValue() << "\n";
+    std::string report = loom::driver::mappingReport(*module);
+    if (!report.empty())
+      llvm::outs() << "mapping: " << report << "\n";
   }
   return 0;
 }
@@ -509,10 +288,8 @@ int runEval(int argc, char **argv) {
   Args args = parseArgs(argc, argv, {"input", "output-dir", "dim"}, {});
   if (!args.has("output-dir"))
     usageError("--output-dir DIR is required");
-  MLIRContext ctx;
-  DialectRegistry registry;
-  loom::registerAllDialects(registry);
-  ctx.appendDialectRegistry(registry);
+  std::unique_ptr<MLIRContext> context = loom::driver::makeContext();
+  MLIRContext &ctx = *context;
   auto module = importModel(ctx, args);
   const std::string &file = args.positional[0];
   auto func = module->lookupSymbol<func::FuncOp>("main");
@@ -616,11 +393,8 @@ int runCheck(int argc, char **argv) {
                          "objective"},
                         {});
   MappingOptions mapping = mappingOptions(args);
-  MLIRContext ctx;
-  DialectRegistry registry;
-  loom::registerAllDialects(registry);
-  ctx.appendDialectRegistry(registry);
-  ctx.loadAllAvailableDialects();
+  std::unique_ptr<MLIRContext> context = loom::driver::makeContext();
+  MLIRContext &ctx = *context;
   std::string targetName = args.get("target", "tiny");
   std::string precision = args.get("precision", "fp32");
   std::string error;
@@ -698,11 +472,10 @@ int runCheck(int argc, char **argv) {
     usageError(model + ": reference on kernels: " + diags.first);
 
   // Compile the original module and simulate the program.
-  runBackend(ctx, *module, model, targetName, false, precision, mapping);
-  std::vector<uint8_t> bytes;
-  loom::ProgramSource source{model, targetJsonText(targetName)};
-  if (failed(loom::emitProgram(*module, *target, bytes, source)))
-    usageError(model + ": " + diags.first);
+  loom::driver::runBackend(ctx, *module, model, targetName, false, precision,
+                           mapping);
+  std::vector<uint8_t> bytes = loom::driver::emitVerified(
+      *module, *target, model, targetName, /*verify=*/false, model);
   loom::rt::Program program =
       loom::rt::Program::fromBytes(bytes.data(), bytes.size(), model);
   loom::rt::Simulator sim(program);

@@ -1,0 +1,137 @@
+//===- Driver.h - Compile, evaluate: the library behind loom and Python -*- C++ -*-===//
+//
+// What `loom compile` and `loom eval` do, as functions: import an ONNX model,
+// run the back end with a mapping, emit and verify the program file, and run
+// the golden reference. The command-line driver (tools/loom) and the Python
+// module (python/) both call these, so they cannot drift apart.
+//
+// Every user error (a bad model, target, option, or a model that does not
+// fit) is thrown as loom::rt::Error with one line naming the file, node or
+// field and the problem; nothing else is thrown.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_DRIVER_DRIVER_H
+#define LOOM_DRIVER_DRIVER_H
+
+#include "loom/Frontend/ONNX/Importer.h"
+#include "loom/Runtime/Tensor.h"
+#include "loom/Target/TargetModel.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace loom::driver {
+
+/// Collects the first MLIR error diagnostic as one line ("LOC: message")
+/// while it lives.
+struct DiagnosticCapture {
+  explicit DiagnosticCapture(mlir::MLIRContext &ctx);
+  mlir::ScopedDiagnosticHandler handler;
+  std::string first;
+};
+
+/// An MLIR context with every Loom dialect loaded.
+std::unique_ptr<mlir::MLIRContext> makeContext();
+
+/// Imports `path` (throws rt::Error with the importer's line on failure).
+mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx,
+                                              const std::string &path,
+                                              const ImportOptions &options);
+
+/// The graph-level pipeline of `loom compile --emit=graph`: shape
+/// verification and canonicalisation.
+void runGraphPipeline(mlir::MLIRContext &ctx, mlir::ModuleOp module,
+                      const std::string &file);
+
+/// How the back end maps and schedules (see docs/backend.md).
+struct MappingOptions {
+  /// auto, sequential, pipelined or hybrid.
+  std::string mapping = "auto";
+  /// latency or throughput.
+  std::string objective = "latency";
+  /// Fail unless a new input can start every this many cycles (0: none).
+  int64_t maxII = 0;
+  /// Throws rt::Error naming the bad option.
+  void validate() const;
+};
+
+/// Wall time of one pass (or step) of a compile.
+struct PassTiming {
+  std::string name;
+  double seconds = 0;
+};
+
+/// Runs the back end on a graph-level module: the graph pipeline (fusion
+/// into kernels, precision, layout), graph-to-spatial and, unless
+/// `stopAtSpatial`, spatial-to-sched. With mapping "auto" every mapping is
+/// scheduled and the best for the objective kept (its figures, and every
+/// other mapping's, in the function's "spatial.mapping_report"). Appends
+/// the chosen run's pass timings to `timings` when given.
+void runBackend(mlir::MLIRContext &ctx, mlir::ModuleOp module,
+                const std::string &file, const std::string &target,
+                bool stopAtSpatial, const std::string &precision = "fp32",
+                const MappingOptions &mapping = {},
+                std::vector<PassTiming> *timings = nullptr);
+
+/// The JSON text a target was loaded from (a preset or a file).
+std::string targetJsonText(const std::string &nameOrPath);
+
+/// `out`'s one-line summary of a scheduled module ("" if not scheduled).
+std::string scheduleSummary(mlir::ModuleOp module, const TargetModel &target,
+                            const std::string &out, double seconds);
+/// The mapping report of a scheduled module ("" if none).
+std::string mappingReport(mlir::ModuleOp module);
+
+/// Emits the scheduled `module`'s program and, unless `verify` is false,
+/// proves its schedule with the independent verifier (a violation is an
+/// internal error, thrown). `name` names the program in errors.
+std::vector<uint8_t> emitVerified(mlir::ModuleOp module,
+                                  const TargetModel &target,
+                                  const std::string &model,
+                                  const std::string &targetName, bool verify,
+                                  const std::string &name);
+
+struct CompileOptions {
+  std::string target = "tiny";
+  std::string precision = "fp32";
+  MappingOptions mapping;
+  ImportOptions import;
+  bool verify = true;
+};
+
+struct Compiled {
+  /// The program file's bytes.
+  std::vector<uint8_t> program;
+  /// The summary line (as `loom compile` prints it, for the name "program")
+  /// and the mapping report.
+  std::string summary, mappingReport;
+  /// Import and each pass of the chosen back end, in order.
+  std::vector<PassTiming> timings;
+  double seconds = 0;
+};
+
+/// `loom compile MODEL --target=... -o -`, as a function.
+Compiled compile(const std::string &modelPath, const CompileOptions &options);
+
+struct Evaluated {
+  std::vector<std::string> names;
+  std::vector<rt::Tensor> values;
+};
+
+/// The golden reference (`loom eval`): the model's outputs, by name, for
+/// inputs given by name (every input required, dtype and shape checked).
+Evaluated evaluate(const std::string &modelPath,
+                   const std::map<std::string, rt::Tensor> &inputs,
+                   const ImportOptions &options = {});
+
+} // namespace loom::driver
+
+#endif // LOOM_DRIVER_DRIVER_H

@@ -1,0 +1,382 @@
+//===- Driver.cpp - Compile, evaluate: the library behind loom and Python ===//
+#include "loom/Driver/Driver.h"
+
+#include "loom/Dialect/Graph/Transforms/Passes.h"
+#include "loom/Dialect/Graph/Transforms/Pipeline.h"
+#include "loom/Dialect/Sched/IR/Sched.h"
+#include "loom/Dialect/Sched/Transforms/Passes.h"
+#include "loom/Dialect/Spatial/IR/Spatial.h"
+#include "loom/Dialect/Spatial/Transforms/Passes.h"
+#include "loom/InitAll.h"
+#include "loom/Reference/Evaluator.h"
+#include "loom/Runtime/Program.h"
+#include "loom/Runtime/ScheduleVerifier.h"
+#include "loom/Target/ProgramEmitter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstdio>
+
+namespace loom::driver {
+
+using namespace mlir;
+
+namespace {
+
+[[noreturn]] void fail(const std::string &msg) { throw rt::Error(msg); }
+
+/// Appends each top-level pass's wall time to a list (nested passes run
+/// once per function: their times add up under one name).
+class TimingRecorder : public PassInstrumentation {
+public:
+  explicit TimingRecorder(std::vector<PassTiming> *out) : out_(out) {}
+  void runBeforePass(Pass *pass, Operation *) override {
+    starts_.push_back(std::chrono::steady_clock::now());
+  }
+  void runAfterPass(Pass *pass, Operation *op) override { record(pass); }
+  void runAfterPassFailed(Pass *pass, Operation *op) override { record(pass); }
+
+private:
+  void record(Pass *pass) {
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                             starts_.back())
+                   .count();
+    starts_.pop_back();
+    if (!out_ || !starts_.empty())
+      return; // only the outermost passes
+    std::string name = pass->getArgument().str();
+    if (name.empty())
+      name = pass->getName().str();
+    if (!out_->empty() && out_->back().name == name)
+      out_->back().seconds += s;
+    else
+      out_->push_back({name, s});
+  }
+  std::vector<PassTiming> *out_;
+  std::vector<std::chrono::steady_clock::time_point> starts_;
+};
+
+std::string runBackendOnce(MLIRContext &ctx, ModuleOp module,
+                           const std::string &target, bool stopAtSpatial,
+                           const std::string &precision,
+                           const MappingOptions &mapping,
+                           OwningOpRef<ModuleOp> *spatialCopy,
+                           std::vector<PassTiming> *timings) {
+  DiagnosticCapture diags(ctx);
+  PassManager pm(&ctx);
+  pm.addInstrumentation(std::make_unique<TimingRecorder>(timings));
+  loom::graph::GraphPipelineOptions graphOpts;
+  graphOpts.target = target;
+  graphOpts.precision = precision;
+  loom::graph::buildGraphPipeline(pm, graphOpts);
+  loom::spatial::GraphToSpatialOptions spatialOpts;
+  spatialOpts.target = target;
+  spatialOpts.mapping = mapping.mapping;
+  spatialOpts.objective = mapping.objective;
+  pm.addNestedPass<func::FuncOp>(
+      loom::spatial::createGraphToSpatial(spatialOpts));
+  if (failed(pm.run(module)))
+    return diags.first.empty() ? "compilation failed" : diags.first;
+  if (spatialCopy)
+    *spatialCopy = module.clone();
+  if (stopAtSpatial)
+    return "";
+  PassManager sched(&ctx);
+  sched.addInstrumentation(std::make_unique<TimingRecorder>(timings));
+  loom::sched::SpatialToSchedOptions schedOpts;
+  schedOpts.target = target;
+  schedOpts.maxII = mapping.maxII;
+  sched.addNestedPass<func::FuncOp>(
+      loom::sched::createSpatialToSched(schedOpts));
+  if (failed(sched.run(module)))
+    return diags.first.empty() ? "scheduling failed" : diags.first;
+  return "";
+}
+
+} // namespace
+
+void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
+                const std::string &target, bool stopAtSpatial,
+                const std::string &precision, const MappingOptions &mapping,
+                std::vector<PassTiming> *timings) {
+  if (precision != "fp32" && precision != "bf16" && precision != "fp16" &&
+      precision != "fp8")
+    fail("--precision=" + precision + ": expected fp32, bf16, fp16 or fp8");
+  mapping.validate();
+  if (mapping.mapping != "auto") {
+    std::string error = runBackendOnce(ctx, module, target, stopAtSpatial,
+                                       precision, mapping, nullptr, timings);
+    if (!error.empty())
+      fail(file + ": " + error);
+    return;
+  }
+  // auto: schedule every mapping for real and keep the best for the
+  // objective (the pass's own estimates only rank the packings).
+  struct Candidate {
+    std::string mode, error;
+    OwningOpRef<ModuleOp> scheduled, spatial;
+    int64_t latency = 0, interval = 0;
+    std::vector<PassTiming> timings;
+  };
+  std::vector<Candidate> candidates;
+  for (const char *mode : {"sequential", "pipelined", "hybrid"}) {
+    Candidate c;
+    c.mode = mode;
+    c.scheduled = module.clone();
+    MappingOptions forced = mapping;
+    forced.mapping = mode;
+    c.error = runBackendOnce(ctx, *c.scheduled, target, false, precision,
+                             forced, &c.spatial, &c.timings);
+    if (c.error.empty())
+      c.scheduled->walk([&](loom::sched::SummaryOp s) {
+        c.latency = s.getTotalCycles();
+        c.interval = s.getInitiationInterval() > 0 ? s.getInitiationInterval()
+                                                   : s.getTotalCycles();
+      });
+    candidates.push_back(std::move(c));
+  }
+  bool latency = mapping.objective == "latency";
+  Candidate *best = nullptr;
+  for (Candidate &c : candidates) {
+    if (!c.error.empty())
+      continue;
+    auto key = [&](const Candidate &x) {
+      return latency ? std::make_pair(x.latency, x.interval)
+                     : std::make_pair(x.interval, x.latency);
+    };
+    if (!best || key(c) < key(*best))
+      best = &c;
+  }
+  if (!best)
+    fail(file + ": " + candidates.front().error);
+  if (timings)
+    timings->insert(timings->end(), best->timings.begin(), best->timings.end());
+  std::string report = best->mode + " (objective " + mapping.objective +
+                       ", best of the scheduled mappings)";
+  for (const Candidate &c : candidates) {
+    report += "; " + c.mode + ": ";
+    if (c.error.empty())
+      report += "latency " + std::to_string(c.latency) + ", interval " +
+                std::to_string(c.interval) + " cycles";
+    else
+      report += "none (" + c.error.substr(c.error.rfind(": ") + 2) + ")";
+  }
+  ModuleOp chosen = stopAtSpatial ? *best->spatial : *best->scheduled;
+  module.getBody()->getOperations().clear();
+  module.getBody()->getOperations().splice(
+      module.getBody()->end(), chosen.getBody()->getOperations());
+  if (auto func = module.lookupSymbol<func::FuncOp>("main"))
+    func->setAttr("spatial.mapping_report",
+                  StringAttr::get(&ctx, report));
+}
+
+/// One line for stdout: what the compiled program costs.
+
+
+DiagnosticCapture::DiagnosticCapture(MLIRContext &ctx)
+    : handler(&ctx, [this](Diagnostic &d) {
+        if (d.getSeverity() == DiagnosticSeverity::Error && first.empty()) {
+          std::string loc;
+          llvm::raw_string_ostream os(loc);
+          os << d.getLocation();
+          first = loc + ": " + d.str();
+        }
+        return success();
+      }) {}
+
+std::unique_ptr<MLIRContext> makeContext() {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  auto ctx = std::make_unique<MLIRContext>(registry);
+  ctx->loadAllAvailableDialects();
+  return ctx;
+}
+
+OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const std::string &path,
+                                  const ImportOptions &options) {
+  std::string error;
+  auto module = importOnnxFile(ctx, path, options, error);
+  if (!module)
+    fail(error);
+  return module;
+}
+
+void runGraphPipeline(MLIRContext &ctx, ModuleOp module,
+                      const std::string &file) {
+  DiagnosticCapture diags(ctx);
+  PassManager pm(&ctx);
+  pm.addNestedPass<func::FuncOp>(graph::createGraphVerifyShapes());
+  pm.addPass(createCanonicalizerPass());
+  if (failed(pm.run(module)))
+    fail(file + ": " + diags.first);
+}
+
+void MappingOptions::validate() const {
+  if (mapping != "auto" && mapping != "sequential" && mapping != "pipelined" &&
+      mapping != "hybrid")
+    fail("--mapping=" + mapping +
+         ": expected auto, sequential, pipelined or hybrid");
+  if (objective != "latency" && objective != "throughput")
+    fail("--objective=" + objective + ": expected latency or throughput");
+  if (maxII < 0)
+    fail("--max-ii=" + std::to_string(maxII) +
+         ": expected a positive number of cycles");
+}
+
+std::string targetJsonText(const std::string &nameOrPath) {
+  std::string path = nameOrPath;
+  if (TargetModel::isPresetName(nameOrPath))
+    path = TargetModel::presetsDir() + "/" + nameOrPath + ".json";
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  return buffer ? (*buffer)->getBuffer().str() : std::string();
+}
+
+std::string scheduleSummary(ModuleOp module, const TargetModel &target,
+                            const std::string &out, double seconds) {
+  int64_t kernels = 0;
+  loom::sched::SummaryOp summary;
+  module.walk([&](Operation *op) {
+    if (isa<loom::spatial::KernelOp>(op))
+      ++kernels;
+    if (auto s = dyn_cast<loom::sched::SummaryOp>(op))
+      summary = s;
+  });
+  if (!summary)
+    return "";
+  int64_t cycles = summary.getTotalCycles();
+  int64_t roof = std::max<int64_t>(1, summary.getRooflineCycles());
+  int64_t ii = summary.getInitiationInterval() > 0
+                   ? summary.getInitiationInterval()
+                   : std::max<int64_t>(1, cycles);
+  auto mib = [](int64_t bytes) { return double(bytes) / (1 << 20); };
+  char line[640];
+  std::snprintf(
+      line, sizeof line,
+      "%s: %lld kernels, %s mapping, latency %lld cycles (%.1f us), "
+      "interval %lld cycles (%.0f inputs/s), roofline %lld cycles (latency "
+      "%.2fx, interval %.2fx), SRAM peak %.2f MiB/tile vs lower bound %.2f "
+      "MiB (tile has %.2f MiB), compiled in %.2f s",
+      out.c_str(), (long long)kernels, summary.getMapping().str().c_str(),
+      (long long)cycles, target.cyclesToSeconds(double(cycles)) * 1e6,
+      (long long)ii, 1.0 / target.cyclesToSeconds(double(ii)),
+      (long long)roof, double(cycles) / double(roof),
+      double(ii) / double(roof), mib(summary.getSramPeakBytes()),
+      mib(summary.getSramLowerBoundBytes()), mib(target.sramBytesPerTile()),
+      seconds);
+  return line;
+}
+
+
+std::string mappingReport(ModuleOp module) {
+  auto func = module.lookupSymbol<func::FuncOp>("main");
+  auto report =
+      func ? func->getAttrOfType<StringAttr>("spatial.mapping_report")
+           : StringAttr();
+  return report ? report.getValue().str() : "";
+}
+
+std::vector<uint8_t> emitVerified(ModuleOp module, const TargetModel &target,
+                                  const std::string &model,
+                                  const std::string &targetName, bool verify,
+                                  const std::string &name) {
+  DiagnosticCapture diags(*module.getContext());
+  ProgramSource source{model, targetJsonText(targetName)};
+  std::vector<uint8_t> bytes;
+  if (failed(emitProgram(module, target, bytes, source)))
+    fail(model + ": " + diags.first);
+  if (verify) {
+    // The independent verifier proves the very file about to be written.
+    rt::Program program = rt::Program::fromBytes(bytes.data(), bytes.size(),
+                                                 name);
+    std::vector<rt::Violation> v = rt::verifySchedule(program, 1);
+    if (!v.empty())
+      fail(model + ": internal error: the compiled schedule fails "
+                   "verification (" +
+           std::string(rt::violationKindName(v.front().kind)) +
+           "): " + v.front().message);
+  }
+  return bytes;
+}
+
+Compiled compile(const std::string &modelPath, const CompileOptions &options) {
+  auto started = std::chrono::steady_clock::now();
+  std::string error;
+  std::optional<TargetModel> target = TargetModel::load(options.target, error);
+  if (!target)
+    fail(error);
+  std::unique_ptr<MLIRContext> ctx = makeContext();
+  Compiled result;
+  auto module = importModel(*ctx, modelPath, options.import);
+  result.timings.push_back(
+      {"import", std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - started)
+                     .count()});
+  runBackend(*ctx, *module, modelPath, options.target, false,
+             options.precision, options.mapping, &result.timings);
+  auto emitStart = std::chrono::steady_clock::now();
+  result.program = emitVerified(*module, *target, modelPath, options.target,
+                                options.verify, modelPath);
+  result.timings.push_back(
+      {options.verify ? "emit-and-verify" : "emit",
+       std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                     emitStart)
+           .count()});
+  result.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - started)
+                       .count();
+  result.summary = scheduleSummary(*module, *target, "program", result.seconds);
+  result.mappingReport = mappingReport(*module);
+  return result;
+}
+
+Evaluated evaluate(const std::string &modelPath,
+                   const std::map<std::string, rt::Tensor> &inputs,
+                   const ImportOptions &options) {
+  std::unique_ptr<MLIRContext> ctx = makeContext();
+  auto module = importModel(*ctx, modelPath, options);
+  auto func = module->lookupSymbol<func::FuncOp>("main");
+  std::vector<rt::Tensor> args;
+  std::map<std::string, rt::Tensor> given = inputs;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+    std::string name =
+        func.getArgAttrOfType<StringAttr>(i, "graph.name").str();
+    auto type = cast<RankedTensorType>(func.getArgument(i).getType());
+    auto it = given.find(name);
+    if (it == given.end())
+      fail(modelPath + ": input '" + name + "' is not given");
+    std::optional<rt::DType> dt = dtypeFromType(type.getElementType());
+    const rt::Tensor &t = it->second;
+    if (!dt || t.dtype() != *dt ||
+        llvm::ArrayRef<int64_t>(t.shape()) != type.getShape())
+      fail(modelPath + ": input '" + name + "' is " + rt::dtypeName(t.dtype()) +
+           rt::shapeToString(t.shape()) + " but the model expects " +
+           (dt ? rt::dtypeName(*dt) : std::string("?")) +
+           rt::shapeToString(
+               rt::Shape(type.getShape().begin(), type.getShape().end())));
+    args.push_back(t);
+    given.erase(it);
+  }
+  if (!given.empty())
+    fail(modelPath + ": the model has no input named '" +
+         given.begin()->first + "'");
+  DiagnosticCapture diags(*ctx);
+  auto outputs = loom::evaluate(func, args);
+  if (!outputs)
+    fail(modelPath + ": " + diags.first);
+  Evaluated result;
+  for (unsigned i = 0; i < outputs->size(); ++i) {
+    result.names.push_back(
+        func.getResultAttrOfType<StringAttr>(i, "graph.name").str());
+    result.values.push_back(std::move((*outputs)[i]));
+  }
+  return result;
+}
+
+} // namespace loom::driver
