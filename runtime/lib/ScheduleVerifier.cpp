@@ -26,6 +26,8 @@ const char *violationKindName(ViolationKind kind) {
     return "dependency";
   case ViolationKind::DataArrival:
     return "data-arrival";
+  case ViolationKind::Locality:
+    return "locality";
   case ViolationKind::Liveness:
     return "liveness";
   case ViolationKind::ResourceConflict:
@@ -110,7 +112,8 @@ public:
     if (!checkReferences())
       return out_;
     for (auto check : {&Verifier::checkDeadlock, &Verifier::checkDeps,
-                       &Verifier::checkDataArrival, &Verifier::checkLiveness,
+                       &Verifier::checkDataArrival, &Verifier::checkResident,
+                       &Verifier::checkLocality, &Verifier::checkLiveness,
                        &Verifier::checkResources, &Verifier::checkSramBounds,
                        &Verifier::checkCopies, &Verifier::checkSramOverlap,
                        &Verifier::checkLatency}) {
@@ -141,6 +144,8 @@ private:
   //===--------------------------------------------------------------------===//
 
   std::string tile(int64_t t) const {
+    if (p_.tileCols <= 0)
+      return "tile " + std::to_string(t);
     return "tile " + std::to_string(t) + " (" +
            std::to_string(t / p_.tileCols) + "," +
            std::to_string(t % p_.tileCols) + ")";
@@ -217,16 +222,24 @@ private:
       for (const auto *list : {&in.reads, &in.writes})
         for (int32_t b : *list)
           if (!find(bufferPos_, b))
-            add(ViolationKind::Liveness, instr(in) + " uses buffer " +
-                                             std::to_string(b) +
-                                             ", which does not exist");
+            add(ViolationKind::Liveness,
+                instr(in) + " uses buffer " + std::to_string(b) +
+                    ", which does not exist",
+                in.id);
       bool isLink = in.unit == Unit::MeshLink;
       if (isLink ? !find(linkPos_, in.resource)
                  : in.resource < 0 || in.resource >= p_.numTiles())
         add(ViolationKind::ResourceConflict,
             instr(in) + " runs on a " + (isLink ? "link" : "tile") +
-                " that does not exist");
+                " that does not exist",
+            in.id);
     }
+    for (const ProgramBuffer &b : p_.buffers)
+      if (b.tile < 0 || b.tile >= p_.numTiles())
+        add(ViolationKind::SramBounds,
+            "buffer " + std::to_string(b.id) + " (" + tensor(b.tensor) +
+                ") is on a tile that does not exist",
+            -1, b.id);
     return out_.empty();
   }
 
@@ -326,6 +339,49 @@ private:
     }
   }
 
+  /// A tile's units touch only its own SRAM: a matrix or vector instr reads
+  /// and writes buffers of its tile, a DMA instr reads buffers of its tile
+  /// (and writes wherever it sends them).
+  void checkLocality() {
+    for (const ProgramInstr &in : p_.instrs) {
+      if (in.unit == Unit::MeshLink)
+        continue;
+      auto check = [&](int32_t id, const char *verb) {
+        size_t bp = bufferPos_.at(id);
+        if (p_.buffers[bp].tile != in.resource)
+          add(ViolationKind::Locality,
+              instr(in) + " " + verb + " " + buffer(bp) +
+                  ", which is in another tile's SRAM",
+              in.id, id);
+      };
+      for (int32_t b : in.reads)
+        check(b, "reads");
+      if (in.unit != Unit::Dma)
+        for (int32_t b : in.writes)
+          check(b, "writes");
+    }
+  }
+
+  /// Only constants (weights) are resident, and nothing writes them.
+  void checkResident() {
+    for (size_t bp = 0; bp < p_.buffers.size(); ++bp) {
+      const ProgramBuffer &b = p_.buffers[bp];
+      if (!b.resident)
+        continue;
+      auto t = find(tensorPos_, b.tensor);
+      if (!t || p_.tensors[*t].kind != TensorKind::Constant)
+        add(ViolationKind::DataArrival,
+            buffer(bp) + " is resident but holds a tensor that is not a "
+                         "constant: every input would share its one copy",
+            -1, b.id);
+      else if (!writers_[bp].empty())
+        add(ViolationKind::DataArrival,
+            buffer(bp) + " is resident (a constant) but " +
+                instr(p_.instrs[writers_[bp].front()]) + " writes it",
+            p_.instrs[writers_[bp].front()].id, b.id);
+    }
+  }
+
   void checkLiveness() {
     for (const ProgramInstr &in : p_.instrs) {
       auto check = [&](int32_t id, const char *verb) {
@@ -400,9 +456,7 @@ private:
             buffer(bp) + " lies outside its tile's SRAM of " +
                 std::to_string(p_.sramBytesPerTile) + " bytes",
             -1, b.id);
-      if (b.tile < 0 || b.tile >= p_.numTiles())
-        add(ViolationKind::SramBounds,
-            buffer(bp) + " is on a tile that does not exist", -1, b.id);
+
     }
   }
 

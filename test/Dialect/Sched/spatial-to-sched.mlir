@@ -20,7 +20,7 @@
 // CHECK: %[[T:.*]] = spatial.transfer %[[B]]
 // 64 bytes at 64 B/cycle = 1 cycle, plus 1 hop x 2 cycles.
 // CHECK: sched.instr 2 "dma"[1] start 50 duration 3 kernel -1 bytes 64 deps [1] reads [3] writes [4]
-// CHECK: sched.instr 3 "link"[3] start 50 duration 3 kernel -1 bytes 64 deps [1] reads [] writes []
+// CHECK: sched.instr 3 "link"[3] start 50 duration 3 kernel -1 bytes 64 deps [1] reads [3] writes [4]
 // CHECK: sched.buffer 4 %[[T]] tile 0 offset {{[0-9]+}} size 64 live 50 to 154
 // CHECK: spatial.kernel %[[A]], %[[T]]
 // CHECK: sched.instr 4 "vector"[0] start 100 duration 54 kernel 2 bytes 0 deps [0, 2, 3] reads [2, 4] writes [5]

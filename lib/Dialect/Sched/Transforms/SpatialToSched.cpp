@@ -42,8 +42,10 @@ struct InstrRecord {
   int64_t tile = -1;
   std::vector<Value> reads;
   std::vector<Value> writes;
-  /// For a DMA instruction: the tiles it writes to.
+  /// For a DMA instruction: the tiles it writes to; for a link instruction
+  /// the tiles whose shards it carries from and to.
   std::vector<int64_t> writeTiles;
+  std::vector<int64_t> readTiles;
 };
 
 /// One shard of a value on one tile.
@@ -346,9 +348,9 @@ void SpatialToSchedPass::runOnOperation() {
         r.duration = kernel.getCycles();
         r.tile = tile;
         r.reads.assign(kernel.getInputs().begin(), kernel.getInputs().end());
-        if (!epilogue)
-          r.writes.assign(kernel.getResults().begin(),
-                          kernel.getResults().end());
+        // The matrix unit produces the results (an epilogue's vector instr
+        // finishes them too): every reader waits for both.
+        r.writes.assign(kernel.getResults().begin(), kernel.getResults().end());
         instrs.push_back(r);
         if (epilogue) {
           InstrRecord v = r;
@@ -372,14 +374,20 @@ void SpatialToSchedPass::runOnOperation() {
       int64_t elemBytes = elemBytesOf(transfer.getResult());
       std::map<int64_t, int64_t> sent, linkBytes;      // tile/link -> bytes
       std::map<int64_t, std::vector<int64_t>> destsOf; // tile -> dest tiles
+      // link -> the tiles whose shards cross it (from, to)
+      std::map<int64_t, std::pair<std::vector<int64_t>, std::vector<int64_t>>>
+          linkEnds;
       std::map<int64_t, bool> remote;
       for (const spatial::ShardFlow &f : spatial::reshardFlows(
                shapeOf(transfer.getResult()), from, to, gridCols)) {
         sent[f.from] += f.elements * elemBytes;
         destsOf[f.from].push_back(f.to);
         remote[f.from] = remote[f.from] || f.from != f.to;
-        for (int64_t l : mesh.routeXY(f.from, f.to))
+        for (int64_t l : mesh.routeXY(f.from, f.to)) {
           linkBytes[l] += f.elements * elemBytes;
+          linkEnds[l].first.push_back(f.from);
+          linkEnds[l].second.push_back(f.to);
+        }
       }
       if (linkRate <= 0 && !linkBytes.empty()) {
         transfer.emitError()
@@ -410,6 +418,12 @@ void SpatialToSchedPass::runOnOperation() {
         r.resource = linkResource(link);
         r.bytes = bytes;
         r.duration = ceilDiv(bytes, linkRate) + latency;
+        // What it carries: the source shards it reads from, the result
+        // shards it delivers to, so its timing is tied to the data.
+        r.reads = {transfer.getSource()};
+        r.writes = {transfer.getResult()};
+        r.readTiles = linkEnds[link].first;
+        r.writeTiles = linkEnds[link].second;
         instrs.push_back(r);
       }
       schedule(transfer, std::move(instrs), depsOf(transfer.getSource()));
@@ -629,8 +643,10 @@ void SpatialToSchedPass::runOnOperation() {
           for (int64_t k = 0; k < numInstrsOfTask[t]; ++k)
             deps.push_back(firstInstrOfTask[t] + k);
         std::vector<int64_t> readIds, writeIds;
-        if (r.tile >= 0) {
-          readIds = idsOn(r.reads, {r.tile});
+        if (r.tile >= 0 || !r.readTiles.empty()) {
+          readIds = idsOn(r.reads, r.readTiles.empty()
+                                       ? std::vector<int64_t>{r.tile}
+                                       : r.readTiles);
           writeIds = idsOn(r.writes, r.writeTiles.empty()
                                          ? std::vector<int64_t>{r.tile}
                                          : r.writeTiles);

@@ -13,8 +13,11 @@
 //  2. every instr starts no earlier than each of its deps ends;
 //  3. no read before its data arrives: every instr that reads a buffer
 //     depends directly on every instr that writes that buffer, and a buffer
-//     of a computed tensor that is read has a writer;
-//  4. every instr reads and writes only buffers live for its whole run;
+//     of a computed tensor that is read has a writer; only constants are
+//     resident (one copy for every input), and nothing writes them;
+//  4. a tile's units touch only its SRAM (a matrix or vector instr reads
+//     and writes its tile's buffers, a DMA instr reads its tile's), and
+//     every instr reads and writes only buffers live for its whole run;
 //  5. no unit or link is double-booked: two instrs on one resource (a
 //     tile's matrix, vector or DMA unit, or one mesh link) never overlap,
 //     also across iterations: their intervals modulo II are disjoint and
@@ -44,6 +47,7 @@ enum class ViolationKind {
   Deadlock,
   Dependency,
   DataArrival,
+  Locality,
   Liveness,
   ResourceConflict,
   SramBounds,
@@ -51,7 +55,7 @@ enum class ViolationKind {
   SramOverlap,
   Latency,
 };
-/// "deadlock", "dependency", "data-arrival", "liveness",
+/// "deadlock", "dependency", "data-arrival", "locality", "liveness",
 /// "resource-conflict", "sram-bounds", "buffer-copies", "sram-overlap",
 /// "latency".
 const char *violationKindName(ViolationKind kind);

@@ -1,0 +1,894 @@
+//===- loom-verify-mutations.cpp - Fault injection for the verifier -------===//
+//
+// Mutates compiled schedules and checks that the independent schedule
+// verifier (loom/Runtime/ScheduleVerifier.h) rejects every mutant:
+//
+//   loom-verify-mutations [--per-kind N] [--seed S] [--verbose]
+//       PROGRAM.loom...
+//
+// Each program must pass the verifier unmutated. Then, for every mutation
+// kind, up to N distinct mutations are drawn from a fixed-seed PRNG, each
+// applied to a fresh copy of the program, and each copy must be rejected.
+// Every mutation is a real fault: its target is chosen so that the mutated
+// schedule is invalid whatever else holds (a kind the program offers no
+// target for is skipped and reported). A rejection with a different
+// ViolationKind than the one the fault should show as still counts, but is
+// listed.
+//
+// Kinds (the last two only for software-pipelined programs):
+//   early-start        an instr starts before one of its deps ends
+//   overlap-buffers    two buffers of one tile live at the same time (modulo
+//                      the II when pipelined) are moved onto shared bytes
+//   double-book-link   two mesh-link transfers that overlap in time (modulo
+//                      the II) are put on one link
+//   double-book-unit   the same for matrix, vector and DMA instrs of tiles
+//   drop-dependency    an instr loses its dep on the writer of a buffer it
+//                      reads
+//   buffer-past-sram   a buffer is moved to end past its tile's SRAM
+//   shrink-lifetime    a buffer dies before (or as) an instr reading it
+//                      starts
+//   cycle              a dep that closes a cycle in the dependency graph
+//   shrink-ii          the initiation interval is cut below a resource's
+//                      busy cycles per input or a buffer's lifetime / copies
+//   too-few-copies     a rotating buffer gets fewer copies than its lifetime
+//                      needs at the II
+//
+// and three faults an earlier verifier missed (found by this tool; the
+// scheduler and the verifier were fixed since):
+//   early-read         a reader of a kernel's output starts before the
+//                      kernel's matrix part ends (when only the shorter
+//                      epilogue vector part was declared its writer; now
+//                      the matrix part writes the output too, so compiled
+//                      programs offer no target)
+//   wrong-tile         a buffer a matrix or vector instr uses is moved to
+//                      another tile's SRAM (the locality check)
+//   link-early         a mesh-link transfer runs before its data exists
+//                      (link instrs now read and write the shards they
+//                      carry)
+//
+// Prints a table (per kind: mutations applied, rejected, rejected with the
+// expected kind) and a final line; exits 0 only if every unmutated program
+// passes and every mutation is rejected, else 1 with a one-line reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Runtime/Program.h"
+#include "loom/Runtime/ScheduleVerifier.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+using namespace loom::rt;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Randomness and intervals
+//===----------------------------------------------------------------------===//
+
+/// A fixed-seed generator; draws are reduced with `%` (not the standard
+/// distributions, which differ between standard libraries) so a seed gives
+/// the same mutations everywhere.
+class Rng {
+public:
+  explicit Rng(uint64_t seed) : engine_(seed) {}
+  /// Uniform in [0, n) (n > 0).
+  uint64_t below(uint64_t n) { return engine_() % n; }
+  /// Uniform in [lo, hi] (lo <= hi).
+  int64_t between(int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(below(static_cast<uint64_t>(hi - lo) + 1));
+  }
+  template <typename T> const T &pick(const std::vector<T> &v) {
+    return v[below(v.size())];
+  }
+
+private:
+  std::mt19937_64 engine_;
+};
+
+using Pieces = std::vector<std::pair<int64_t, int64_t>>;
+
+/// [start, end) on the line (`period` 0) or on the circle of `period` cycles
+/// where iteration k runs k * period later.
+Pieces piecesOf(int64_t start, int64_t end, int64_t period) {
+  if (end <= start)
+    return {};
+  if (!period)
+    return {{start, end}};
+  if (end - start >= period)
+    return {{0, period}};
+  int64_t lo = ((start % period) + period) % period;
+  int64_t hi = lo + (end - start);
+  if (hi <= period)
+    return {{lo, hi}};
+  return {{lo, period}, {0, hi - period}};
+}
+
+bool intersect(const Pieces &a, const Pieces &b) {
+  for (auto [alo, ahi] : a)
+    for (auto [blo, bhi] : b)
+      if (alo < bhi && blo < ahi)
+        return true;
+  return false;
+}
+
+int64_t periodOf(const Program &p) {
+  return p.pipelined() ? p.initiationInterval : 0;
+}
+
+/// When a buffer holds its bytes: its lifetime, modulo the period when
+/// pipelined, and always when it is resident in a pipelined program.
+Pieces bufferTime(const ProgramBuffer &b, int64_t period) {
+  if (b.size <= 0)
+    return {};
+  if (b.resident && period)
+    return {{0, period}};
+  return piecesOf(b.liveStart, b.liveEnd, period);
+}
+
+Pieces instrTime(const ProgramInstr &in, int64_t period) {
+  return piecesOf(in.start, in.end(), period);
+}
+
+//===----------------------------------------------------------------------===//
+// Mutations
+//===----------------------------------------------------------------------===//
+
+struct Mutation {
+  /// What was changed, by ids; also what makes two draws the same.
+  std::string what;
+  ViolationKind expected;
+  std::function<void(Program &)> apply;
+};
+
+/// Draws one candidate mutation, or nothing when the draw hit a target that
+/// cannot be made invalid this way (the caller draws again).
+using Generator = std::function<std::optional<Mutation>(Rng &)>;
+
+/// Looks up positions by id in the original program (the mutants keep the
+/// same positions: mutations only edit fields in place).
+struct Index {
+  explicit Index(const Program &p) : p(p) {
+    for (size_t i = 0; i < p.instrs.size(); ++i)
+      instr.emplace(p.instrs[i].id, i);
+    for (size_t i = 0; i < p.buffers.size(); ++i)
+      buffer.emplace(p.buffers[i].id, i);
+    for (size_t i = 0; i < p.instrs.size(); ++i)
+      for (int32_t b : p.instrs[i].writes)
+        writers[b].push_back(i);
+  }
+  const Program &p;
+  std::unordered_map<int32_t, size_t> instr, buffer;
+  /// Buffer id -> positions of the instrs writing it.
+  std::unordered_map<int32_t, std::vector<size_t>> writers;
+};
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+/// Every instr position with at least one dep whose end is > 0.
+Generator earlyStart(const Index &ix) {
+  std::vector<size_t> cands;
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i)
+    for (int32_t d : ix.p.instrs[i].deps)
+      if (ix.p.instrs[ix.instr.at(d)].end() > 0) {
+        cands.push_back(i);
+        break;
+      }
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    size_t i = rng.pick(cands);
+    const ProgramInstr &in = ix.p.instrs[i];
+    int32_t d = in.deps[rng.below(in.deps.size())];
+    const ProgramInstr &dep = ix.p.instrs[ix.instr.at(d)];
+    if (dep.end() <= 0)
+      return std::nullopt;
+    // Strictly before the dep ends: mostly within the dep's own run, now and
+    // then anywhere down to cycle 0.
+    int64_t span = std::max<int64_t>(1, dep.duration);
+    if (rng.below(4) == 0)
+      span = dep.end();
+    int64_t start = std::max<int64_t>(
+        0, dep.end() - 1 - int64_t(rng.below(uint64_t(span))));
+    return Mutation{"instr " + str(in.id) + " start " + str(in.start) + " -> " +
+                        str(start) + " (dep instr " + str(dep.id) +
+                        " ends at " + str(dep.end()) + ")",
+                    ViolationKind::Dependency,
+                    [i, start](Program &p) { p.instrs[i].start = start; }};
+  };
+}
+
+Generator overlapBuffers(const Index &ix) {
+  int64_t period = periodOf(ix.p);
+  std::vector<size_t> cands;
+  for (size_t i = 0; i < ix.p.buffers.size(); ++i)
+    if (!bufferTime(ix.p.buffers[i], period).empty())
+      cands.push_back(i);
+  return [&ix, cands, period](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    size_t a = rng.pick(cands);
+    const ProgramBuffer &A = ix.p.buffers[a];
+    Pieces at = bufferTime(A, period);
+    std::vector<size_t> partners;
+    for (size_t b : cands)
+      if (b != a && ix.p.buffers[b].tile == A.tile &&
+          intersect(at, bufferTime(ix.p.buffers[b], period)))
+        partners.push_back(b);
+    if (partners.empty())
+      return std::nullopt;
+    size_t b = rng.pick(partners);
+    const ProgramBuffer &B = ix.p.buffers[b];
+    // B's bytes [offset, offset + footprint) are made to meet A's: the same
+    // offset, B starting inside A, or B ending inside A.
+    int64_t offset = A.offset;
+    switch (rng.below(3)) {
+    case 1:
+      offset = A.offset + rng.between(0, A.footprint() - 1);
+      break;
+    case 2:
+      offset = A.offset - rng.between(0, std::min(A.offset, B.footprint() - 1));
+      break;
+    default:
+      break;
+    }
+    return Mutation{"buffer " + str(B.id) + " offset " + str(B.offset) +
+                        " -> " + str(offset) + " (buffer " + str(A.id) +
+                        " at [" + str(A.offset) + ", " +
+                        str(A.offset + A.footprint()) + ") on tile " +
+                        str(A.tile) + ", both live)",
+                    ViolationKind::SramOverlap,
+                    [b, offset](Program &p) { p.buffers[b].offset = offset; }};
+  };
+}
+
+/// Two instrs of `units` with positive durations on different resources
+/// (tiles of one unit kind, or links) that overlap in time, modulo the
+/// period: the second is moved onto the first's resource. When the program
+/// has no such pair (`overlapping` false), the second is also moved to start
+/// with the first, which may break its deps too.
+Generator doubleBook(const Index &ix, bool links, bool overlapping) {
+  int64_t period = periodOf(ix.p);
+  std::vector<size_t> cands;
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i) {
+    const ProgramInstr &in = ix.p.instrs[i];
+    if (in.duration > 0 && (in.unit == Unit::MeshLink) == links)
+      cands.push_back(i);
+  }
+  return [&ix, cands, period, links,
+          overlapping](Rng &rng) -> std::optional<Mutation> {
+    if (cands.size() < 2)
+      return std::nullopt;
+    size_t x = rng.pick(cands);
+    const ProgramInstr &X = ix.p.instrs[x];
+    Pieces xt = instrTime(X, period);
+    std::vector<size_t> partners;
+    for (size_t y : cands) {
+      const ProgramInstr &Y = ix.p.instrs[y];
+      if (y == x || Y.unit != X.unit)
+        continue;
+      if (!overlapping ||
+          (Y.resource != X.resource && intersect(xt, instrTime(Y, period))))
+        partners.push_back(y);
+    }
+    if (partners.empty())
+      return std::nullopt;
+    size_t y = rng.pick(partners);
+    const ProgramInstr &Y = ix.p.instrs[y];
+    int32_t resource = X.resource;
+    std::string where = links ? "link " + str(resource)
+                              : std::string(unitName(X.unit)) +
+                                    " unit of tile " + str(resource);
+    if (overlapping)
+      return Mutation{
+          "instr " + str(Y.id) + " resource " + str(Y.resource) + " -> " +
+              str(resource) + " (" + where + ", overlapping instr " +
+              str(X.id) + ")",
+          ViolationKind::ResourceConflict,
+          [y, resource](Program &p) { p.instrs[y].resource = resource; }};
+    int64_t start = X.start;
+    return Mutation{
+        "instr " + str(Y.id) + " resource " + str(Y.resource) + " -> " +
+            str(resource) + ", start " + str(Y.start) + " -> " + str(start) +
+            " (moved onto instr " + str(X.id) + " on " + where + ")",
+        ViolationKind::ResourceConflict, [y, resource, start](Program &p) {
+          p.instrs[y].resource = resource;
+          p.instrs[y].start = start;
+        }};
+  };
+}
+
+/// (reader, writer) pairs where the reader reads a buffer the writer writes
+/// and depends on it directly.
+Generator dropDependency(const Index &ix) {
+  std::vector<std::tuple<size_t, size_t, int32_t>> cands;
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i) {
+    const ProgramInstr &in = ix.p.instrs[i];
+    std::set<size_t> seen;
+    for (int32_t b : in.reads) {
+      auto w = ix.writers.find(b);
+      if (w == ix.writers.end())
+        continue;
+      for (size_t wp : w->second) {
+        const ProgramInstr &writer = ix.p.instrs[wp];
+        if (wp != i && std::count(in.deps.begin(), in.deps.end(), writer.id) &&
+            seen.insert(wp).second)
+          cands.emplace_back(i, wp, b);
+      }
+    }
+  }
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    auto [i, w, b] = rng.pick(cands);
+    int32_t wid = ix.p.instrs[w].id;
+    return Mutation{
+        "instr " + str(ix.p.instrs[i].id) + " drops dep instr " + str(wid) +
+            " (which writes buffer " + str(b) + " it reads)",
+        ViolationKind::DataArrival, [i, wid](Program &p) {
+          auto &deps = p.instrs[i].deps;
+          deps.erase(std::remove(deps.begin(), deps.end(), wid), deps.end());
+        }};
+  };
+}
+
+Generator bufferPastSram(const Index &ix) {
+  std::vector<size_t> cands;
+  for (size_t i = 0; i < ix.p.buffers.size(); ++i)
+    if (ix.p.buffers[i].size > 0)
+      cands.push_back(i);
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    size_t b = rng.pick(cands);
+    const ProgramBuffer &B = ix.p.buffers[b];
+    int64_t offset =
+        ix.p.sramBytesPerTile - B.footprint() + 1 + rng.between(0, B.size - 1);
+    return Mutation{"buffer " + str(B.id) + " offset " + str(B.offset) +
+                        " -> " + str(offset) + " (" + str(B.footprint()) +
+                        " bytes, SRAM " + str(ix.p.sramBytesPerTile) + ")",
+                    ViolationKind::SramBounds,
+                    [b, offset](Program &p) { p.buffers[b].offset = offset; }};
+  };
+}
+
+/// (reader, buffer) with the reader running a positive number of cycles on
+/// a buffer with a lifetime (not a resident one of a pipelined program, which
+/// is live always): the buffer is made to die at or before the read starts.
+Generator shrinkLifetime(const Index &ix) {
+  bool pipelined = ix.p.pipelined();
+  std::vector<std::pair<size_t, size_t>> cands;
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i) {
+    const ProgramInstr &in = ix.p.instrs[i];
+    if (in.duration <= 0)
+      continue;
+    for (int32_t b : in.reads) {
+      size_t bp = ix.buffer.at(b);
+      if (!(ix.p.buffers[bp].resident && pipelined))
+        cands.emplace_back(i, bp);
+    }
+  }
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    auto [i, b] = rng.pick(cands);
+    const ProgramInstr &in = ix.p.instrs[i];
+    const ProgramBuffer &B = ix.p.buffers[b];
+    // Mostly exactly at the read's start; now and then earlier.
+    int64_t liveEnd = in.start;
+    if (rng.below(2) && in.start > B.liveStart)
+      liveEnd = rng.between(B.liveStart, in.start);
+    return Mutation{
+        "buffer " + str(B.id) + " live_end " + str(B.liveEnd) + " -> " +
+            str(liveEnd) + " (read by instr " + str(in.id) + " over cycles " +
+            str(in.start) + "-" + str(in.end()) + ")",
+        ViolationKind::Liveness,
+        [b, liveEnd](Program &p) { p.buffers[b].liveEnd = liveEnd; }};
+  };
+}
+
+/// B depends on A through a chain of 1 to 4 deps; A is made to depend on B.
+Generator cycle(const Index &ix) {
+  std::vector<size_t> cands;
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i)
+    if (!ix.p.instrs[i].deps.empty())
+      cands.push_back(i);
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    size_t b = rng.pick(cands);
+    size_t a = b;
+    int64_t length = rng.between(1, 4), steps = 0;
+    for (; steps < length && !ix.p.instrs[a].deps.empty(); ++steps) {
+      const auto &deps = ix.p.instrs[a].deps;
+      a = ix.instr.at(deps[rng.below(deps.size())]);
+    }
+    int32_t bid = ix.p.instrs[b].id;
+    return Mutation{"instr " + str(ix.p.instrs[a].id) + " gets dep instr " +
+                        str(bid) + " (which depends on it through " +
+                        str(steps) + " dep" + (steps > 1 ? "s" : "") + ")",
+                    ViolationKind::Deadlock,
+                    [a, bid](Program &p) { p.instrs[a].deps.push_back(bid); }};
+  };
+}
+
+/// Lowers the II to below what a resource or a rotating buffer needs: any
+/// resource busy `load` cycles per input cannot fit in fewer (its intervals
+/// modulo the II must overlap), and a buffer living `span` cycles in
+/// `copies` slots needs copies * II >= span.
+Generator shrinkII(const Index &ix) {
+  const Program &p = ix.p;
+  int64_t ii = p.initiationInterval;
+  std::map<std::pair<int, int32_t>, int64_t> load;
+  int64_t maxLoad = 0;
+  for (const ProgramInstr &in : p.instrs)
+    maxLoad =
+        std::max(maxLoad, load[{int(in.unit), in.resource}] += in.duration);
+  int64_t needCopies = 0; // the least II the buffers allow
+  for (const ProgramBuffer &b : p.buffers)
+    if (!b.resident && b.size > 0 && b.liveEnd > b.liveStart)
+      needCopies = std::max(
+          needCopies, (b.liveEnd - b.liveStart + b.copies - 1) / b.copies);
+  int64_t limit = std::min(ii - 1, std::max(maxLoad, needCopies) - 1);
+  bool pipelined = p.pipelined();
+  return [ii, limit, maxLoad, pipelined,
+          first = true](Rng &rng) mutable -> std::optional<Mutation> {
+    if (!pipelined || limit < 1)
+      return std::nullopt;
+    int64_t newII = rng.between(1, limit);
+    if (first && std::max<int64_t>(1, ii / 2) <= limit)
+      newII = std::max<int64_t>(1, ii / 2);
+    first = false;
+    ViolationKind expected = newII < maxLoad ? ViolationKind::ResourceConflict
+                                             : ViolationKind::BufferCopies;
+    return Mutation{
+        "initiation interval " + str(ii) + " -> " + str(newII) +
+            " (a resource is busy " + str(maxLoad) + " cycles per input)",
+        expected, [newII](Program &p) { p.initiationInterval = newII; }};
+  };
+}
+
+/// A non-resident buffer gets fewer copies than its lifetime needs at the
+/// II; when no buffer lives longer than the II, one with a lifetime instead
+/// lives longer than its copies cover.
+Generator tooFewCopies(const Index &ix, bool extend) {
+  const Program &p = ix.p;
+  int64_t ii = p.initiationInterval;
+  std::vector<size_t> cands;
+  for (size_t i = 0; i < p.buffers.size(); ++i) {
+    const ProgramBuffer &b = p.buffers[i];
+    if (!b.resident && b.size > 0 &&
+        (extend ? b.liveEnd > b.liveStart : b.liveEnd - b.liveStart > ii))
+      cands.push_back(i);
+  }
+  bool pipelined = p.pipelined();
+  return [&ix, cands, ii, pipelined,
+          extend](Rng &rng) -> std::optional<Mutation> {
+    if (!pipelined || cands.empty())
+      return std::nullopt;
+    size_t b = rng.pick(cands);
+    const ProgramBuffer &B = ix.p.buffers[b];
+    int64_t span = B.liveEnd - B.liveStart;
+    if (extend) {
+      int64_t liveEnd =
+          B.liveStart + int64_t(B.copies) * ii + 1 + rng.between(0, ii - 1);
+      return Mutation{"buffer " + str(B.id) + " live_end " + str(B.liveEnd) +
+                          " -> " + str(liveEnd) + " (" + str(B.copies) +
+                          " copies at II " + str(ii) + ")",
+                      ViolationKind::BufferCopies, [b, liveEnd](Program &p) {
+                        p.buffers[b].liveEnd = liveEnd;
+                      }};
+    }
+    // copies * II < span.
+    int64_t copies = rng.between(1, (span - 1) / ii);
+    return Mutation{"buffer " + str(B.id) + " copies " + str(B.copies) +
+                        " -> " + str(copies) + " (lives " + str(span) +
+                        " cycles at II " + str(ii) + ")",
+                    ViolationKind::BufferCopies, [b, copies](Program &p) {
+                      p.buffers[b].copies = int32_t(copies);
+                    }};
+  };
+}
+
+//===----------------------------------------------------------------------===//
+// Faults an earlier verifier missed
+//===----------------------------------------------------------------------===//
+
+/// A reader of a kernel's output is moved before the kernel's matrix part
+/// ends. An epilogue kernel's output is written (in the program) by its
+/// vector part, which starts with the matrix part and ends long before it;
+/// the matrix part writes nothing. The reader drops its deps on the matrix
+/// parts and starts once its other deps end (and the buffers it writes are
+/// made live from then), still after the declared writer.
+Generator earlyRead(const Index &ix) {
+  struct Cand {
+    size_t reader;
+    std::vector<int32_t> keep;
+    int64_t ready, matrixEnd;
+  };
+  std::vector<Cand> cands;
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i) {
+    const ProgramInstr &in = ix.p.instrs[i];
+    std::set<int32_t> producers; // kernels whose output it reads
+    for (int32_t b : in.reads)
+      if (auto w = ix.writers.find(b); w != ix.writers.end())
+        for (size_t wp : w->second)
+          if (wp != i && ix.p.instrs[wp].kernel >= 0)
+            producers.insert(ix.p.instrs[wp].kernel);
+    Cand c{i, {}, 0, 0};
+    for (int32_t d : in.deps) {
+      const ProgramInstr &dep = ix.p.instrs[ix.instr.at(d)];
+      if (dep.unit == Unit::Matrix && dep.writes.empty() &&
+          producers.count(dep.kernel)) {
+        c.matrixEnd = std::max(c.matrixEnd, dep.end());
+      } else {
+        c.keep.push_back(d);
+        c.ready = std::max(c.ready, dep.end());
+      }
+    }
+    if (c.ready < c.matrixEnd)
+      cands.push_back(std::move(c));
+  }
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    const Cand &c = rng.pick(cands);
+    const ProgramInstr &in = ix.p.instrs[c.reader];
+    int64_t start = rng.between(c.ready, c.matrixEnd - 1);
+    std::vector<size_t> written;
+    for (int32_t b : in.writes)
+      written.push_back(ix.buffer.at(b));
+    size_t i = c.reader;
+    std::vector<int32_t> keep = c.keep;
+    return Mutation{
+        "instr " + str(in.id) + " start " + str(in.start) + " -> " +
+            str(start) +
+            ", before the matrix part of "
+            "the kernel whose output it reads ends at " +
+            str(c.matrixEnd) + " (its deps on it dropped)",
+        ViolationKind::DataArrival, [i, keep, start, written](Program &p) {
+          p.instrs[i].deps = keep;
+          p.instrs[i].start = start;
+          for (size_t b : written)
+            p.buffers[b].liveStart = std::min(p.buffers[b].liveStart, start);
+        }};
+  };
+}
+
+/// A buffer a matrix or vector instr uses on its own tile is moved to
+/// another tile (above every buffer there): the unit then reads or writes
+/// another tile's SRAM.
+Generator wrongTile(const Index &ix) {
+  const Program &p = ix.p;
+  std::vector<int64_t> top(static_cast<size_t>(p.numTiles()), 0);
+  for (const ProgramBuffer &b : p.buffers)
+    top[static_cast<size_t>(b.tile)] =
+        std::max(top[static_cast<size_t>(b.tile)], b.offset + b.footprint());
+  std::vector<std::pair<size_t, size_t>> cands;
+  for (size_t i = 0; i < p.instrs.size(); ++i) {
+    const ProgramInstr &in = p.instrs[i];
+    if (in.unit != Unit::Matrix && in.unit != Unit::Vector)
+      continue;
+    for (const auto *list : {&in.reads, &in.writes})
+      for (int32_t b : *list) {
+        size_t bp = ix.buffer.at(b);
+        if (p.buffers[bp].tile == in.resource && p.buffers[bp].size > 0)
+          cands.emplace_back(i, bp);
+      }
+  }
+  return [&ix, cands, top](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty() || ix.p.numTiles() < 2)
+      return std::nullopt;
+    auto [i, b] = rng.pick(cands);
+    const ProgramBuffer &B = ix.p.buffers[b];
+    int32_t tile = int32_t(
+        (B.tile + 1 + int64_t(rng.below(uint64_t(ix.p.numTiles() - 1)))) %
+        ix.p.numTiles());
+    int64_t offset = top[static_cast<size_t>(tile)];
+    if (offset + B.footprint() > ix.p.sramBytesPerTile)
+      return std::nullopt;
+    return Mutation{"buffer " + str(B.id) + " moved from tile " + str(B.tile) +
+                        " to tile " + str(tile) + " at " + str(offset) +
+                        " (used by " + unitName(ix.p.instrs[i].unit) +
+                        " instr " + str(ix.p.instrs[i].id) + " on tile " +
+                        str(B.tile) + ")",
+                    ViolationKind::Locality, [b, tile, offset](Program &p) {
+                      p.buffers[b].tile = tile;
+                      p.buffers[b].offset = offset;
+                    }};
+  };
+}
+
+/// A mesh-link transfer drops its deps and is moved before the data it
+/// carries is produced (before its last dep ends). Link instrs name no
+/// buffers, so nothing else ties them to that data.
+Generator linkEarly(const Index &ix) {
+  std::vector<std::pair<size_t, int64_t>> cands;
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i) {
+    const ProgramInstr &in = ix.p.instrs[i];
+    int64_t ready = 0;
+    for (int32_t d : in.deps)
+      ready = std::max(ready, ix.p.instrs[ix.instr.at(d)].end());
+    if (in.unit == Unit::MeshLink && ready > 0)
+      cands.emplace_back(i, ready);
+  }
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    auto [i, ready] = rng.pick(cands);
+    const ProgramInstr &in = ix.p.instrs[i];
+    int64_t start = std::max<int64_t>(
+        0, ready - 1 -
+               int64_t(rng.below(uint64_t(std::max<int64_t>(1, in.duration)))));
+    return Mutation{"link instr " + str(in.id) + " start " + str(in.start) +
+                        " -> " + str(start) +
+                        " with no deps (its data is "
+                        "ready at " +
+                        str(ready) + ")",
+                    ViolationKind::DataArrival, [i, start](Program &p) {
+                      p.instrs[i].deps.clear();
+                      p.instrs[i].start = start;
+                    }};
+  };
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+const char *const kKinds[] = {
+    "early-start",
+    "overlap-buffers",
+    "double-book-link",
+    "double-book-unit",
+    "drop-dependency",
+    "buffer-past-sram",
+    "shrink-lifetime",
+    "cycle",
+    "shrink-ii",
+    "too-few-copies",
+    "early-read",
+    "wrong-tile",
+    "link-early",
+};
+constexpr size_t kNumKinds = sizeof(kKinds) / sizeof(kKinds[0]);
+/// Kinds from this one on were gaps of an earlier verifier.
+constexpr size_t kFirstGapKind = 10;
+/// Kinds from this one on need a pipelined program.
+constexpr size_t kFirstPipelinedKind = 8;
+
+/// Violations gathered per mutant, so that the expected kind shows even
+/// when earlier checks report many others.
+constexpr size_t kMaxViolations = 5000;
+
+struct Tally {
+  int64_t applied = 0, rejected = 0, expected = 0, programs = 0, skipped = 0;
+};
+
+/// Up to `n` distinct mutations from `gen` (deduplicated by description),
+/// drawing at most 50 * n + 200 times.
+std::vector<Mutation> draw(const Generator &gen, Rng &rng, int64_t n) {
+  std::vector<Mutation> out;
+  std::set<std::string> seen;
+  for (int64_t tries = 0; tries < 50 * n + 200 && int64_t(out.size()) < n;
+       ++tries)
+    if (std::optional<Mutation> m = gen(rng))
+      if (seen.insert(m->what).second)
+        out.push_back(std::move(*m));
+  return out;
+}
+
+std::vector<Mutation> mutationsOf(size_t kind, const Index &ix, Rng &rng,
+                                  int64_t n, std::string &note) {
+  switch (kind) {
+  case 0:
+    return draw(earlyStart(ix), rng, n);
+  case 1:
+    return draw(overlapBuffers(ix), rng, n);
+  case 2:
+  case 3: {
+    bool links = kind == 2;
+    std::vector<Mutation> m = draw(doubleBook(ix, links, true), rng, n);
+    if (m.empty()) {
+      m = draw(doubleBook(ix, links, false), rng, n);
+      if (!m.empty())
+        note = "no two overlapping instrs: moved one onto another";
+    }
+    return m;
+  }
+  case 4:
+    return draw(dropDependency(ix), rng, n);
+  case 5:
+    return draw(bufferPastSram(ix), rng, n);
+  case 6:
+    return draw(shrinkLifetime(ix), rng, n);
+  case 7:
+    return draw(cycle(ix), rng, n);
+  case 8:
+    return draw(shrinkII(ix), rng, n);
+  case 9: {
+    std::vector<Mutation> m = draw(tooFewCopies(ix, false), rng, n);
+    if (m.empty()) {
+      m = draw(tooFewCopies(ix, true), rng, n);
+      if (!m.empty())
+        note = "no buffer lives longer than the II: extended lifetimes";
+    }
+    return m;
+  }
+  case 10:
+    return draw(earlyRead(ix), rng, n);
+  case 11:
+    return draw(wrongTile(ix), rng, n);
+  case 12:
+    return draw(linkEarly(ix), rng, n);
+  }
+  return {};
+}
+
+int usage() {
+  std::cerr << "usage: loom-verify-mutations [--per-kind N] [--seed S] "
+               "[--verbose] PROGRAM.loom...\n";
+  return 2;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int64_t perKind = 20;
+  uint64_t seed = 1;
+  bool verbose = false;
+  std::vector<std::string> paths;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const std::string &flag) -> std::optional<std::string> {
+      if (a == flag && i + 1 < argc)
+        return std::string(argv[++i]);
+      if (a.rfind(flag + "=", 0) == 0)
+        return a.substr(flag.size() + 1);
+      return std::nullopt;
+    };
+    if (auto v = value("--per-kind"))
+      perKind = std::strtoll(v->c_str(), nullptr, 10);
+    else if (auto v = value("--seed"))
+      seed = std::strtoull(v->c_str(), nullptr, 10);
+    else if (a == "--verbose")
+      verbose = true;
+    else if (a == "-h" || a == "--help")
+      return usage(), 0;
+    else if (!a.empty() && a[0] == '-')
+      return usage();
+    else
+      paths.push_back(a);
+  }
+  if (paths.empty() || perKind < 1)
+    return usage();
+
+  Tally tally[kNumKinds];
+  int64_t failures = 0, total = 0;
+  std::string firstFailure;
+  auto fail = [&](const std::string &msg) {
+    std::cout << "  FAIL: " << msg << "\n";
+    if (firstFailure.empty())
+      firstFailure = msg;
+    ++failures;
+  };
+
+  for (size_t pi = 0; pi < paths.size(); ++pi) {
+    Program original;
+    try {
+      original = Program::load(paths[pi]);
+    } catch (const std::exception &e) {
+      std::cout << "loom-verify-mutations: " << e.what() << "\n";
+      return 1;
+    }
+    std::cout << paths[pi] << ": " << original.mapping << ", "
+              << original.instrs.size() << " instrs, "
+              << original.buffers.size() << " buffers, "
+              << original.links.size() << " links, II "
+              << original.initiationInterval << " of " << original.totalCycles
+              << " cycles" << (original.pipelined() ? " (pipelined)" : "")
+              << "\n";
+    std::vector<Violation> clean = verifySchedule(original, 10);
+    if (!clean.empty()) {
+      for (const Violation &v : clean)
+        std::cout << "  unmutated: " << violationKindName(v.kind) << ": "
+                  << v.message << "\n";
+      fail(paths[pi] + ": the unmutated program fails the verifier");
+      continue;
+    }
+    Index ix(original);
+    for (size_t k = 0; k < kNumKinds; ++k) {
+      // One stream per (seed, program, kind): a kind's mutations do not
+      // depend on which kinds ran before it.
+      std::seed_seq seq{seed, uint64_t(pi), uint64_t(k)};
+      std::vector<uint64_t> s(1);
+      seq.generate(s.begin(), s.end());
+      Rng rng(s[0]);
+      std::string note;
+      std::vector<Mutation> muts = mutationsOf(k, ix, rng, perKind, note);
+      if (muts.empty()) {
+        if (k < kFirstPipelinedKind || k >= kFirstGapKind ||
+            original.pipelined()) {
+          ++tally[k].skipped;
+          std::cout << "  " << kKinds[k] << ": no target in this program\n";
+        }
+        continue;
+      }
+      ++tally[k].programs;
+      if (!note.empty())
+        std::cout << "  " << kKinds[k] << ": " << note << "\n";
+      for (const Mutation &m : muts) {
+        Program mutant = original;
+        m.apply(mutant);
+        std::vector<Violation> v = verifySchedule(mutant, kMaxViolations);
+        ++tally[k].applied;
+        ++total;
+        bool expected =
+            std::any_of(v.begin(), v.end(), [&](const Violation &x) {
+              return x.kind == m.expected;
+            });
+        if (verbose)
+          std::cout << "  " << kKinds[k] << ": " << m.what << ": "
+                    << (v.empty() ? "ACCEPTED"
+                                  : std::string("rejected (") +
+                                        violationKindName(v.front().kind) + ")")
+                    << "\n";
+        if (v.empty()) {
+          fail(paths[pi] + ": " + kKinds[k] +
+               " mutation not rejected: " + m.what);
+          continue;
+        }
+        ++tally[k].rejected;
+        if (expected) {
+          ++tally[k].expected;
+        } else {
+          std::cout << "  " << kKinds[k] << ": " << m.what << ": rejected as "
+                    << violationKindName(v.front().kind) << ", not "
+                    << violationKindName(m.expected) << ": "
+                    << v.front().message.substr(0, 300) << "\n";
+        }
+      }
+    }
+  }
+
+  std::printf("\n%-18s %9s %9s %9s %9s %9s\n", "kind", "programs", "applied",
+              "rejected", "expected", "skipped");
+  Tally sum;
+  for (size_t k = 0; k < kNumKinds; ++k) {
+    const Tally &t = tally[k];
+    std::printf("%-18s %9lld %9lld %9lld %9lld %9lld\n", kKinds[k],
+                (long long)t.programs, (long long)t.applied,
+                (long long)t.rejected, (long long)t.expected,
+                (long long)t.skipped);
+    sum.applied += t.applied;
+    sum.rejected += t.rejected;
+    sum.expected += t.expected;
+  }
+  std::printf("%-18s %9s %9lld %9lld %9lld\n\n", "total", "",
+              (long long)sum.applied, (long long)sum.rejected,
+              (long long)sum.expected);
+
+  if (failures) {
+    std::cout << "loom-verify-mutations: FAIL: " << failures
+              << " failure(s); first: " << firstFailure << "\n";
+    return 1;
+  }
+  std::cout << total << " mutations over " << paths.size()
+            << " programs: all rejected";
+  if (sum.expected != sum.rejected)
+    std::cout << " (" << sum.rejected - sum.expected
+              << " with another kind than expected)";
+  std::cout << "\n";
+  return 0;
+}
