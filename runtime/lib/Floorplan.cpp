@@ -952,4 +952,8 @@ std::string renderFloorplanSvg(const Program &program) {
   return FloorplanRenderer(program).render();
 }
 
+std::string xmlEscape(std::string_view s) { return xml(s); }
+std::string kernelFill(size_t index) { return kernelColour(index); }
+std::string svgNumber(double v) { return num(v); }
+
 } // namespace loom::rt

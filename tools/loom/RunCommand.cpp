@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "loom/Runtime/Program.h"
+#include "loom/Runtime/Report.h"
 #include "loom/Runtime/Simulator.h"
 #include "loom/Runtime/TensorIO.h"
 
@@ -26,7 +27,7 @@ namespace loom {
 
 int runRunCommand(int argc, char **argv) {
   using rt::Error;
-  std::string programPath, outputDir, tracePath, statsPath;
+  std::string programPath, outputDir, tracePath, statsPath, reportPath;
   bool timingOnly = false;
   int64_t stream = 1;
   std::map<std::string, std::string> inputFiles;
@@ -54,6 +55,8 @@ int runRunCommand(int argc, char **argv) {
       tracePath = value("--trace");
     } else if (is("--stats")) {
       statsPath = value("--stats");
+    } else if (is("--report")) {
+      reportPath = value("--report");
     } else if (is("--stream")) {
       std::string v = value("--stream");
       char *end = nullptr;
@@ -123,6 +126,13 @@ int runRunCommand(int argc, char **argv) {
     rt::writeTextFile(tracePath, sim.traceJson(std::min<int64_t>(stream, 16)));
   if (!statsPath.empty())
     rt::writeTextFile(statsPath, result.stats.toJson());
+  if (!reportPath.empty()) {
+    rt::ReportInput report;
+    report.program = &program;
+    report.stats = &result.stats;
+    report.producer = "loom run";
+    rt::writeTextFile(reportPath, rt::renderReportHtml(report));
+  }
   std::cout << result.stats.toText();
   // Host time, kept out of the statistics so those stay byte-identical.
   std::printf("host: program loaded in %.3f s, simulated (%s) in %.3f s\n",

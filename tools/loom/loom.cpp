@@ -16,6 +16,7 @@
 #include "loom/InitAll.h"
 #include "loom/Reference/Evaluator.h"
 #include "loom/Runtime/Floorplan.h"
+#include "loom/Runtime/Report.h"
 #include "loom/Runtime/Program.h"
 #include "loom/Runtime/ScheduleVerifier.h"
 #include "loom/Runtime/Simulator.h"
@@ -171,7 +172,7 @@ int runCompile(int argc, char **argv) {
   Args args = parseArgs(
       argc, argv,
       {"emit", "o", "dim", "target", "precision", "mapping", "objective",
-       "max-ii", "floorplan"},
+       "max-ii", "floorplan", "report"},
       {"keep-weights", "no-verify"});
   MappingOptions mapping = mappingOptions(args);
   std::unique_ptr<MLIRContext> context = loom::driver::makeContext();
@@ -189,16 +190,21 @@ int runCompile(int argc, char **argv) {
       loom::TargetModel::load(targetName, error);
   if (!target)
     usageError(error);
+  if ((args.has("floorplan") || args.has("report")) && !writeProgram)
+    usageError(std::string(args.has("floorplan") ? "--floorplan" : "--report") +
+               " needs a program (-o OUT.loom, without --emit)");
   auto module = importModel(ctx, args);
   const std::string &model = args.positional[0];
+  std::vector<loom::driver::PassTiming> timings = {
+      {"import", std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - started)
+                     .count()}};
   if (emit == "graph")
     loom::driver::runGraphPipeline(ctx, *module, model);
   else
     loom::driver::runBackend(ctx, *module, model, targetName,
                              emit == "spatial", args.get("precision", "fp32"),
-                             mapping);
-  if (args.has("floorplan") && !writeProgram)
-    usageError("--floorplan needs a program (-o OUT.loom, without --emit)");
+                             mapping, &timings);
 
   std::string out = args.get("o", "-");
   std::string err;
@@ -206,13 +212,31 @@ int runCompile(int argc, char **argv) {
   if (!file)
     usageError(out + ": " + err);
   if (writeProgram) {
+    auto emitStart = std::chrono::steady_clock::now();
     std::vector<uint8_t> bytes = loom::driver::emitVerified(
         *module, *target, model, targetName, !args.has("no-verify"), out);
-    if (args.has("floorplan"))
-      loom::rt::writeTextFile(
-          args.get("floorplan"),
-          loom::rt::renderFloorplanSvg(
-              loom::rt::Program::fromBytes(bytes.data(), bytes.size(), out)));
+    timings.push_back({args.has("no-verify") ? "emit" : "emit-and-verify",
+                       std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - emitStart)
+                           .count()});
+    if (args.has("floorplan") || args.has("report")) {
+      loom::rt::Program program =
+          loom::rt::Program::fromBytes(bytes.data(), bytes.size(), out);
+      if (args.has("floorplan"))
+        loom::rt::writeTextFile(args.get("floorplan"),
+                                loom::rt::renderFloorplanSvg(program));
+      if (args.has("report")) {
+        loom::rt::SimStats stats = loom::rt::Simulator(program).runTiming().stats;
+        loom::rt::ReportInput report;
+        report.program = &program;
+        report.stats = &stats;
+        report.producer = "loom compile";
+        for (const loom::driver::PassTiming &t : timings)
+          report.passTimings.push_back({t.name, t.seconds});
+        loom::rt::writeTextFile(args.get("report"),
+                                loom::rt::renderReportHtml(report));
+      }
+    }
     file->os().write(reinterpret_cast<const char *>(bytes.data()),
                      bytes.size());
   } else {
@@ -554,11 +578,12 @@ void printUsage() {
          "[--precision=fp32|bf16|fp16|fp8] [--dim NAME=N]\n"
          "      [--mapping=auto|sequential|pipelined|hybrid] "
          "[--objective=latency|throughput]\n"
-         "      [--max-ii=CYCLES] [--floorplan=FILE.svg] [--no-verify]\n"
+         "      [--max-ii=CYCLES] [--floorplan=FILE.svg] [--report=FILE.html] "
+         "[--no-verify]\n"
          "  loom compile MODEL.onnx --emit=graph|spatial|sched [-o OUT]\n"
          "  loom run OUT.loom --input NAME=FILE.npy ... --output-dir DIR "
          "[--trace=FILE.json] [--stats=FILE.json] [--timing-only] "
-         "[--stream=N]\n"
+         "[--stream=N] [--report=FILE.html]\n"
          "  loom eval MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR\n"
          "  loom check MODEL.onnx [--target=...] [--input NAME=FILE.npy ...] "
          "[--precision=fp32|bf16|fp16|fp8]\n"

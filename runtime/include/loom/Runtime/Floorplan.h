@@ -42,6 +42,7 @@
 #include "loom/Runtime/Program.h"
 
 #include <string>
+#include <string_view>
 
 namespace loom::rt {
 
@@ -50,6 +51,16 @@ namespace loom::rt {
 /// busiest mesh links, a header and a legend. Deterministic: the same
 /// program gives the same bytes.
 std::string renderFloorplanSvg(const Program &program);
+
+/// Shared with the HTML report (Report.h), so both draw alike:
+/// `s` escaped for XML text and attributes (malformed UTF-8 and control
+/// characters become '?');
+std::string xmlEscape(std::string_view s);
+/// the fill colour ("#rrggbb") of the kernel at `index` in
+/// Program::kernels;
+std::string kernelFill(size_t index);
+/// `v` with at most one decimal, without locale or exponent.
+std::string svgNumber(double v);
 
 } // namespace loom::rt
 
