@@ -353,7 +353,9 @@ def compare_dirs(expected, actual):
 
 
 SUMMARY_RE = re.compile(
-    r"(\d+) kernels, (\d+) cycles \(([\d.]+) us\), roofline (\d+) cycles \(([\d.]+)x\), "
+    r"(\d+) kernels, \w+ mapping, latency (\d+) cycles \(([\d.]+) us\), "
+    r"interval \d+ cycles \(\d+ inputs/s\), roofline (\d+) cycles \(latency ([\d.]+)x, "
+    r"interval [\d.]+x\), "
     r"SRAM peak ([\d.]+) MiB/tile vs lower bound ([\d.]+) MiB \(tile has ([\d.]+) MiB\), "
     r"compiled in ([\d.]+) s")
 HOST_RE = re.compile(r"^host: program loaded in ([\d.]+) s, simulated \(([^)]*)\) in ([\d.]+) s\s*$",
@@ -407,7 +409,8 @@ def bench_model(args, name, target, work):
     res["compile_rss_kb"] = c["rss_kb"]
     res["program_bytes"] = os.path.getsize(prog_path)
     m = SUMMARY_RE.search(c["out"] + c["err"])
-    res["summary_line"] = (c["out"] + c["err"]).strip().splitlines()[-1] if (c["out"] + c["err"]).strip() else ""
+    lines = [l for l in (c["out"] + c["err"]).strip().splitlines() if " kernels, " in l]
+    res["summary_line"] = lines[-1] if lines else ""
     res["summary"] = m.groups() if m else None
     prog = read_program(prog_path, args.schema)
     res["program"] = {k: v for k, v in prog.items() if k not in ("kernels", "tensors", "target")}

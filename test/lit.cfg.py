@@ -19,3 +19,6 @@ config.substitutions.append(("%loom-opt", os.path.join(config.loom_tools_dir, "l
 config.substitutions.append(("%loom", os.path.join(config.loom_tools_dir, "loom")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%srcdir", config.loom_source_dir))
+import shutil
+if shutil.which("script"):
+    config.available_features.add("script")

@@ -10,6 +10,7 @@
 #include "loom/InitAll.h"
 #include "loom/Reference/Evaluator.h"
 #include "loom/Runtime/Program.h"
+#include "loom/Runtime/Progress.h"
 #include "loom/Runtime/ScheduleVerifier.h"
 #include "loom/Target/ProgramEmitter.h"
 
@@ -21,7 +22,9 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <chrono>
+#include <thread>
 #include <cstdio>
 
 namespace loom::driver {
@@ -36,14 +39,33 @@ namespace {
 /// once per function: their times add up under one name).
 class TimingRecorder : public PassInstrumentation {
 public:
-  explicit TimingRecorder(std::vector<PassTiming> *out) : out_(out) {}
+  explicit TimingRecorder(std::vector<PassTiming> *out,
+                          rt::Progress *bar = nullptr,
+                          std::string prefix = "")
+      : out_(out), bar_(bar), prefix_(std::move(prefix)) {}
   void runBeforePass(Pass *pass, Operation *) override {
+    if (isAdaptor(pass))
+      return;
+    if (bar_ && starts_.empty())
+      bar_->update(0, prefix_ + pass->getArgument().str());
     starts_.push_back(std::chrono::steady_clock::now());
   }
-  void runAfterPass(Pass *pass, Operation *op) override { record(pass); }
-  void runAfterPassFailed(Pass *pass, Operation *op) override { record(pass); }
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (!isAdaptor(pass))
+      record(pass);
+  }
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    if (!isAdaptor(pass))
+      record(pass);
+  }
 
 private:
+  /// The pass manager's own adaptor that runs nested pipelines on each
+  /// function: its passes are reported, not it.
+  static bool isAdaptor(Pass *pass) {
+    return pass->getArgument().empty() &&
+           pass->getName().contains("PassAdaptor");
+  }
   void record(Pass *pass) {
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                              starts_.back())
@@ -60,18 +82,47 @@ private:
       out_->push_back({name, s});
   }
   std::vector<PassTiming> *out_;
+  rt::Progress *bar_;
+  std::string prefix_;
   std::vector<std::chrono::steady_clock::time_point> starts_;
 };
+
+/// Calls `work` while a background thread keeps an elapsed-time progress
+/// line for `label` alive (work that reports no progress of its own).
+template <typename Fn> auto withTicker(const std::string &label, Fn work) {
+  if (!rt::Progress::enabled())
+    return work();
+  std::atomic<bool> done{false};
+  std::thread ticker([&] {
+    rt::Progress bar(label, 0);
+    while (!done.load()) {
+      bar.update(0);
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  struct Join {
+    std::atomic<bool> &done;
+    std::thread &t;
+    ~Join() {
+      done = true;
+      t.join();
+    }
+  } join{done, ticker};
+  return work();
+}
 
 std::string runBackendOnce(MLIRContext &ctx, ModuleOp module,
                            const std::string &target, bool stopAtSpatial,
                            const std::string &precision,
                            const MappingOptions &mapping,
                            OwningOpRef<ModuleOp> *spatialCopy,
-                           std::vector<PassTiming> *timings) {
+                           std::vector<PassTiming> *timings,
+                           rt::Progress *bar = nullptr) {
   DiagnosticCapture diags(ctx);
   PassManager pm(&ctx);
-  pm.addInstrumentation(std::make_unique<TimingRecorder>(timings));
+  std::string prefix =
+      mapping.mapping == "auto" ? "" : mapping.mapping + " mapping: ";
+  pm.addInstrumentation(std::make_unique<TimingRecorder>(timings, bar, prefix));
   loom::graph::GraphPipelineOptions graphOpts;
   graphOpts.target = target;
   graphOpts.precision = precision;
@@ -89,7 +140,8 @@ std::string runBackendOnce(MLIRContext &ctx, ModuleOp module,
   if (stopAtSpatial)
     return "";
   PassManager sched(&ctx);
-  sched.addInstrumentation(std::make_unique<TimingRecorder>(timings));
+  sched.addInstrumentation(
+      std::make_unique<TimingRecorder>(timings, bar, prefix));
   loom::sched::SpatialToSchedOptions schedOpts;
   schedOpts.target = target;
   schedOpts.maxII = mapping.maxII;
@@ -110,9 +162,11 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
       precision != "fp8")
     fail("--precision=" + precision + ": expected fp32, bf16, fp16 or fp8");
   mapping.validate();
+  rt::Progress bar("compile " + file, 0);
   if (mapping.mapping != "auto") {
     std::string error = runBackendOnce(ctx, module, target, stopAtSpatial,
-                                       precision, mapping, nullptr, timings);
+                                       precision, mapping, nullptr, timings,
+                                       &bar);
     if (!error.empty())
       fail(file + ": " + error);
     return;
@@ -133,7 +187,7 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
     MappingOptions forced = mapping;
     forced.mapping = mode;
     c.error = runBackendOnce(ctx, *c.scheduled, target, false, precision,
-                             forced, &c.spatial, &c.timings);
+                             forced, &c.spatial, &c.timings, &bar);
     if (c.error.empty())
       c.scheduled->walk([&](loom::sched::SummaryOp s) {
         c.latency = s.getTotalCycles();
@@ -202,7 +256,9 @@ std::unique_ptr<MLIRContext> makeContext() {
 OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const std::string &path,
                                   const ImportOptions &options) {
   std::string error;
-  auto module = importOnnxFile(ctx, path, options, error);
+  auto module = withTicker("import " + path, [&] {
+    return importOnnxFile(ctx, path, options, error);
+  });
   if (!module)
     fail(error);
   return module;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Runtime/Simulator.h"
+#include "loom/Runtime/Progress.h"
 #include "loom/Runtime/ScheduleVerifier.h"
 
 #include <nlohmann/json.hpp>
@@ -458,7 +459,10 @@ SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
   };
 
   opIndex = 0;
+  Progress bar("simulate", static_cast<int64_t>(p.kernels.size()));
+  int64_t kernelsDone = 0;
   for (const ProgramKernel &k : p.kernels) {
+    bar.update(kernelsDone++, k.name);
     FastOptions fast;
     // The loader accepts only known precisions.
     fast.inputRounding =

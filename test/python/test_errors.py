@@ -1,0 +1,184 @@
+#!/usr/bin/python3
+"""Errors from the Python module: each user error is a loom.Error (a
+RuntimeError) with one line naming the problem; loom.plan says it is
+planned. Also dims, onnx.ModelProto models and the bf16 dtype mapping.
+
+Uses small models built with onnx.helper (no zoo needed).
+Environment: LOOM_TEST_WORK (a scratch directory), PYTHONPATH.
+"""
+
+import os
+import unittest
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+import loom
+
+WORK = os.environ["LOOM_TEST_WORK"]
+
+
+def matmul_relu(batch=2):
+    """y = relu(x @ w), x f32[batch, 4] (batch an int or a dim_param)."""
+    w = helper.make_tensor("w", TensorProto.FLOAT, [4, 3],
+                           np.arange(12, dtype=np.float32).reshape(4, 3).ravel() / 10 - 0.5)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["h"], name="mm"),
+         helper.make_node("Relu", ["h"], ["y"], name="relu")],
+        "matmul_relu",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [batch, 3])],
+        [w])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def bf16_round_trip():
+    """x bf16[4] -> y = float(x) (f32), z = bf16(y)."""
+    graph = helper.make_graph(
+        [helper.make_node("Cast", ["x"], ["y"], to=TensorProto.FLOAT),
+         helper.make_node("Cast", ["y"], ["z"], to=TensorProto.BFLOAT16)],
+        "bf16_round_trip",
+        [helper.make_tensor_value_info("x", TensorProto.BFLOAT16, [4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4]),
+         helper.make_tensor_value_info("z", TensorProto.BFLOAT16, [4])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+class Errors(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        os.makedirs(WORK, exist_ok=True)
+        cls.model = os.path.join(WORK, "matmul_relu.onnx")
+        onnx.save(matmul_relu(), cls.model)
+        cls.program = loom.compile(cls.model)
+
+    def assertLoomError(self, fn, *fragments):
+        """fn() raises loom.Error whose one-line message contains each
+        fragment; returns the message."""
+        with self.assertRaises(loom.Error) as cm:
+            fn()
+        msg = str(cm.exception)
+        self.assertIsInstance(cm.exception, RuntimeError)
+        self.assertNotIn("\n", msg)
+        self.assertTrue(msg.strip(), "empty message")
+        for fragment in fragments:
+            self.assertIn(fragment, msg)
+        print(f"  loom.Error: {msg}")
+        return msg
+
+    def test_error_class(self):
+        self.assertTrue(issubclass(loom.Error, RuntimeError))
+        self.assertEqual(loom.Error.__module__, "loom")
+        self.assertEqual(loom.Error.__name__, "Error")
+
+    def test_missing_model_file(self):
+        missing = os.path.join(WORK, "no-such-model.onnx")
+        self.assertLoomError(lambda: loom.compile(missing), missing, "cannot open")
+        self.assertLoomError(lambda: loom.evaluate(missing, {}), missing, "cannot open")
+        self.assertLoomError(lambda: loom.check(missing), missing, "cannot open")
+
+    def test_unknown_target(self):
+        msg = self.assertLoomError(lambda: loom.compile(self.model, target="no-such-chip"),
+                                   "no-such-chip", "unknown target")
+        self.assertIn("tsp-v1", msg)  # lists the presets
+
+    def test_bad_options(self):
+        self.assertLoomError(lambda: loom.compile(self.model, precision="fp33"), "fp33")
+        self.assertLoomError(lambda: loom.compile(self.model, mapping="diagonal"), "diagonal")
+        self.assertLoomError(lambda: loom.compile(self.model, objective="beauty"), "beauty")
+        with self.assertRaises(TypeError):
+            loom.compile(self.model, target=3)
+        with self.assertRaises(TypeError):
+            loom.compile(12345)
+
+    def test_input_of_the_wrong_shape(self):
+        x = np.zeros((2, 5), np.float32)
+        self.assertLoomError(lambda: self.program.run({"x": x}),
+                             "input 'x'", "f32[2x5]", "expects f32[2x4]")
+        self.assertLoomError(lambda: loom.evaluate(self.model, {"x": x}),
+                             "input 'x'", "f32[2x5]", "expects f32[2x4]")
+        self.assertLoomError(lambda: loom.check(self.program, {"x": x}),
+                             "input 'x'", "f32[2x5]", "f32[2x4]")
+
+    def test_input_of_the_wrong_dtype(self):
+        x = np.zeros((2, 4), np.float64)
+        self.assertLoomError(lambda: self.program.run({"x": x}),
+                             "input 'x'", "f64[2x4]", "expects f32[2x4]")
+        self.assertLoomError(lambda: self.program.run({"x": np.zeros((2, 4), np.complex64)}),
+                             "input 'x'", "complex64", "not supported")
+
+    def test_input_names_and_counts(self):
+        x = np.zeros((2, 4), np.float32)
+        self.assertLoomError(lambda: self.program.run({"x": x, "extra": x}),
+                             "unknown input 'extra'", "'x'")
+        self.assertLoomError(lambda: self.program.run({}), "missing input 'x'")
+        self.assertLoomError(lambda: self.program.run([x, x]), "1 input(s)", "got 2")
+
+    def test_not_a_program_file(self):
+        self.assertLoomError(lambda: loom.load(self.model), self.model, "not a Loom program")
+        missing = os.path.join(WORK, "no-such-program.loom")
+        self.assertLoomError(lambda: loom.load(missing), missing, "cannot read")
+        self.assertLoomError(lambda: loom.run(missing, {}), missing, "cannot read")
+
+    def test_loaded_program_has_no_model_for_check(self):
+        path = os.path.join(WORK, "matmul_relu.loom")
+        self.program.save(path)
+        loaded = loom.load(path)
+        self.assertLoomError(lambda: loom.check(loaded), path, "pass the model")
+        x = np.arange(8, dtype=np.float32).reshape(2, 4)
+        np.testing.assert_array_equal(loaded.run(x)["y"], self.program.run(x)["y"])
+
+    def test_plan_is_planned(self):
+        with self.assertRaises(NotImplementedError) as cm:
+            loom.plan(self.model, target="tsp-v1")
+        msg = str(cm.exception)
+        self.assertNotIn("\n", msg)
+        self.assertIn("planned", msg)
+        self.assertIn("not built yet", msg)
+
+    def test_values_are_right(self):
+        x = np.array([[1, 2, 3, 4], [-1, -2, -3, -4]], np.float32)
+        w = np.arange(12, dtype=np.float32).reshape(4, 3) / 10 - 0.5
+        expected = np.maximum(x @ w, 0)
+        np.testing.assert_allclose(self.program.run({"x": x})["y"], expected, rtol=1e-6)
+        np.testing.assert_allclose(loom.evaluate(self.model, x)["y"], expected, rtol=1e-6)
+        self.assertTrue(loom.check(self.program, x).ok)
+
+    def test_dynamic_dimension_needs_dims(self):
+        path = os.path.join(WORK, "matmul_relu_dynamic.onnx")
+        onnx.save(matmul_relu("batch"), path)
+        self.assertLoomError(lambda: loom.compile(path), "'batch'", "dynamic", "batch=")
+        program = loom.compile(path, dims={"batch": 5})
+        self.assertEqual(program.input_specs, {"x": ((5, 4), "float32")})
+        self.assertEqual(program.run(np.ones((5, 4), np.float32))["y"].shape, (5, 3))
+        result = loom.check(program)  # evaluate binds the same dims
+        self.assertTrue(result.ok, result.report())
+        with self.assertRaises(TypeError):
+            loom.compile(path, dims={"batch": "5"})
+
+    def test_model_proto(self):
+        program = loom.compile(matmul_relu(3))
+        self.assertTrue(os.path.isfile(program.model_path))
+        self.assertEqual(program.input_specs, {"x": ((3, 4), "float32")})
+        self.assertTrue(loom.check(matmul_relu(3)).ok)
+
+    def test_bf16_as_float32(self):
+        path = os.path.join(WORK, "bf16_round_trip.onnx")
+        onnx.save(bf16_round_trip(), path)
+        program = loom.compile(path)
+        self.assertEqual(program.input_specs, {"x": ((4,), "bfloat16")})
+        self.assertEqual(program.output_specs["z"], ((4,), "bfloat16"))
+        # 1 + 2^-8 and 1 + 3 * 2^-8 are ties: rounded to even (1 and 1 + 2^-6).
+        x = np.array([1.0, 1.00390625, 1.01171875, -3.0], np.float32)
+        expected = np.array([1.0, 1.0, 1.015625, -3.0], np.float32)
+        for outputs in (program.run({"x": x}), loom.evaluate(path, {"x": x})):
+            for name in ("y", "z"):
+                self.assertEqual(outputs[name].dtype, np.float32)
+                np.testing.assert_array_equal(outputs[name], expected)
+        self.assertLoomError(lambda: program.run({"x": x.astype(np.float64)}),
+                             "input 'x' is bf16", "float32")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
