@@ -15,6 +15,12 @@ Models (default: resnet50,mobilenetv2,vit_b16,gpt2,bert):
                vocab 1000, d_model 256, 4 heads, input "input_ids" int64 [1,32],
                output the last hidden states [1,32,256]
 
+  gpt2_decode  one decode step of the gpt2 model above with a KV cache:
+               input "input_ids" int64 [1,1] and, per layer i,
+               "past_key_i" / "past_value_i" float32 [1,4,31,64]; outputs
+               "logits" [1,1,1000] and "present_key_i" / "present_value_i"
+               [1,4,32,64]
+
 Benchmark kernels (not in the default set; scripts/bench_mapping.py):
   gemm4096       one 512 x 4096 x 4096 GEMM (a Linear without bias), input
                  "input" float32 [512,4096]: a slab of the 4096^3 GEMM, which
@@ -196,6 +202,61 @@ class BertTiny(nn.Module):
         return x
 
 
+class DecodeAttention(SelfAttention):
+    """One new token attending to the cached keys and values and itself."""
+
+    def forward(self, x, past_k, past_v):
+        b, t, c = x.shape
+        q, k, v = self.qkv(x).split(c, dim=2)
+        q = q.view(b, t, self.heads, self.head_dim).transpose(1, 2)  # b h 1 hd
+        k = torch.cat([past_k, k.view(b, t, self.heads, self.head_dim).transpose(1, 2)], dim=2)
+        v = torch.cat([past_v, v.view(b, t, self.heads, self.head_dim).transpose(1, 2)], dim=2)
+        att = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(self.head_dim))
+        att = F.softmax(att, dim=-1)
+        y = torch.matmul(att, v).transpose(1, 2).reshape(b, t, c)
+        return self.proj(y), k, v
+
+
+class GPT2Decode(GPT2Tiny):
+    """One decode step of GPT2Tiny with a KV cache of SEQ - 1 positions:
+    input_ids [1, 1] at position SEQ - 1, past_key_i / past_value_i
+    [1, heads, SEQ - 1, head_dim] per layer; outputs the logits [1, 1, vocab]
+    and present_key_i / present_value_i [1, heads, SEQ, head_dim]."""
+
+    def __init__(self):
+        super().__init__()
+        for blk in self.blocks:
+            attn = DecodeAttention(D_MODEL, N_HEADS, SEQ, causal=False)
+            attn.load_state_dict(blk.attn.state_dict(), strict=False)
+            blk.attn = attn
+
+    def forward(self, input_ids, *past):
+        x = self.wte(input_ids) + self.wpe[:, SEQ - 1:SEQ]
+        present = []
+        for i, blk in enumerate(self.blocks):
+            a, k, v = blk.attn(blk.ln1(x), past[2 * i], past[2 * i + 1])
+            x = x + a
+            x = x + blk.mlp(blk.ln2(x))
+            present += [k, v]
+        return (self.lm_head(self.ln_f(x)), *present)
+
+
+def _decode_inputs():
+    hd = D_MODEL // N_HEADS
+    specs = [("input_ids", torch.int64, [1, 1])]
+    for i in range(N_LAYERS):
+        specs += [(f"past_key_{i}", torch.float32, [1, N_HEADS, SEQ - 1, hd]),
+                  (f"past_value_{i}", torch.float32, [1, N_HEADS, SEQ - 1, hd])]
+    return specs
+
+
+def _decode_outputs():
+    names = ["logits"]
+    for i in range(N_LAYERS):
+        names += [f"present_key_{i}", f"present_value_{i}"]
+    return names
+
+
 class TinyCNN(nn.Module):
     """conv+bn+relu+maxpool, conv+bn+relu, global avgpool, gemm."""
 
@@ -266,6 +327,7 @@ ZOO = {
     "vit_b16": (lambda: _torchvision("vit_b_16"), _image_input(224), ["logits"], False, None),
     "gpt2": (GPT2Tiny, _token_input(), ["logits"], False, None),
     "bert": (BertTiny, _token_input(), ["last_hidden_state"], False, None),
+    "gpt2_decode": (GPT2Decode, _decode_inputs(), _decode_outputs(), False, None),
     "gemm4096": (GemmSlab, [("input", torch.float32, [512, 4096])], ["output"], False, None),
     "encoder_layer": (lambda: BertBlock(1024, 16, 512), [("hidden", torch.float32, [1, 512, 1024])],
                       ["output"], False, None),
