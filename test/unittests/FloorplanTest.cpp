@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Runtime/Floorplan.h"
+#include "ProgramBuilders.h"
 
 #include <gtest/gtest.h>
 
@@ -45,15 +46,8 @@ ProgramKernel makeKernel(int32_t id, const std::string &name, int32_t row,
 
 ProgramInstr makeInstr(int32_t id, int32_t kernel, Unit unit, int32_t resource,
                        int64_t start, int64_t duration, int64_t bytes = 0) {
-  ProgramInstr in;
-  in.id = id;
-  in.kernel = kernel;
-  in.unit = unit;
-  in.resource = resource;
-  in.start = start;
-  in.duration = duration;
-  in.bytes = bytes;
-  return in;
+  return loom::rt::testing::instr(id, kernel, unit, resource, start, duration,
+                                 {}, {}, {}, bytes);
 }
 
 Program makeProgram(int32_t rows, int32_t cols, const std::string &mapping) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Runtime/ScheduleVerifier.h"
+#include "ProgramBuilders.h"
 #include "loom/Runtime/Program.h"
 
 #include <gtest/gtest.h>
@@ -17,18 +18,9 @@
 #include <vector>
 
 using namespace loom::rt;
+using namespace loom::rt::testing;
 
 namespace {
-
-ProgramTensor tensor(int32_t id, std::string name, Shape shape,
-                     TensorKind kind) {
-  ProgramTensor t;
-  t.id = id;
-  t.name = std::move(name);
-  t.shape = std::move(shape);
-  t.kind = kind;
-  return t;
-}
 
 ProgramKernel kernel(int32_t id, std::string name, std::string onnxNode,
                      int32_t tileCol) {
@@ -43,38 +35,6 @@ ProgramKernel kernel(int32_t id, std::string name, std::string onnxNode,
   k.tileRows = 1;
   k.tileCols = 1;
   return k;
-}
-
-ProgramInstr instr(int32_t id, int32_t kernel, Unit unit, int32_t resource,
-                   int64_t start, int64_t duration, std::vector<int32_t> deps,
-                   std::vector<int32_t> reads, std::vector<int32_t> writes) {
-  ProgramInstr in;
-  in.id = id;
-  in.kernel = kernel;
-  in.unit = unit;
-  in.resource = resource;
-  in.start = start;
-  in.duration = duration;
-  in.deps = std::move(deps);
-  in.reads = std::move(reads);
-  in.writes = std::move(writes);
-  return in;
-}
-
-ProgramBuffer buffer(int32_t id, int32_t tensor, int32_t tile, int64_t offset,
-                     int64_t size, int64_t liveStart, int64_t liveEnd,
-                     int32_t copies = 1, bool resident = false) {
-  ProgramBuffer b;
-  b.id = id;
-  b.tensor = tensor;
-  b.tile = tile;
-  b.offset = offset;
-  b.size = size;
-  b.liveStart = liveStart;
-  b.liveEnd = liveEnd;
-  b.copies = copies;
-  b.resident = resident;
-  return b;
 }
 
 /// y = relu(x @ W) on a 1 x 2 tile grid with 1024 bytes of SRAM per tile:

@@ -10,6 +10,7 @@
 #include "loom/Runtime/Program.h"
 #include "loom/Runtime/Reference.h"
 #include "loom/Runtime/Simulator.h"
+#include "ProgramBuilders.h"
 
 #include "loom/Target/Program_generated.h"
 
@@ -25,6 +26,7 @@
 #include <random>
 
 using namespace loom::rt;
+using namespace loom::rt::testing;
 namespace fbp = loom::program;
 
 namespace {
@@ -100,38 +102,6 @@ std::vector<uint8_t> emit(const Program &p, bool sortInstrs = true) {
 
 Program load(const std::vector<uint8_t> &bytes) {
   return Program::fromBytes(bytes.data(), bytes.size(), "test.loom");
-}
-
-ProgramTensor tensor(int32_t id, std::string name, Shape shape, TensorKind kind,
-                     std::vector<float> data = {}) {
-  ProgramTensor t;
-  t.id = id;
-  t.name = std::move(name);
-  t.shape = std::move(shape);
-  t.kind = kind;
-  if (!data.empty()) {
-    t.constant = Tensor::fromVector(DType::F32, t.shape, data);
-    t.hasData = true;
-  }
-  return t;
-}
-
-ProgramInstr instr(int32_t id, int32_t kernel, Unit unit, int32_t resource,
-                   int64_t start, int64_t duration, std::vector<int32_t> deps,
-                   std::vector<int32_t> reads, std::vector<int32_t> writes,
-                   int64_t bytes = 0) {
-  ProgramInstr in;
-  in.id = id;
-  in.kernel = kernel;
-  in.unit = unit;
-  in.resource = resource;
-  in.start = start;
-  in.duration = duration;
-  in.deps = std::move(deps);
-  in.reads = std::move(reads);
-  in.writes = std::move(writes);
-  in.bytes = bytes;
-  return in;
 }
 
 /// y = x @ W + b on a 1 x 2 tile grid, x: [2, 3], W: [3, 2], b: [2].
