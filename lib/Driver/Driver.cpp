@@ -219,8 +219,13 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
     if (c.error.empty())
       report += "latency " + std::to_string(c.latency) + ", interval " +
                 std::to_string(c.interval) + " cycles";
-    else
-      report += "none (" + c.error.substr(c.error.rfind(": ") + 2) + ")";
+    else {
+      size_t colon = c.error.rfind(": ");
+      report += "none (" +
+                (colon == std::string::npos ? c.error
+                                            : c.error.substr(colon + 2)) +
+                ")";
+    }
   }
   ModuleOp chosen = stopAtSpatial ? *best->spatial : *best->scheduled;
   module.getBody()->getOperations().clear();

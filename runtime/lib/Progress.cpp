@@ -20,7 +20,7 @@ Progress::Progress(std::string label, int64_t total)
 Progress::~Progress() { finish(); }
 
 void Progress::update(int64_t done, const std::string &detail) {
-  done_ = done;
+  done_ = std::max<int64_t>(0, done);
   detail_ = detail;
   draw(false);
 }

@@ -334,8 +334,13 @@ void ReportWriter::roofline() {
     int64_t cy = cycles.count(k.id) ? cycles[k.id] : k.cycles;
     if (k.flops <= 0 || k.bytes <= 0 || cy <= 0)
       continue;
-    points.push_back({double(k.flops) / double(k.bytes),
-                      double(k.flops) * p_.clockHz / double(cy), i});
+    double intensity = double(k.flops) / double(k.bytes);
+    double attained = double(k.flops) * p_.clockHz / double(cy);
+    // A hostile file can make these overflow: such points are left out.
+    if (!std::isfinite(intensity) || !std::isfinite(attained) ||
+        intensity <= 0 || attained <= 0)
+      continue;
+    points.push_back({intensity, attained, i});
     precisions.insert(k.precision);
   }
   section("roofline", "Roofline",
@@ -346,11 +351,16 @@ void ReportWriter::roofline() {
               std::to_string(points.size()) + " kernels with matrix work.");
   double peak = 0;
   for (const std::string &prec : precisions)
-    peak = std::max(peak, c.flops(prec));
+    if (std::isfinite(c.flops(prec)))
+      peak = std::max(peak, c.flops(prec));
   for (const Point &pt : points)
     peak = std::max(peak, pt.flops);
   double bw = c.sramBytesPerSecond();
+  if (!std::isfinite(bw))
+    bw = 0;
   double xmin = 0.01, xmax = 1e4, ymax = std::max(peak * 2, 1e9);
+  if (!std::isfinite(ymax))
+    ymax = 1e30;
   double ymin = ymax / 1e6;
   for (const Point &pt : points) {
     xmin = std::min(xmin, pt.intensity / 2);
@@ -370,12 +380,14 @@ void ReportWriter::roofline() {
        << "\" height=\"" << num(H + B + 10) << "\">";
   out_ << "<rect x=\"" << num(L) << "\" y=\"0\" width=\"" << num(W)
        << "\" height=\"" << num(H) << "\" fill=\"#fafafa\" stroke=\"#999\"/>";
-  for (double d = std::pow(10, std::ceil(std::log10(xmin))); d <= xmax;
-       d *= 10)
+  int ticks = 0;
+  for (double d = std::pow(10, std::ceil(std::log10(xmin)));
+       d <= xmax && ++ticks <= 40; d *= 10)
     out_ << "<text x=\"" << num(X(d)) << "\" y=\"" << num(H + 14)
          << "\" font-size=\"10\" text-anchor=\"middle\">" << si(d) << "</text>";
-  for (double d = std::pow(10, std::ceil(std::log10(ymin))); d <= ymax;
-       d *= 10)
+  ticks = 0;
+  for (double d = std::pow(10, std::ceil(std::log10(ymin)));
+       d <= ymax && ++ticks <= 40; d *= 10)
     out_ << "<text x=\"" << num(L - 4) << "\" y=\"" << num(Y(d) + 3)
          << "\" font-size=\"10\" text-anchor=\"end\">" << si(d) << "</text>";
   out_ << "<text x=\"" << num(L + W / 2) << "\" y=\"" << num(H + 32)
@@ -387,7 +399,7 @@ void ReportWriter::roofline() {
   int line = 0;
   for (const std::string &prec : precisions) {
     double f = c.flops(prec);
-    if (f <= 0 || bw <= 0)
+    if (!(f > 0) || !std::isfinite(f) || bw <= 0)
       continue;
     double knee = f / bw;
     std::string path = "M" + num(X(xmin)) + "," + num(Y(std::max(ymin, bw * xmin)));

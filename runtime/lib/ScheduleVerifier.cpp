@@ -99,6 +99,15 @@ public:
       linkPos_.emplace(p.links[i].id, i);
     for (size_t i = 0; i < p.tensors.size(); ++i)
       tensorPos_.emplace(p.tensors[i].id, i);
+    for (size_t i = 0; i < p.kernels.size(); ++i)
+      kernelPos_.emplace(p.kernels[i].id, i);
+    // A link is the wire between two tiles: records with the same ends
+    // share one resource.
+    for (size_t i = 0; i < p.links.size(); ++i) {
+      auto ends = std::make_pair(p.links[i].fromTile, p.links[i].toTile);
+      auto [it, fresh] = wireOf_.emplace(ends, wireOf_.size());
+      linkWire_.push_back(it->second);
+    }
     writers_.resize(p.buffers.size());
     for (size_t i = 0; i < p.instrs.size(); ++i)
       for (int32_t b : p.instrs[i].writes)
@@ -113,6 +122,7 @@ public:
       return out_;
     for (auto check : {&Verifier::checkDeadlock, &Verifier::checkDeps,
                        &Verifier::checkDataArrival, &Verifier::checkResident,
+                       &Verifier::checkHostData,
                        &Verifier::checkLocality, &Verifier::checkLiveness,
                        &Verifier::checkResources, &Verifier::checkSramBounds,
                        &Verifier::checkCopies, &Verifier::checkSramOverlap,
@@ -161,17 +171,17 @@ private:
     return std::string(unitName(in.unit)) + " unit of " + tile(in.resource);
   }
   std::string kernel(int32_t id) const {
-    for (const ProgramKernel &k : p_.kernels)
-      if (k.id == id) {
-        std::string s = "kernel " + std::to_string(id) + " '" + k.name + "'";
-        if (!k.onnxNodes.empty()) {
-          s += " (onnx: ";
-          for (size_t i = 0; i < k.onnxNodes.size(); ++i)
-            s += (i ? ", " : "") + k.onnxNodes[i];
-          s += ")";
-        }
-        return s;
+    if (auto pos = find(kernelPos_, id)) {
+      const ProgramKernel &k = p_.kernels[*pos];
+      std::string s = "kernel " + std::to_string(id) + " '" + k.name + "'";
+      if (!k.onnxNodes.empty()) {
+        s += " (onnx: ";
+        for (size_t i = 0; i < k.onnxNodes.size(); ++i)
+          s += (i ? ", " : "") + k.onnxNodes[i];
+        s += ")";
       }
+      return s;
+    }
     return id < 0 ? "transfer" : "kernel " + std::to_string(id);
   }
   std::string instr(const ProgramInstr &in) const {
@@ -213,15 +223,17 @@ private:
 
   bool checkReferences() {
     for (const ProgramInstr &in : p_.instrs) {
+      if (full())
+        return false;
       for (int32_t d : in.deps)
-        if (!find(instrPos_, d))
+        if (!full() && !find(instrPos_, d))
           add(ViolationKind::Dependency,
               instr(in) + " depends on instr " + std::to_string(d) +
                   ", which does not exist",
               in.id);
       for (const auto *list : {&in.reads, &in.writes})
         for (int32_t b : *list)
-          if (!find(bufferPos_, b))
+          if (!full() && !find(bufferPos_, b))
             add(ViolationKind::Liveness,
                 instr(in) + " uses buffer " + std::to_string(b) +
                     ", which does not exist",
@@ -296,6 +308,8 @@ private:
   void checkDeps() {
     for (const ProgramInstr &in : p_.instrs)
       for (int32_t d : in.deps) {
+        if (full())
+          return;
         const ProgramInstr &dep = p_.instrs[instrPos_.at(d)];
         if (in.start < dep.end())
           add(ViolationKind::Dependency,
@@ -308,6 +322,8 @@ private:
 
   void checkDataArrival() {
     for (const ProgramInstr &in : p_.instrs) {
+      if (full())
+        return;
       std::vector<int32_t> deps = in.deps;
       std::sort(deps.begin(), deps.end());
       for (int32_t b : in.reads) {
@@ -315,6 +331,8 @@ private:
         const ProgramBuffer &buf = p_.buffers[bp];
         bool anyWriter = false;
         for (size_t w : writers_[bp]) {
+          if (full())
+            return;
           const ProgramInstr &writer = p_.instrs[w];
           if (writer.id == in.id)
             continue;
@@ -344,6 +362,8 @@ private:
   /// (and writes wherever it sends them).
   void checkLocality() {
     for (const ProgramInstr &in : p_.instrs) {
+      if (full())
+        return;
       if (in.unit == Unit::MeshLink)
         continue;
       auto check = [&](int32_t id, const char *verb) {
@@ -362,9 +382,51 @@ private:
     }
   }
 
+  /// What the host provides and takes: a model input no instr writes is
+  /// there from the iteration's start; a model output a kernel writes stays
+  /// until the iteration ends (the host reads it then); a constant no instr
+  /// writes is resident, or a later buffer could overwrite the weight
+  /// before the next input reads it.
+  void checkHostData() {
+    for (size_t bp = 0; bp < p_.buffers.size(); ++bp) {
+      if (full())
+        return;
+      const ProgramBuffer &b = p_.buffers[bp];
+      auto t = find(tensorPos_, b.tensor);
+      if (!t || b.size <= 0)
+        continue;
+      TensorKind kind = p_.tensors[*t].kind;
+      bool written = !writers_[bp].empty();
+      bool byKernel = false;
+      for (size_t w : writers_[bp])
+        byKernel = byKernel || p_.instrs[w].kernel >= 0;
+      if (kind == TensorKind::Input && !written && !b.resident &&
+          b.liveStart != 0)
+        add(ViolationKind::Liveness,
+            buffer(bp) + " holds a model input but is not live from cycle "
+                         "0, when the host writes it",
+            -1, b.id);
+      else if (kind == TensorKind::Output && byKernel &&
+               b.liveEnd < p_.totalCycles)
+        add(ViolationKind::Liveness,
+            buffer(bp) + " holds a model output but dies before the end of "
+                         "the iteration (" +
+                std::to_string(p_.totalCycles) + "), when the host reads it",
+            -1, b.id);
+      else if (kind == TensorKind::Constant && !written && !b.resident)
+        add(ViolationKind::DataArrival,
+            buffer(bp) + " holds a constant that no instr writes but is not "
+                         "resident: its bytes may be reused before the next "
+                         "input reads them",
+            -1, b.id);
+    }
+  }
+
   /// Only constants (weights) are resident, and nothing writes them.
   void checkResident() {
     for (size_t bp = 0; bp < p_.buffers.size(); ++bp) {
+      if (full())
+        return;
       const ProgramBuffer &b = p_.buffers[bp];
       if (!b.resident)
         continue;
@@ -384,6 +446,8 @@ private:
 
   void checkLiveness() {
     for (const ProgramInstr &in : p_.instrs) {
+      if (full())
+        return;
       auto check = [&](int32_t id, const char *verb) {
         size_t bp = bufferPos_.at(id);
         const ProgramBuffer &b = p_.buffers[bp];
@@ -407,6 +471,8 @@ private:
     // with one running end: any overlap shows against the latest holder.
     std::vector<std::tuple<size_t, int64_t, int64_t, size_t>> busy;
     for (size_t i = 0; i < p_.instrs.size(); ++i) {
+      if (full())
+        return;
       const ProgramInstr &in = p_.instrs[i];
       if (in.duration <= 0)
         continue;
@@ -421,7 +487,7 @@ private:
       }
       size_t slot = in.unit == Unit::MeshLink
                         ? static_cast<size_t>(p_.numTiles() * kTileUnits) +
-                              linkPos_.at(in.resource)
+                              linkWire_[linkPos_.at(in.resource)]
                         : static_cast<size_t>(in.resource) * kTileUnits +
                               static_cast<size_t>(in.unit);
       for (auto [lo, hi] : piecesOf(in.start, in.end(), period_))
@@ -446,6 +512,8 @@ private:
 
   void checkSramBounds() {
     for (size_t bp = 0; bp < p_.buffers.size(); ++bp) {
+      if (full())
+        return;
       const ProgramBuffer &b = p_.buffers[bp];
       int64_t footprint;
       if (b.offset < 0 || b.size < 0 || b.copies < 1 ||
@@ -464,16 +532,19 @@ private:
     if (!period_)
       return;
     for (size_t bp = 0; bp < p_.buffers.size(); ++bp) {
+      if (full())
+        return;
       const ProgramBuffer &b = p_.buffers[bp];
       if (b.resident || b.size == 0)
         continue;
-      int64_t span = b.liveEnd - b.liveStart;
-      if (span > int64_t(b.copies) * period_)
+      int64_t span = b.liveEnd - b.liveStart, cover = 0;
+      if (__builtin_mul_overflow(int64_t(b.copies), period_, &cover))
+        cover = std::numeric_limits<int64_t>::max();
+      if (span > cover)
         add(ViolationKind::BufferCopies,
             buffer(bp) + " lives " + std::to_string(span) +
                 " cycles but its " + std::to_string(b.copies) +
-                " copies cover only " +
-                std::to_string(int64_t(b.copies) * period_) +
+                " copies cover only " + std::to_string(cover) +
                 " at initiation interval " + std::to_string(period_) +
                 ": the next inputs overwrite it while it is live",
             -1, b.id);
@@ -488,6 +559,8 @@ private:
     std::map<int32_t, std::vector<std::tuple<int64_t, int32_t, int64_t, size_t>>>
         byTile;
     for (size_t bp = 0; bp < p_.buffers.size(); ++bp) {
+      if (full())
+        return;
       const ProgramBuffer &b = p_.buffers[bp];
       for (auto [lo, hi] : bufferPieces(b, period_))
         byTile[b.tile].emplace_back(lo, b.id, hi, bp);
@@ -528,7 +601,7 @@ private:
 
   void checkLatency() {
     for (const ProgramInstr &in : p_.instrs)
-      if (in.end() > p_.totalCycles)
+      if (!full() && in.end() > p_.totalCycles)
         add(ViolationKind::Latency,
             instr(in) + " ends after the program's total_cycles " +
                 std::to_string(p_.totalCycles),
@@ -539,7 +612,10 @@ private:
   size_t max_;
   std::vector<Violation> out_;
   std::unordered_map<int32_t, size_t> instrPos_, bufferPos_, linkPos_,
-      tensorPos_;
+      tensorPos_, kernelPos_;
+  /// Each link record's wire (distinct (from, to) tile pairs).
+  std::map<std::pair<int32_t, int32_t>, size_t> wireOf_;
+  std::vector<size_t> linkWire_;
   /// Instr positions writing each buffer (by buffer position).
   std::vector<std::vector<size_t>> writers_;
   /// The initiation interval of a pipelined program; 0 otherwise.

@@ -594,6 +594,8 @@ void nameTracks(const Program &p, Json &events) {
 /// transfer's instr (kernel -1) the kernels on both ends, found through the
 /// dependencies (its deps produce the data, its users consume it).
 struct TraceIndex {
+  /// Kernels named per end, at most (a hostile file may list thousands).
+  static constexpr size_t kMaxEnds = 8;
   std::vector<std::vector<size_t>> users;
   std::vector<std::vector<int32_t>> fromKernels, toKernels;
   std::unordered_map<int32_t, size_t> kernelPos;
@@ -606,7 +608,8 @@ struct TraceIndex {
     for (size_t i = 0; i < p.kernels.size(); ++i)
       kernelPos.emplace(p.kernels[i].id, i);
     auto addOnce = [](std::vector<int32_t> &v, int32_t k) {
-      if (k >= 0 && std::find(v.begin(), v.end(), k) == v.end())
+      if (k >= 0 && v.size() < kMaxEnds &&
+          std::find(v.begin(), v.end(), k) == v.end())
         v.push_back(k);
     };
     for (size_t i = 0; i < n; ++i)
@@ -627,7 +630,9 @@ struct TraceIndex {
 Json instrEvent(const Program &p, const TraceIndex &index, size_t pos,
                 double usPerCycle, int64_t iteration, int64_t iterations) {
   const ProgramInstr &in = p.instrs[pos];
-  const int64_t shift = iteration * p.initiationInterval;
+  int64_t shift = 0;
+  if (__builtin_mul_overflow(iteration, p.initiationInterval, &shift))
+    shift = std::numeric_limits<int64_t>::max() / 2;
   std::string name = "transfer";
   Json nodes = Json::array();
   Json args;
@@ -646,11 +651,12 @@ Json instrEvent(const Program &p, const TraceIndex &index, size_t pos,
     };
     name = "transfer " + end(index.fromKernels[pos], "input") + " -> " +
            end(index.toKernels[pos], "output");
+    std::set<std::string> seen;
     for (const auto *ks : {&index.fromKernels[pos], &index.toKernels[pos]})
       for (int32_t k : *ks)
         for (const std::string &node :
              p.kernels[index.kernelPos.at(k)].onnxNodes)
-          if (std::find(nodes.begin(), nodes.end(), node) == nodes.end())
+          if (seen.insert(node).second)
             nodes.push_back(node);
     args["from_kernels"] = index.fromKernels[pos];
     args["to_kernels"] = index.toKernels[pos];
@@ -719,7 +725,9 @@ std::string Simulator::traceJson(int64_t iterations) const {
   TraceIndex index(p);
   int64_t flowId = 0;
   for (int64_t k = 0; k < iterations; ++k) {
-    const int64_t shift = k * p.initiationInterval;
+    int64_t shift = 0;
+    if (__builtin_mul_overflow(k, p.initiationInterval, &shift))
+      shift = std::numeric_limits<int64_t>::max() / 2;
     for (size_t i = 0; i < p.instrs.size(); ++i) {
       const ProgramInstr &in = p.instrs[i];
       events.push_back(instrEvent(p, index, i, usPerCycle, k, iterations));

@@ -470,14 +470,20 @@ TEST(ScheduleVerifier, OverlappingBuffersAcrossIterations) {
   // the first is resident.
   p = pipelined();
   p.tensors.push_back(tensor(4, "table", {4}, TensorKind::Constant));
+  p.tensors.push_back(tensor(5, "scratch", {4}, TensorKind::Intermediate));
   p.buffers.push_back(buffer(5, 4, 1, 512, 16, 0, 1, 1, /*resident=*/true));
-  p.buffers.push_back(buffer(6, 4, 1, 520, 16, 5, 6));
+  p.buffers.push_back(buffer(6, 5, 1, 520, 16, 5, 6));
   v = verify(p);
   ASSERT_EQ(v.size(), 1u);
   EXPECT_EQ(v.front().kind, ViolationKind::SramOverlap);
   EXPECT_HAS(v.front().message, "buffer 6");
   EXPECT_HAS(v.front().message, "buffer 5");
+  // Not resident, the constant would be a weight the next input may find
+  // overwritten; as a scratch value it is fine.
   p.buffers[bufferPos(p, 5)].resident = false;
+  EXPECT_TRUE(has(verify(p), ViolationKind::DataArrival));
+  p.tensors.back().kind = TensorKind::Intermediate;
+  p.tensors[p.tensors.size() - 2].kind = TensorKind::Intermediate;
   EXPECT_TRUE(verify(p).empty());
   // Nor does a resident buffer's stated lifetime bound its readers.
   p = pipelined();
@@ -535,3 +541,51 @@ TEST(ScheduleVerifier, ChecksRunInOrderAndStopAtTheLimit) {
     EXPECT_HAS(e.what(), "test.loom: schedule violation: instr 3");
   }
 }
+
+namespace {
+
+TEST(ScheduleVerifier, HostDataLifetimes) {
+  // A model input no instr writes must be there from cycle 0 (here the DMA
+  // brings in only the weight).
+  Program p = sequential();
+  p.instrs[0].writes = {1};
+  EXPECT_TRUE(verify(p).empty());
+  p.buffers[0].liveStart = 5;
+  std::vector<Violation> v = verify(p);
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v.front().kind, ViolationKind::Liveness);
+  EXPECT_HAS(v.front().message, "holds a model input but is not live from cycle 0");
+  EXPECT_EQ(v.front().buffer, 0);
+  // A model output a kernel writes must live to the end of the iteration.
+  p = sequential();
+  p.buffers[4].liveEnd = 49;
+  p.instrs[4].duration = 9;
+  v = verify(p);
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v.front().kind, ViolationKind::Liveness);
+  EXPECT_HAS(v.front().message, "holds a model output but dies before the end of the iteration (50)");
+  // A weight no instr writes that is not resident in a stream: its bytes
+  // could be reused before the next input reads them.
+  p = pipelined();
+  for (ProgramBuffer &b : p.buffers)
+    if (b.tensor == 1)
+      b.resident = false;
+  EXPECT_TRUE(has(verify(p), ViolationKind::DataArrival));
+}
+
+TEST(ScheduleVerifier, TwoLinkRecordsOfOneWireAreOneResource) {
+  // A second record for the wire tile 0 -> tile 1, booked while link 0 is.
+  Program p = sequential();
+  p.links.push_back({7, 0, 1});
+  p.instrs.push_back(instr(5, -1, Unit::MeshLink, 7, 32, 4));
+  std::vector<Violation> v = verify(p);
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v.front().kind, ViolationKind::ResourceConflict);
+  EXPECT_HAS(v.front().message, "overlap on the mesh link");
+  // On the reverse wire it is a different resource.
+  p.links.back() = {7, 1, 0};
+  p.links[1] = {1, 1, 2};
+  EXPECT_FALSE(has(verify(p), ViolationKind::ResourceConflict));
+}
+
+} // namespace

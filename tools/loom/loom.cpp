@@ -623,7 +623,11 @@ int main(int argc, char **argv) {
     llvm::errs() << "loom: " << msg << "\n";
     return 1;
   } catch (const std::exception &e) {
-    llvm::errs() << "loom: " << e.what() << "\n";
+    // Names from a model can hold line breaks: the error stays one line.
+    std::string msg = e.what();
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    std::replace(msg.begin(), msg.end(), '\r', ' ');
+    llvm::errs() << "loom: " << msg << "\n";
     return 1;
   }
 }

@@ -562,6 +562,9 @@ void SpatialToSchedPass::runOnOperation() {
   return true;
   };
   bool allocated = false;
+  // The shortest interval a modulo schedule reached whose buffers did not
+  // fit in SRAM (0: none), for the max-ii diagnostic.
+  int64_t sramFailedII = 0;
   if (pipelined) {
     // The tightest packing first, at rising intervals while its rotating
     // copies overflow SRAM (a longer interval needs fewer copies), then
@@ -574,6 +577,9 @@ void SpatialToSchedPass::runOnOperation() {
         break;
       attempts.push_back(std::move(*t));
       allocated = allocate(attempts.back(), false);
+      if (!allocated)
+        sramFailedII = sramFailedII ? std::min(sramFailedII, attempts.back().ii)
+                                    : attempts.back().ii;
       from = attempts.back().ii + std::max<int64_t>(1, attempts.back().ii / 24);
     }
     for (double slack : {0.5, 0.25, 0.0}) {
@@ -583,6 +589,10 @@ void SpatialToSchedPass::runOnOperation() {
               scheduleModulo(taskParts, taskDeps, numResources, slack, 0)) {
         attempts.push_back(std::move(*t));
         allocated = allocate(attempts.back(), false);
+        if (!allocated)
+          sramFailedII = sramFailedII
+                             ? std::min(sramFailedII, attempts.back().ii)
+                             : attempts.back().ii;
       }
     }
   }
@@ -592,6 +602,17 @@ void SpatialToSchedPass::runOnOperation() {
   }
   if (!allocated)
     return;
+  if (maxII > 0 && ii > maxII && sramFailedII && sramFailedII <= maxII) {
+    func.emitError() << "spatial-to-sched: a new input every "
+                     << sramFailedII
+                     << " cycles fits every unit and mesh link, but the "
+                        "rotating copies of its buffers overflow SRAM; the "
+                        "best interval whose buffers fit is "
+                     << ii << " cycles, above the limit of "
+                     << static_cast<int64_t>(maxII)
+                     << " cycles (max-ii)";
+    return signalPassFailure();
+  }
   if (maxII > 0 && ii > maxII) {
     reportOversubscribed(func, taskParts, taskOps, numResources, ii,
                          maxII,

@@ -14,7 +14,10 @@
 //  3. no read before its data arrives: every instr that reads a buffer
 //     depends directly on every instr that writes that buffer, and a buffer
 //     of a computed tensor that is read has a writer; only constants are
-//     resident (one copy for every input), and nothing writes them;
+//     resident (one copy for every input), nothing writes them, and a
+//     constant no instr writes is resident; a model input no instr writes
+//     is live from cycle 0 and a model output a kernel writes lives to the
+//     end of the iteration (the host writes and reads them then);
 //  4. a tile's units touch only its SRAM (a matrix or vector instr reads
 //     and writes its tile's buffers, a DMA instr reads its tile's), and
 //     every instr reads and writes only buffers live for its whole run;
