@@ -691,10 +691,21 @@ private:
   std::vector<Frame> frames_;
 };
 
+/// "<file>: <json.path>: <problem>" on one line: keys and values quoted in
+/// it may hold escaped line breaks, which become spaces (other control
+/// characters '?').
 std::string formatError(std::string_view fileLabel, const std::string &path,
                         const std::string &problem) {
-  return std::string(fileLabel) + ": " + ObjectReader::displayPath(path) +
-         ": " + problem;
+  std::string text = std::string(fileLabel) + ": " +
+                     ObjectReader::displayPath(path) + ": " + problem;
+  for (char &c : text) {
+    if (c == '\n' || c == '\r') {
+      c = ' ';
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      c = '?';
+    }
+  }
+  return text;
 }
 
 } // namespace

@@ -71,8 +71,14 @@ int64_t find(const std::unordered_map<int32_t, int64_t> &index, int32_t id) {
   return it == index.end() ? -1 : it->second;
 }
 
+/// A name from the file. Names end up in one-line error messages, so line
+/// breaks become spaces.
 std::string str(const flatbuffers::String *s) {
-  return s ? std::string(s->c_str(), s->size()) : std::string();
+  std::string out = s ? std::string(s->c_str(), s->size()) : std::string();
+  std::replace_if(
+      out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r'; },
+      ' ');
+  return out;
 }
 
 template <typename T, typename U>
@@ -80,8 +86,13 @@ std::vector<T> vec(const flatbuffers::Vector<U> *v) {
   std::vector<T> out;
   if (v) {
     out.reserve(v->size());
-    for (auto x : *v)
+    // memcpy, not *v: the verifier aligns a vector only to 4 bytes, so the
+    // elements of a [long] or [double] in a hostile file may be misaligned.
+    for (flatbuffers::uoffset_t i = 0; i < v->size(); ++i) {
+      U x;
+      std::memcpy(&x, v->Data() + i * sizeof(U), sizeof(U));
       out.push_back(static_cast<T>(x));
+    }
   }
   return out;
 }
@@ -177,7 +188,7 @@ void ProgramLoader::load(const loom::program::Program &fb) {
          " (this runtime reads version 1)");
   p_.model = str(fb.model());
   p_.targetName = str(fb.target_name());
-  p_.targetJson = str(fb.target_json());
+  p_.targetJson = fb.target_json() ? fb.target_json()->str() : "";
   p_.tileRows = fb.tile_rows();
   p_.tileCols = fb.tile_cols();
   if (p_.tileRows < 1 || p_.tileCols < 1)
@@ -274,6 +285,13 @@ void ProgramLoader::loadTensors(const loom::program::Program &fb) {
         fail(where + ": constant data is " + std::to_string(data->size()) +
              " bytes, but shape " + shapeToString(pt.shape) + " of " +
              dtypeName(pt.dtype) + " needs " + std::to_string(want));
+      // The schema aligns data to 16 bytes; a hostile file may not.
+      if (reinterpret_cast<uintptr_t>(data->data()) % esize != 0)
+        fail(where + ": constant data is not aligned to its element size");
+      if (pt.dtype == DType::Bool)
+        for (uint8_t b : *data)
+          if (b > 1)
+            fail(where + ": bool constant holds a byte other than 0 or 1");
       pt.constant = Tensor::view(pt.dtype, pt.shape, data->data(),
                                  std::shared_ptr<const void>(p_.bytes_));
       pt.hasData = true;
@@ -584,6 +602,10 @@ Program Program::load(const std::string &path) {
   in.seekg(0, std::ios::beg);
   if (size < 0 || !in)
     throw Error(path + ": cannot read");
+  // Before allocating: a directory's size reads as LLONG_MAX.
+  if (size >= static_cast<std::streamoff>(FLATBUFFERS_MAX_BUFFER_SIZE))
+    throw Error(path + ": not a Loom program (not a regular file, or over "
+                       "2 GiB)");
   auto bytes = std::make_shared<std::vector<uint8_t>>(static_cast<size_t>(size));
   in.read(reinterpret_cast<char *>(bytes->data()), size);
   if (in.gcount() != size)

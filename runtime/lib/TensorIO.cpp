@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -36,6 +37,16 @@ static std::string onnxTypeName(int t) {
              ? onnx::TensorProto_DataType_Name(
                    static_cast<onnx::TensorProto_DataType>(t))
              : "type " + std::to_string(t);
+}
+
+/// Bytes read as bool must be 0 or 1 (any other value is undefined behaviour
+/// to load as a C++ bool); like NumPy and ONNX, nonzero means true.
+static void normalizeBools(Tensor &t) {
+  if (t.dtype() != DType::Bool)
+    return;
+  auto *bytes = static_cast<uint8_t *>(t.mutableRaw());
+  for (size_t i = 0; i < t.byteSize(); ++i)
+    bytes[i] = bytes[i] != 0;
 }
 
 Tensor tensorFromProto(const onnx::TensorProto &p, const std::string &what) {
@@ -75,6 +86,7 @@ Tensor tensorFromProto(const onnx::TensorProto &p, const std::string &what) {
                   std::to_string(t.byteSize()));
     if (t.byteSize())
       std::memcpy(t.mutableRaw(), p.raw_data().data(), t.byteSize());
+    normalizeBools(t);
     return t;
   }
   switch (*dt) {
@@ -175,6 +187,18 @@ static std::string headerField(const std::string &h, const std::string &key) {
                                                   : end - start);
 }
 
+/// Header text as quoted in an error: control and non-ASCII bytes become
+/// '?' (the message stays one line) and long text is cut.
+static std::string printable(std::string text) {
+  if (text.size() > 64)
+    text = text.substr(0, 61) + "...";
+  for (char &c : text)
+    if (static_cast<unsigned char>(c) < 0x20 ||
+        static_cast<unsigned char>(c) >= 0x7f)
+      c = '?';
+  return text;
+}
+
 /// Reads a .npy from `in`, whose bytes after the current position number
 /// `available`; `path` names it in errors. Everything the header claims is
 /// checked against those bytes before anything is allocated.
@@ -216,7 +240,7 @@ static Tensor readNpyStream(std::istream &in, uint64_t available,
   descr = descr.substr(1, descr.size() - 2);
   auto dt = dtypeFromDescr(descr);
   if (!dt)
-    throw Error(path + ": unsupported .npy dtype '" + descr + "'");
+    throw Error(path + ": unsupported .npy dtype '" + printable(descr) + "'");
   if (order != "False")
     throw Error(path + ": Fortran-ordered .npy arrays are not supported");
   Shape shape;
@@ -233,9 +257,9 @@ static Tensor readNpyStream(std::istream &in, uint64_t available,
     bool junk = item.find_first_not_of(' ', end - item.c_str()) !=
                 std::string::npos;
     if (end == item.c_str() + a || junk || errno == ERANGE || v < 0)
-      throw Error(path + ": malformed .npy shape " + shapeText);
+      throw Error(path + ": malformed .npy shape " + printable(shapeText));
     if (shape.size() >= 64)
-      throw Error(path + ": .npy shape " + shapeText +
+      throw Error(path + ": .npy shape " + printable(shapeText) +
                   " has more than 64 dimensions");
     shape.push_back(v);
   }
@@ -245,7 +269,7 @@ static Tensor readNpyStream(std::istream &in, uint64_t available,
   uint64_t bytes = dtypeSize(*dt);
   for (int64_t d : shape)
     if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes))
-      throw Error(path + ": .npy shape " + shapeText +
+      throw Error(path + ": .npy shape " + printable(shapeText) +
                   " overflows 64 bits in bytes");
   uint64_t left = available - prefix - headerLen;
   if (bytes > left)
@@ -258,10 +282,14 @@ static Tensor readNpyStream(std::istream &in, uint64_t available,
                static_cast<std::streamsize>(t.byteSize())))
     throw Error(path + ": truncated .npy data: shape " + shapeToString(shape) +
                 " needs " + std::to_string(t.byteSize()) + " bytes");
+  normalizeBools(t);
   return t;
 }
 
 Tensor readNpy(const std::string &path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(path + ": is a directory, not a .npy file");
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in)
     throw Error(path + ": cannot open file");

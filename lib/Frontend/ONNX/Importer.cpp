@@ -29,11 +29,103 @@
 #include <climits>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <mutex>
 
 using namespace mlir;
 namespace fs = std::filesystem;
 
 namespace loom::onnx_import {
+
+//===----------------------------------------------------------------------===//
+// Shape inference guards
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The rank of input `i`, or -1 if its shape is unknown.
+int64_t inputRank(onnx::InferenceContext &ctx, size_t i) {
+  return onnx::hasInputShape(ctx, i) ? onnx::getInputShape(ctx, i).dim_size()
+                                     : -1;
+}
+
+/// A check run before an op's own inference function, for what that function
+/// takes for granted (libonnx 1.12 reads out of bounds otherwise).
+using InferenceGuard = void (*)(onnx::InferenceContext &);
+
+/// Fails unless the node's `axis` attribute, if any, lies in [-r, r + extra)
+/// for input 0 of rank r (some inference functions index the shape with it
+/// unchecked, LayerNormalization's in libonnx 1.12).
+void checkAxis(onnx::InferenceContext &ctx, int64_t extra) {
+  const onnx::AttributeProto *axis = ctx.getAttribute("axis");
+  int64_t rank = inputRank(ctx, 0);
+  if (axis && rank >= 0 && (axis->i() < -rank || axis->i() >= rank + extra))
+    fail_shape_inference("axis ", axis->i(), " is out of range for rank ",
+                         rank);
+}
+
+InferenceGuard guardFor(const std::string &opType) {
+  static const llvm::StringSet<> axisBelowRank = {
+      "ArgMax",     "ArgMin",          "Concat",
+      "Gather",     "GatherElements",  "Hardmax",
+      "LogSoftmax", "Softmax",         "LayerNormalization",
+      "Split",      "ScatterElements", "TopK",
+  };
+  if (axisBelowRank.contains(opType))
+    return [](onnx::InferenceContext &ctx) { checkAxis(ctx, 0); };
+  if (opType == "Flatten")
+    return [](onnx::InferenceContext &ctx) { checkAxis(ctx, 1); };
+  if (opType == "Conv" || opType == "ConvTranspose")
+    // The kernel's spatial rank is taken from W and used to index X's shape
+    // and the attribute vectors sized from X.
+    return [](onnx::InferenceContext &ctx) {
+      int64_t x = inputRank(ctx, 0), w = inputRank(ctx, 1);
+      if (x >= 0 && w >= 0 && (x < 2 || w != x))
+        fail_shape_inference("X has rank ", x, " and W has rank ", w,
+                             "; they must be equal and at least 2");
+    };
+  return nullptr;
+}
+
+/// The schemas shape inference sees: ONNX's, except that ops with a guard get
+/// a copy whose inference function runs the guard first.
+class GuardedSchemaRegistry final : public onnx::ISchemaRegistry {
+public:
+  static const GuardedSchemaRegistry &instance() {
+    static const GuardedSchemaRegistry registry;
+    return registry;
+  }
+
+  const onnx::OpSchema *GetSchema(const std::string &key,
+                                  const int maxInclusiveVersion,
+                                  const std::string &domain) const override {
+    const onnx::OpSchema *schema =
+        onnx::OpSchemaRegistry::Schema(key, maxInclusiveVersion, domain);
+    InferenceGuard guard =
+        domain.empty() || domain == "ai.onnx" ? guardFor(key) : nullptr;
+    if (!schema || !guard)
+      return schema;
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_ptr<onnx::OpSchema> &copy = guarded_[schema];
+    if (!copy) {
+      copy = std::make_unique<onnx::OpSchema>(*schema);
+      copy->TypeAndShapeInferenceFunction(
+          [guard, original = schema->GetTypeAndShapeInferenceFunction()](
+              onnx::InferenceContext &ctx) {
+            guard(ctx);
+            original(ctx);
+          });
+    }
+    return copy.get();
+  }
+
+private:
+  mutable std::mutex mutex_;
+  mutable std::map<const onnx::OpSchema *, std::unique_ptr<onnx::OpSchema>>
+      guarded_;
+};
+
+} // namespace
 
 std::string nodeLabel(const onnx::NodeProto &node) {
   std::string name = node.name().empty() ? "<unnamed>" : node.name();
@@ -246,7 +338,7 @@ void NodeContext::inferLocally() {
   try {
     onnx::ShapeInferenceOptions options(false, 1, true);
     onnx::shape_inference::InferShapes(
-        model, onnx::OpSchemaRegistry::Instance(), options);
+        model, &GuardedSchemaRegistry::instance(), options);
   } catch (const std::exception &e) {
     std::string msg = e.what();
     fail("shape inference failed: " + msg.substr(0, msg.find('\n')));
@@ -319,7 +411,7 @@ std::vector<double> NodeContext::floatsAttr(const char *name) const {
 }
 
 int64_t NodeContext::axis(int64_t a, int64_t rank) const {
-  if (a < -rank || a >= std::max<int64_t>(rank, 1))
+  if (a < -rank || a >= rank)
     fail("axis " + std::to_string(a) + " is out of range for rank " +
          std::to_string(rank));
   return a < 0 ? a + rank : a;
@@ -403,6 +495,9 @@ void checkParsedModel(const onnx::ModelProto &model, bool parsed) {
 /// Parses the model without first reading the file into memory, so the peak
 /// is one copy of the weights.
 void parseModel(const std::string &path, onnx::ModelProto &model) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw ImportError("is a directory, not an ONNX model");
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw ImportError("cannot open file");
@@ -726,14 +821,98 @@ void freezeInputs(onnx::GraphProto &graph,
   *graph.mutable_input() = kept;
 }
 
+/// The byte size of `shape` in elements of `elementBytes` bytes, or
+/// std::nullopt if it (or the element count) does not fit in an int64.
+std::optional<int64_t> byteSizeOf(llvm::ArrayRef<int64_t> shape,
+                                  int64_t elementBytes) {
+  int64_t bytes = elementBytes;
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(bytes, d, &bytes))
+      return std::nullopt;
+  return bytes;
+}
+
+/// Refuses a type whose element count or byte size overflows 64 bits, so
+/// that nothing downstream (MLIR's getNumElements, the cost model, the
+/// allocator) computes with an overflowed size.
+void checkTypeSize(RankedTensorType type, const std::string &what) {
+  auto dt = dtypeFromType(type.getElementType());
+  int64_t elementBytes = dt ? static_cast<int64_t>(rt::dtypeSize(*dt)) : 1;
+  if (!byteSizeOf(type.getShape(), elementBytes))
+    throw ImportError(what + ": shape " +
+                      rt::shapeToString(rt::Shape(type.getShape().begin(),
+                                                  type.getShape().end())) +
+                      " overflows 64 bits in bytes");
+}
+
+/// Checks initializers' shapes before shape inference sees them: negative
+/// dimensions, sizes that overflow, raw data of the wrong size.
+void checkInitializers(const onnx::GraphProto &graph) {
+  for (const auto &init : graph.initializer()) {
+    std::string what = "initializer '" + init.name() + "'";
+    rt::Shape shape(init.dims().begin(), init.dims().end());
+    for (int64_t d : shape)
+      if (d < 0)
+        throw ImportError(what + ": negative dimension " + std::to_string(d));
+    auto dt = rt::dtypeFromOnnx(init.data_type());
+    if (!dt)
+      continue; // Reported if a node uses it.
+    auto bytes = byteSizeOf(shape, static_cast<int64_t>(rt::dtypeSize(*dt)));
+    if (!bytes)
+      throw ImportError(what + ": shape " + rt::shapeToString(shape) +
+                        " overflows 64 bits in bytes");
+    if (init.has_raw_data() &&
+        static_cast<int64_t>(init.raw_data().size()) != *bytes)
+      throw ImportError(what + ": holds " +
+                        std::to_string(init.raw_data().size()) +
+                        " bytes but its shape " + rt::shapeToString(shape) +
+                        " of " + rt::dtypeName(*dt) + " needs " +
+                        std::to_string(*bytes));
+  }
+}
+
+/// Checks the graph's structure before shape inference, which crashes on
+/// some malformed graphs (a Gather of the Shape of an undefined value, in
+/// libonnx 1.12): every node input is a graph input, an initializer or some
+/// node's output, and no value is produced twice.
+void checkGraphStructure(const onnx::GraphProto &graph) {
+  llvm::StringSet<> defined;
+  for (const auto &in : graph.input())
+    defined.insert(in.name());
+  for (const auto &init : graph.initializer())
+    defined.insert(init.name());
+  llvm::StringMap<const onnx::NodeProto *> producer;
+  for (const auto &node : graph.node())
+    for (const auto &out : node.output()) {
+      if (out.empty())
+        continue;
+      auto [it, inserted] = producer.try_emplace(out, &node);
+      if (!inserted)
+        throw ImportError(nodeLabel(node) + ": output '" + out +
+                          "' is already produced by " +
+                          nodeLabel(*it->second));
+      if (defined.contains(out))
+        throw ImportError(nodeLabel(node) + ": output '" + out +
+                          "' is already a graph input or initializer");
+    }
+  for (const auto &entry : producer)
+    defined.insert(entry.getKey());
+  for (const auto &node : graph.node())
+    for (const auto &in : node.input())
+      if (!in.empty() && !defined.contains(in))
+        throw ImportError(nodeLabel(node) + ": input '" + in +
+                          "' is not defined by any node, graph input or "
+                          "initializer");
+}
+
 void runShapeInference(onnx::ModelProto &model) {
   // Type checking is off: old opsets' schemas reject types (int64
   // Constants, say) that exporters emitted anyway and runtimes accept.
   onnx::ShapeInferenceOptions options(/*check_type=*/false, /*error_mode=*/1,
                                       /*data_prop=*/true);
   try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       options);
+    onnx::shape_inference::InferShapes(
+        model, &GuardedSchemaRegistry::instance(), options);
   } catch (const std::exception &e) {
     std::string msg = e.what();
     size_t nl = msg.find('\n');
@@ -752,6 +931,15 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
     opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
   if (!opsets.count(""))
     opsets[""] = 1;
+  // Newer opsets change ops' meaning; converting them with older schemas
+  // would give wrong answers, so they are refused.
+  auto [minOpset, maxOpset] =
+      onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("");
+  if (opsets[""] < minOpset || opsets[""] > maxOpset)
+    throw ImportError("opset_import: version " + std::to_string(opsets[""]) +
+                      " of the default ONNX domain is not supported (" +
+                      std::to_string(minOpset) + " to " +
+                      std::to_string(maxOpset) + ")");
 
   freezeInputs(graph, options.frozenInputs);
   llvm::StringSet<> initializerNames;
@@ -779,6 +967,8 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
                       (known ? ": unsupported operator '" + node.op_type() + "'"
                              : ": unknown operator '" + node.op_type() + "'"));
   }
+  checkGraphStructure(graph);
+  checkInitializers(graph);
   runShapeInference(model);
   // Function bodies may use further function ops; expand to a fixed point.
   for (int counter = 0, round = 0; needsExpansion && round < 8; ++round) {
@@ -792,7 +982,8 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
                         node.op_type() + "'");
 
   OpBuilder b(&ctx);
-  auto module = ModuleOp::create(b.getUnknownLoc());
+  // Owned from the start, so an error thrown below does not leak it.
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
   GraphBuilder gb(ctx, b, options.foldLimit);
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
     if (d.getSeverity() == DiagnosticSeverity::Error)
@@ -813,6 +1004,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
       throw ImportError("graph input '" + in.name() +
                         "': unsupported type (static tensors of numeric or "
                         "bool elements only)");
+    checkTypeSize(t, "graph input '" + in.name() + "'");
     argTypes.push_back(t);
     argNames.push_back(in.name());
   }
@@ -825,7 +1017,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
   for (const auto &vi : graph.output())
     collect(vi);
 
-  b.setInsertionPointToEnd(module.getBody());
+  b.setInsertionPointToEnd(module->getBody());
   auto func = func::FuncOp::create(b, b.getUnknownLoc(), "main",
                                    b.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
@@ -840,13 +1032,31 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
     available.insert(name);
   for (const onnx::NodeProto *node : topologicalOrder(graph, available)) {
     NodeContext nc(gb, *node, opsets[""]);
-    std::vector<Value> outs = (*lookupConverter(node->op_type()))(nc);
+    // Shape inference may give types whose sizes overflow; nothing is
+    // built from them.
+    for (const auto &out : node->output()) {
+      auto it = gb.inferredTypes.find(out);
+      if (it != gb.inferredTypes.end())
+        checkTypeSize(it->second, nodeLabel(*node) + ": output '" + out + "'");
+    }
+    std::vector<Value> outs;
+    try {
+      outs = (*lookupConverter(node->op_type()))(nc);
+    } catch (const ImportError &) {
+      throw;
+    } catch (const std::exception &e) {
+      // Runtime errors (a kernel folding a constant, a tensor too large to
+      // allocate) are reported at the node.
+      nc.fail(e.what());
+    }
     for (int i = 0; i < node->output_size(); ++i) {
       const std::string &name = node->output(i);
       if (name.empty())
         continue;
       if (i >= static_cast<int>(outs.size()) || !outs[i])
         continue;
+      if (auto type = dyn_cast<RankedTensorType>(outs[i].getType()))
+        checkTypeSize(type, nodeLabel(*node) + ": output '" + name + "'");
       auto expected = gb.inferredTypes.find(name);
       if (expected != gb.inferredTypes.end() &&
           expected->second != outs[i].getType())
@@ -892,6 +1102,17 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
 
 namespace loom {
 
+/// Keeps an error on one line whatever names the model holds: line breaks
+/// become spaces, other control characters '?'.
+static std::string oneLine(std::string text) {
+  for (char &c : text)
+    if (c == '\n' || c == '\r')
+      c = ' ';
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      c = '?';
+  return text;
+}
+
 /// The one boundary every import goes through: `load` fills the model (and
 /// its external data); any exception becomes one line "name: problem".
 static OwningOpRef<ModuleOp>
@@ -911,12 +1132,13 @@ importWith(MLIRContext &ctx, const std::string &name,
     load(model);
     auto module = importModel(ctx, model, options, lastDiagnostic);
     if (failed(mlir::verify(*module))) {
-      error = name + ": the imported graph does not verify: " + lastDiagnostic;
+      error = oneLine(
+          name + ": the imported graph does not verify: " + lastDiagnostic);
       return nullptr;
     }
     return module;
   } catch (const std::exception &e) {
-    error = name + ": " + e.what();
+    error = oneLine(name + ": " + e.what());
   }
   return nullptr;
 }

@@ -334,6 +334,34 @@ Values convertGemm(NodeContext &nc) {
   return {y};
 }
 
+/// Shape arithmetic on sizes and attributes from the model: an overflow is an
+/// error at the node, not undefined behaviour.
+int64_t add(NodeContext &nc, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    nc.fail("shape arithmetic overflows 64 bits");
+  return r;
+}
+int64_t sub(NodeContext &nc, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r))
+    nc.fail("shape arithmetic overflows 64 bits");
+  return r;
+}
+int64_t mul(NodeContext &nc, int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    nc.fail("shape arithmetic overflows 64 bits");
+  return r;
+}
+/// A size computed in floating point, refused unless it is a representable,
+/// non-negative dimension.
+int64_t toSize(NodeContext &nc, double v) {
+  if (!(v >= 0 && v < 9.2e18))
+    nc.fail("computed size " + std::to_string(v) + " is out of range");
+  return static_cast<int64_t>(v);
+}
+
 /// Window geometry shared by conv and pooling.
 struct Window {
   SmallVector<int64_t> kernel, strides, dilations, pads;
@@ -361,13 +389,22 @@ Window readWindow(NodeContext &nc, ArrayRef<int64_t> inShape,
   if (pads.size() != 2 * n)
     nc.fail("pads must have " + std::to_string(2 * n) + " values");
   w.pads.assign(pads.begin(), pads.end());
+  if (w.kernel.size() != n)
+    nc.fail("kernel must have " + std::to_string(n) + " spatial dimensions");
+  for (size_t i = 0; i < n; ++i)
+    if (w.kernel[i] < 1 || w.strides[i] < 1 || w.dilations[i] < 1)
+      nc.fail("kernel, strides and dilations must be positive");
+  for (int64_t p : w.pads)
+    if (p < 0)
+      nc.fail("pads must not be negative");
   std::string autoPad = nc.stringAttr("auto_pad", "NOTSET");
   if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
     for (size_t i = 0; i < n; ++i) {
       int64_t in = inShape[i + 2];
-      int64_t out = (in + w.strides[i] - 1) / w.strides[i];
-      int64_t window = (w.kernel[i] - 1) * w.dilations[i] + 1;
-      int64_t total = std::max<int64_t>(0, (out - 1) * w.strides[i] + window - in);
+      int64_t out = add(nc, in, w.strides[i] - 1) / w.strides[i];
+      int64_t window = add(nc, mul(nc, w.kernel[i] - 1, w.dilations[i]), 1);
+      int64_t total = std::max<int64_t>(
+          0, sub(nc, add(nc, mul(nc, out - 1, w.strides[i]), window), in));
       int64_t small = total / 2;
       w.pads[i] = autoPad == "SAME_UPPER" ? small : total - small;
       w.pads[i + n] = total - w.pads[i];
@@ -385,8 +422,8 @@ SmallVector<int64_t> windowOutput(NodeContext &nc, ArrayRef<int64_t> inShape,
   size_t n = inShape.size() - 2;
   SmallVector<int64_t> out;
   for (size_t i = 0; i < n; ++i) {
-    int64_t extent = inShape[i + 2] + w.pads[i] + w.pads[i + n];
-    int64_t window = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    int64_t extent = add(nc, add(nc, inShape[i + 2], w.pads[i]), w.pads[i + n]);
+    int64_t window = add(nc, mul(nc, w.kernel[i] - 1, w.dilations[i]), 1);
     if (w.strides[i] < 1 || extent < window)
       nc.fail("window does not fit the padded input on spatial axis " +
               std::to_string(i));
@@ -394,7 +431,8 @@ SmallVector<int64_t> windowOutput(NodeContext &nc, ArrayRef<int64_t> inShape,
     int64_t o = ceilMode ? (num + w.strides[i] - 1) / w.strides[i] + 1
                          : num / w.strides[i] + 1;
     // A window may not start in the end padding.
-    if (ceilMode && (o - 1) * w.strides[i] >= inShape[i + 2] + w.pads[i])
+    if (ceilMode &&
+        mul(nc, o - 1, w.strides[i]) >= add(nc, inShape[i + 2], w.pads[i]))
       --o;
     out.push_back(o);
   }
@@ -431,6 +469,9 @@ Values convertConvTranspose(NodeContext &nc) {
     std::vector<int64_t> v = nc.intsAttr(name);
     if (v.empty())
       v.assign(n, dflt);
+    if (v.size() != n)
+      nc.fail(std::string(name) + " must have " + std::to_string(n) +
+              " values");
     return SmallVector<int64_t>(v.begin(), v.end());
   };
   SmallVector<int64_t> strides = ones("strides", 1), dil = ones("dilations", 1),
@@ -439,27 +480,37 @@ Values convertConvTranspose(NodeContext &nc) {
   SmallVector<int64_t> pads(padsV.begin(), padsV.end());
   if (pads.empty())
     pads.assign(2 * n, 0);
+  if (pads.size() != 2 * n)
+    nc.fail("pads must have " + std::to_string(2 * n) + " values");
   std::vector<int64_t> outputShape = nc.intsAttr("output_shape");
+  if (!outputShape.empty() && outputShape.size() < n)
+    nc.fail("output_shape must have at least " + std::to_string(n) + " values");
+  for (size_t i = 0; i < n; ++i)
+    if (kernel[i] < 1 || strides[i] < 1 || dil[i] < 1 || outPad[i] < 0 ||
+        pads[i] < 0 || pads[i + n] < 0)
+      nc.fail("kernel, strides and dilations must be positive, pads and "
+              "output_padding not negative");
   std::string autoPad = nc.stringAttr("auto_pad", "NOTSET");
   SmallVector<int64_t> spatial;
   for (size_t i = 0; i < n; ++i) {
-    int64_t full = strides[i] * (xs[i + 2] - 1) + outPad[i] +
-                   (kernel[i] - 1) * dil[i] + 1;
+    int64_t full =
+        add(nc, add(nc, mul(nc, strides[i], xs[i + 2] - 1), outPad[i]),
+            add(nc, mul(nc, kernel[i] - 1, dil[i]), 1));
     if (!outputShape.empty() || autoPad == "SAME_UPPER" ||
         autoPad == "SAME_LOWER") {
       int64_t target = !outputShape.empty()
                            ? outputShape[outputShape.size() - n + i]
-                           : xs[i + 2] * strides[i];
+                           : mul(nc, xs[i + 2], strides[i]);
       int64_t total = std::max<int64_t>(0, full - target);
       bool upper = autoPad != "SAME_LOWER";
       pads[i] = upper ? total / 2 : total - total / 2;
       pads[i + n] = total - pads[i];
       spatial.push_back(target);
     } else {
-      spatial.push_back(full - pads[i] - pads[i + n]);
+      spatial.push_back(sub(nc, sub(nc, full, pads[i]), pads[i + n]));
     }
   }
-  SmallVector<int64_t> shape = {xs[0], ws[1] * group};
+  SmallVector<int64_t> shape = {xs[0], mul(nc, ws[1], group)};
   shape.append(spatial);
   Value bias = nc.hasInput(2) ? nc.input(2) : Value();
   return {nc.create<ConvTransposeOp>(
@@ -650,6 +701,8 @@ Values convertConcat(NodeContext &nc) {
   SmallVector<Value> inputs;
   for (size_t i = 0; i < nc.numInputs(); ++i)
     inputs.push_back(nc.input(i));
+  if (inputs.empty())
+    nc.fail("needs at least one input");
   auto first = typeOf(inputs[0]);
   int64_t axis = nc.axis(nc.intAttr("axis", 0), first.getRank());
   SmallVector<int64_t> shape(first.getShape());
@@ -657,7 +710,7 @@ Values convertConcat(NodeContext &nc) {
   for (Value v : inputs) {
     if (typeOf(v).getRank() != first.getRank())
       nc.fail("inputs have different ranks");
-    shape[axis] += typeOf(v).getDimSize(axis);
+    shape[axis] = add(nc, shape[axis], typeOf(v).getDimSize(axis));
   }
   return {nc.create<ConcatOp>(nc.tensorType(shape, first.getElementType()),
                               inputs, nc.b.getI64IntegerAttr(axis))};
@@ -725,8 +778,9 @@ Values convertSlice(NodeContext &nc) {
     if (step < 0 && b < 0)
       b = -1;
     int64_t span = step > 0 ? e - b : b - e;
-    int64_t mag = std::abs(step);
-    shape[a] = span <= 0 ? 0 : (span + mag - 1) / mag;
+    // ceil(span / |step|) without overflow, even for a step of INT64_MIN.
+    uint64_t mag = step > 0 ? uint64_t(step) : 0 - uint64_t(step);
+    shape[a] = span <= 0 ? 0 : int64_t((uint64_t(span) - 1) / mag + 1);
     st.push_back(std::max<int64_t>(b, step > 0 ? 0 : -1));
     en.push_back(e);
     ax.push_back(a);
@@ -749,14 +803,22 @@ Values convertSplit(NodeContext &nc) {
   size_t n = nc.numOutputs();
   if (split.empty()) {
     int64_t parts = nc.intAttr("num_outputs", n);
-    int64_t chunk = (s[axis] + parts - 1) / parts;
+    if (parts < 1 || parts != static_cast<int64_t>(n))
+      nc.fail("num_outputs must equal the number of outputs");
+    int64_t chunk = add(nc, s[axis], parts - 1) / parts;
     for (int64_t i = 0, left = s[axis]; i < parts; ++i, left -= chunk)
       split.push_back(std::min(chunk, left));
   }
   if (split.size() != n)
     nc.fail("split has " + std::to_string(split.size()) + " parts for " +
             std::to_string(n) + " outputs");
-  if (std::accumulate(split.begin(), split.end(), int64_t(0)) != s[axis])
+  int64_t total = 0;
+  for (int64_t size : split) {
+    if (size < 0)
+      nc.fail("split sizes must not be negative");
+    total = add(nc, total, size);
+  }
+  if (total != s[axis])
     nc.fail("split sizes do not add up to the axis size");
   Values outs;
   int64_t start = 0;
@@ -816,7 +878,7 @@ Values convertTile(NodeContext &nc) {
   for (size_t i = 0; i < s.size(); ++i) {
     if (repeats[i] < 0)
       nc.fail("negative repeat");
-    shape.push_back(s[i] * repeats[i]);
+    shape.push_back(mul(nc, s[i], repeats[i]));
   }
   return {nc.create<TileOp>(nc.tensorType(shape, typeOf(x).getElementType()),
                             x, nc.b.getDenseI64ArrayAttr(repeats))};
@@ -856,7 +918,7 @@ Values convertPad(NodeContext &nc) {
     nc.fail("pads must have " + std::to_string(2 * rank) + " entries");
   SmallVector<int64_t> shape;
   for (int64_t d = 0; d < rank; ++d) {
-    int64_t size = s[d] + pads[d] + pads[d + rank];
+    int64_t size = add(nc, add(nc, s[d], pads[d]), pads[d + rank]);
     if (size < 0)
       nc.fail("padding makes axis " + std::to_string(d) + " negative");
     shape.push_back(size);
@@ -949,6 +1011,9 @@ Values convertResize(NodeContext &nc) {
   if (!sizes.empty()) {
     if (sizes.size() != axes.size())
       nc.fail("sizes must have one entry per axis");
+    for (int64_t size : sizes)
+      if (size < 0)
+        nc.fail("sizes must not be negative");
     std::string policy = nc.stringAttr("keep_aspect_ratio_policy", "stretch");
     if (policy == "stretch") {
       for (size_t i = 0; i < axes.size(); ++i) {
@@ -963,7 +1028,7 @@ Values convertResize(NodeContext &nc) {
       }
       for (int64_t a : axes) {
         fullScales[a] = scale;
-        shape[a] = static_cast<int64_t>(std::nearbyint(scale * s[a]));
+        shape[a] = toSize(nc, std::nearbyint(scale * s[a]));
       }
     }
   } else {
@@ -973,8 +1038,7 @@ Values convertResize(NodeContext &nc) {
       if (scales[i] <= 0)
         nc.fail("scales must be positive");
       fullScales[axes[i]] = scales[i];
-      shape[axes[i]] =
-          static_cast<int64_t>(std::floor(s[axes[i]] * scales[i] + 1e-9));
+      shape[axes[i]] = toSize(nc, std::floor(s[axes[i]] * scales[i] + 1e-9));
     }
   }
   std::string mode = nc.stringAttr("mode", "nearest");
@@ -1005,11 +1069,12 @@ Values convertDepthToSpace(NodeContext &nc) {
   Value x = nc.input(0);
   auto s = typeOf(x).getShape();
   int64_t bs = nc.intAttr("blocksize", 0);
-  if (s.size() != 4 || bs <= 0 || s[1] % (bs * bs) != 0)
+  if (s.size() != 4 || bs <= 0 || s[1] % mul(nc, bs, bs) != 0)
     nc.fail("needs a 4-D input whose channels divide by blocksize^2");
   return {nc.create<DepthToSpaceOp>(
-      nc.tensorType({s[0], s[1] / (bs * bs), s[2] * bs, s[3] * bs},
-                    typeOf(x).getElementType()),
+      nc.tensorType(
+          {s[0], s[1] / (bs * bs), mul(nc, s[2], bs), mul(nc, s[3], bs)},
+          typeOf(x).getElementType()),
       x, nc.b.getI64IntegerAttr(bs),
       nc.b.getStringAttr(nc.stringAttr("mode", "DCR")))};
 }
@@ -1021,8 +1086,9 @@ Values convertSpaceToDepth(NodeContext &nc) {
   if (s.size() != 4 || bs <= 0 || s[2] % bs != 0 || s[3] % bs != 0)
     nc.fail("needs a 4-D input whose spatial sizes divide by blocksize");
   return {nc.create<SpaceToDepthOp>(
-      nc.tensorType({s[0], s[1] * bs * bs, s[2] / bs, s[3] / bs},
-                    typeOf(x).getElementType()),
+      nc.tensorType(
+          {s[0], mul(nc, mul(nc, s[1], bs), bs), s[2] / bs, s[3] / bs},
+          typeOf(x).getElementType()),
       x, nc.b.getI64IntegerAttr(bs))};
 }
 

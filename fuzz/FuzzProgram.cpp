@@ -1,0 +1,31 @@
+//===- FuzzProgram.cpp - Fuzz the program loader and schedule check ------===//
+//
+// Bytes -> rt::Program::fromBytes (the FlatBuffers verifier and the loader's
+// own contract checks), then the simulator's timing-only run (the schedule
+// replay and its checks, and the statistics). Both report a bad program with
+// loom::rt::Error; any other exception, or a crash, is a failure.
+//
+//===----------------------------------------------------------------------===//
+#include "FuzzCheck.h"
+
+#include "loom/Runtime/Program.h"
+#include "loom/Runtime/Simulator.h"
+
+bool loom::fuzz::runOne(const uint8_t *data, size_t size) {
+  try {
+    rt::Program program = rt::Program::fromBytes(data, size, "fuzz.loom");
+    rt::Simulator simulator(program);
+    rt::SimResult result = simulator.runTiming();
+    if (result.stats.toJson().empty() || result.stats.toText().empty())
+      std::abort();
+    return true;
+  } catch (const rt::Error &e) {
+    checkErrorLine(e.what(), "fuzz.loom");
+    return false;
+  }
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  loom::fuzz::runOne(data, size);
+  return 0;
+}
