@@ -477,10 +477,13 @@ LogicalResult SliceOp::verify() {
       return failure();
     if (step == 0)
       return emitOpError("step must be nonzero");
-    int64_t span = step > 0 ? getEnds()[i] - getStarts()[i]
-                            : getStarts()[i] - getEnds()[i];
-    int64_t mag = step > 0 ? step : -step;
-    expected[axis] = span <= 0 ? 0 : (span + mag - 1) / mag;
+    // Without overflow, even for a step of INT64_MIN.
+    int64_t span;
+    if (step > 0 ? __builtin_sub_overflow(getEnds()[i], getStarts()[i], &span)
+                 : __builtin_sub_overflow(getStarts()[i], getEnds()[i], &span))
+      return emitOpError("starts and ends are too far apart");
+    uint64_t mag = step > 0 ? uint64_t(step) : 0 - uint64_t(step);
+    expected[axis] = span <= 0 ? 0 : int64_t((uint64_t(span) - 1) / mag + 1);
   }
   if (tensorType(getOutput()).getShape() != ArrayRef<int64_t>(expected))
     return emitOpError("result shape should be ") << shapeString(expected);
