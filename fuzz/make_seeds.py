@@ -19,7 +19,6 @@ import sys
 import tempfile
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 FLOAT = TensorProto.FLOAT

@@ -301,6 +301,16 @@ def compile_cases(loom, work):
               [ints("st", [3]), ints("en", [-2**63]), ints("ax", [0]),
                ints("sp", [-2**63]), ints("s", [5])]),
         names="reshape_after")
+    # The same Slice on a constant, so the golden reference folds it.
+    add("slice_fold_step_int64_min",
+        model([node("Slice", ["c", "st", "en", "ax", "sp"], ["S"],
+                    name="slice_fold"),
+               node("Reshape", ["S", "s"], ["Y"], name="reshape_folded")],
+              [], [vi("Y", [5])],
+              [floats("c", [0, 1, 2, 3]), ints("st", [3]),
+               ints("en", [-2**63]), ints("ax", [0]), ints("sp", [-2**63]),
+               ints("s", [5])]),
+        names="reshape_folded")
     add("transpose_bad_perm",
         model([node("Transpose", ["X"], ["Y"], name="transpose_perm",
                     perm=[2**40, -7])],

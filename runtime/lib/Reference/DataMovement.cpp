@@ -517,10 +517,12 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &starts,
                        : (s >= -1 && s <= dim - 1 && e >= -1 && e <= dim - 1);
     if (!ok)
       fail("slice", "start/end not clamped for axis " + std::to_string(axis));
+    // ceil(span / |step|) without overflow, even for a step of INT64_MIN.
+    uint64_t mag = step > 0 ? uint64_t(step) : 0 - uint64_t(step);
     if (step > 0 && e > s)
-      count = (e - s + step - 1) / step;
+      count = int64_t((uint64_t(e - s) - 1) / mag + 1);
     if (step < 0 && s > e)
-      count = (s - e - step - 1) / -step;
+      count = int64_t((uint64_t(s - e) - 1) / mag + 1);
     outShape[axis] = count;
     for (int64_t j = 0; j < count; ++j)
       srcIdx[axis].push_back(s + j * step);
