@@ -115,18 +115,18 @@ scheduleList(const std::vector<std::vector<TaskPart>> &parts,
   return t;
 }
 
-/// Modulo scheduling from the resource bound (or `fromII`) up: each failed attempt
-/// raises the interval by 1/32 (at least a cycle). std::nullopt once the
-/// interval reaches one input's list-scheduled latency: then inputs need not
-/// overlap and the list schedule is the answer. `slack` is
+/// Modulo scheduling from the resource bound (or `fromII`) up: each failed
+/// attempt raises the interval by 1/32 (at least a cycle). std::nullopt once
+/// the interval reaches `listII`, one input's list-scheduled latency: then
+/// inputs need not overlap and the list schedule is the answer. `slack` is
 /// ModuloScheduler's.
 std::optional<TaskTimes>
 scheduleModulo(const std::vector<std::vector<TaskPart>> &parts,
                const std::vector<std::vector<int64_t>> &deps,
-               int64_t numResources, double slack, int64_t fromII) {
-  std::optional<TaskTimes> list = scheduleList(parts, deps, numResources);
+               int64_t numResources, double slack, int64_t fromII,
+               int64_t listII) {
   for (int64_t ii = std::max(fromII, resourceMinII(numResources, parts));
-       ii < list->ii;
+       ii < listII;
        ii += std::max<int64_t>(1, ii / 32)) {
     ModuloScheduler scheduler(numResources, ii, slack);
     TaskTimes t;
@@ -561,6 +561,9 @@ void SpatialToSchedPass::runOnOperation() {
   }
   return true;
   };
+  // One input at a time: the fallback, and the bound on any interval worth
+  // modulo scheduling.
+  const TaskTimes list = *scheduleList(taskParts, taskDeps, numResources);
   bool allocated = false;
   // The shortest interval a modulo schedule reached whose buffers did not
   // fit in SRAM (0: none), for the max-ii diagnostic.
@@ -572,7 +575,8 @@ void SpatialToSchedPass::runOnOperation() {
     int64_t from = 0;
     for (int k = 0; k < 8 && !allocated; ++k) {
       std::optional<TaskTimes> t =
-          scheduleModulo(taskParts, taskDeps, numResources, 1.0, from);
+          scheduleModulo(taskParts, taskDeps, numResources, 1.0, from,
+                         list.ii);
       if (!t)
         break;
       attempts.push_back(std::move(*t));
@@ -586,7 +590,8 @@ void SpatialToSchedPass::runOnOperation() {
       if (allocated)
         break;
       if (std::optional<TaskTimes> t =
-              scheduleModulo(taskParts, taskDeps, numResources, slack, 0)) {
+              scheduleModulo(taskParts, taskDeps, numResources, slack, 0,
+                             list.ii)) {
         attempts.push_back(std::move(*t));
         allocated = allocate(attempts.back(), false);
         if (!allocated)
@@ -597,7 +602,7 @@ void SpatialToSchedPass::runOnOperation() {
     }
   }
   if (!allocated) {
-    attempts.push_back(*scheduleList(taskParts, taskDeps, numResources));
+    attempts.push_back(list);
     allocated = allocate(attempts.back(), true);
   }
   if (!allocated)
