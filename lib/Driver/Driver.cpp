@@ -346,22 +346,26 @@ std::string mappingReport(ModuleOp module) {
 std::vector<uint8_t> emitVerified(ModuleOp module, const TargetModel &target,
                                   const std::string &model,
                                   const std::string &targetName, bool verify,
-                                  const std::string &name) {
+                                  const std::string &name,
+                                  std::optional<rt::Program> *loaded) {
   DiagnosticCapture diags(*module.getContext());
   ProgramSource source{model, targetJsonText(targetName)};
   std::vector<uint8_t> bytes;
   if (failed(emitProgram(module, target, bytes, source)))
     fail(model + ": " + diags.first);
-  if (verify) {
+  if (verify || loaded) {
+    rt::Program program =
+        rt::Program::fromBytes(bytes.data(), bytes.size(), name);
     // The independent verifier proves the very file about to be written.
-    rt::Program program = rt::Program::fromBytes(bytes.data(), bytes.size(),
-                                                 name);
-    std::vector<rt::Violation> v = rt::verifySchedule(program, 1);
+    std::vector<rt::Violation> v =
+        verify ? rt::verifySchedule(program, 1) : std::vector<rt::Violation>{};
     if (!v.empty())
       fail(model + ": internal error: the compiled schedule fails "
                    "verification (" +
            std::string(rt::violationKindName(v.front().kind)) +
            "): " + v.front().message);
+    if (loaded)
+      loaded->emplace(std::move(program));
   }
   return bytes;
 }

@@ -213,15 +213,17 @@ int runCompile(int argc, char **argv) {
     usageError(out + ": " + err);
   if (writeProgram) {
     auto emitStart = std::chrono::steady_clock::now();
+    std::optional<loom::rt::Program> loaded;
+    bool picture = args.has("floorplan") || args.has("report");
     std::vector<uint8_t> bytes = loom::driver::emitVerified(
-        *module, *target, model, targetName, !args.has("no-verify"), out);
+        *module, *target, model, targetName, !args.has("no-verify"), out,
+        picture ? &loaded : nullptr);
     timings.push_back({args.has("no-verify") ? "emit" : "emit-and-verify",
                        std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - emitStart)
                            .count()});
-    if (args.has("floorplan") || args.has("report")) {
-      loom::rt::Program program =
-          loom::rt::Program::fromBytes(bytes.data(), bytes.size(), out);
+    if (picture) {
+      const loom::rt::Program &program = *loaded;
       if (args.has("floorplan"))
         loom::rt::writeTextFile(args.get("floorplan"),
                                 loom::rt::renderFloorplanSvg(program));
@@ -498,10 +500,11 @@ int runCheck(int argc, char **argv) {
   // Compile the original module and simulate the program.
   loom::driver::runBackend(ctx, *module, model, targetName, false, precision,
                            mapping);
-  std::vector<uint8_t> bytes = loom::driver::emitVerified(
-      *module, *target, model, targetName, /*verify=*/false, model);
-  loom::rt::Program program =
-      loom::rt::Program::fromBytes(bytes.data(), bytes.size(), model);
+  // The simulator verifies the schedule itself before it runs.
+  std::optional<loom::rt::Program> loaded;
+  loom::driver::emitVerified(*module, *target, model, targetName,
+                             /*verify=*/false, model, &loaded);
+  const loom::rt::Program &program = *loaded;
   loom::rt::Simulator sim(program);
   struct FirstDivergence {
     int32_t kernel = -1;

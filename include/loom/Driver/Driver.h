@@ -14,6 +14,7 @@
 #define LOOM_DRIVER_DRIVER_H
 
 #include "loom/Frontend/ONNX/Importer.h"
+#include "loom/Runtime/Program.h"
 #include "loom/Runtime/Tensor.h"
 #include "loom/Target/TargetModel.h"
 
@@ -25,6 +26,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -92,12 +94,15 @@ std::string mappingReport(mlir::ModuleOp module);
 
 /// Emits the scheduled `module`'s program and, unless `verify` is false,
 /// proves its schedule with the independent verifier (a violation is an
-/// internal error, thrown). `name` names the program in errors.
+/// internal error, thrown). `name` names the program in errors. With
+/// `loaded`, the program as the runtime loads it is kept there too (loaded
+/// once, for the verifier and the caller).
 std::vector<uint8_t> emitVerified(mlir::ModuleOp module,
                                   const TargetModel &target,
                                   const std::string &model,
                                   const std::string &targetName, bool verify,
-                                  const std::string &name);
+                                  const std::string &name,
+                                  std::optional<rt::Program> *loaded = nullptr);
 
 struct CompileOptions {
   std::string target = "tiny";
