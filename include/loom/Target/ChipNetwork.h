@@ -1,0 +1,172 @@
+//===- ChipNetwork.h - The chip-to-chip network of a system -----*- C++ -*-===//
+//
+// `ChipNetwork` is the graph of chip-to-chip links of a multi-chip system,
+// built from a `TargetModel`: which chips are directly linked, at what
+// bandwidth and latency, the route a transfer takes, and which collective
+// algorithm fits a group of chips. The compiler routes transfers between
+// chips with it and the cost model prices them.
+//
+// Links are directed bundles: one `Link` per ordered pair of directly linked
+// chips, carrying all the physical links the topology gives that peer.
+//
+//   bytesPerCycle = physical links to the peer x bytes_per_second / clock_hz
+//   latencyCycles = ceil(latency_seconds x clock_hz)
+//
+// The physical share may be fractional (a dragonfly's 48 global links over
+// 31 peer nodes), so bandwidth is a double.
+//
+// Chips are split into link domains of `domain_chips` consecutive chips (the
+// last one may be partial); each domain is wired as one instance of the
+// topology over its own chips, where `m` is the domain's chip count:
+//
+// - None, or a single chip: no links.
+// - Ring ("ring"): chip i <-> i+1 and i-1 (mod m), per_chip/2 links to each;
+//   for m == 2 the neighbours coincide and all per_chip links go to it.
+//   Routes go the shorter way round, ties clockwise (increasing index).
+// - Torus2D ("torus"): the squarest r x c grid with r x c == m, r <= c, chip
+//   i at row i / c, column i % c; four neighbours with wrap-around,
+//   per_chip/4 each. A dimension of 2 gives its one neighbour both shares
+//   (per_chip/2); a dimension of 1 has no links and its share is unused.
+//   Dimension-order routing: along the row to the destination's column
+//   first, then along the column; each the shorter way round, ties to
+//   increasing index.
+// - FullyConnected ("direct"): every pair linked, per_chip/(m-1) each.
+// - Dragonfly: groups of chips_per_node chips (the nodes) fully connected
+//   inside with half the links, per_chip/2/(cpn-1) to each peer ("local");
+//   the other half are global links, chip j of one group to chip j of every
+//   other group, per_chip/2/(groups-1) each ("global"). A single group uses
+//   all links locally, per_chip/(cpn-1); groups of one chip use all links
+//   globally, per_chip/(groups-1). Route: same group direct; same
+//   local index one global hop; else a local hop to this group's chip with
+//   the destination's index, then the global hop (the global hop first when
+//   that chip is missing from a partial last group).
+// - Switch ("switch"): every pair one hop apart, per_chip x bytes_per_second
+//   / (m-1) each: the chip's port divided among its peers when all talk at
+//   once. A lone pair could use the whole port; that is not modelled.
+//
+// Domains: chips in different domains are joined only by scale-out, when the
+// target has it: one "scale_out" bundle between same-index chips of every
+// pair of domains, at the chip's full scale_out.bytes_per_second (not divided
+// among domains) and scale_out latency. A route between domains goes inside
+// the source domain to the destination's index, then crosses (crossing first
+// when that chip is missing from a partial last domain). Without scale-out
+// all chips form one bigger instance of the topology: 1024 chips of lpx-rack
+// are one dragonfly of 128 groups.
+//
+// `chips` may exceed target.chips(): the system is then several copies of the
+// target's system. Fewer chips than a domain form a smaller instance of the
+// topology over the chips present (8 chips of lpx-rack: one dragonfly group).
+// Memory is one Link per bundle, so O(chips x peers); fully connected or switch
+// domains of m chips store m(m-1) bundles each.
+//
+// Preconditions are asserted, not reported (this library does not throw):
+// chips >= 1, chip ids in [0, chips()), link ids in [0, numLinks()).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_TARGET_CHIPNETWORK_H
+#define LOOM_TARGET_CHIPNETWORK_H
+
+#include "loom/Target/TargetModel.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// The chip-to-chip links of `chips` chips of a target, with routes.
+class ChipNetwork {
+public:
+  /// The network joining `chips` chips of `target` (chips >= 1; it may exceed
+  /// target.chips(), see the file comment).
+  ChipNetwork(const TargetModel &target, int64_t chips);
+
+  /// One direction of the bundle of physical links between two chips.
+  struct Link {
+    int64_t id = 0;
+    int64_t from = 0;
+    int64_t to = 0;
+    /// Bytes per cycle of the chip clock, all physical links of the bundle.
+    double bytesPerCycle = 0;
+    int64_t latencyCycles = 0;
+    /// "ring", "torus", "direct", "local", "global", "switch", "scale_out".
+    const char *kind = "";
+  };
+
+  int64_t chips() const { return chips_; }
+  int64_t numLinks() const { return static_cast<int64_t>(links_.size()); }
+  const Link &link(int64_t id) const;
+  /// The links leaving `chip`, sorted by destination.
+  std::span<const Link> linksFrom(int64_t chip) const;
+
+  /// Chips per link domain (all chips when the domains are not joined by
+  /// scale-out, see the file comment).
+  int64_t domainChips() const { return domainChips_; }
+  /// The link domain of a chip.
+  int64_t domain(int64_t chip) const;
+  /// Node (chips_per_node chips) of a chip; chips are numbered node-major.
+  int64_t node(int64_t chip) const;
+  /// True if every chip can reach every other (false only for several chips
+  /// of a target without links).
+  bool connected() const;
+
+  /// Deterministic minimal route from chip a to chip b: link ids in order.
+  /// Empty if a == b. Requires connected(). O(hops x log(peers)).
+  std::vector<int64_t> route(int64_t a, int64_t b) const;
+  /// Links on route(a, b).
+  int64_t hops(int64_t a, int64_t b) const;
+  /// The link a->b if the chips are directly connected, else -1.
+  int64_t linkBetween(int64_t a, int64_t b) const;
+
+  /// Which collective algorithm fits a group of chips (sorted, distinct chip
+  /// ids): "direct" when every pair in the group is directly linked (so any
+  /// group of one), "ring" when consecutive members are linked, last to
+  /// first too, else "hierarchical" (direct inside each node, ring across
+  /// nodes).
+  std::string collectiveAlgorithm(const std::vector<int64_t> &group) const;
+
+  /// Cycles of the chip clock to move `bytes` from a to b along route(a, b):
+  /// the sum of the links' latencies plus bytes / the slowest link's
+  /// bytesPerCycle (a pipelined, store-and-forward-free transfer). 0 if
+  /// a == b.
+  double transferCycles(int64_t a, int64_t b, int64_t bytes) const;
+
+  /// The topology inside a link domain, as the JSON spells it ("ring",
+  /// "dragonfly", ...); "none" for a single chip.
+  std::string topologyName() const;
+
+private:
+  /// Appends the links leaving `chip` inside its domain and across domains.
+  void addLinksFrom(int64_t chip);
+  /// Chips in domain `d` (the last may be partial).
+  int64_t domainSize(int64_t d) const;
+  /// Route between two chips of the same domain, appended to `out`.
+  void routeInDomain(int64_t a, int64_t b, std::vector<int64_t> &out) const;
+  /// Appends the link a->b, which must exist.
+  void appendLink(int64_t a, int64_t b, std::vector<int64_t> &out) const;
+
+  int64_t chips_ = 1;
+  Topology topology_ = Topology::None;
+  int64_t domainChips_ = 1;
+  int64_t domains_ = 1;
+  int64_t chipsPerNode_ = 1;
+  /// Dragonfly group size inside a domain: min(chips_per_node, domainChips).
+  int64_t groupChips_ = 1;
+  bool scaleOut_ = false;
+  /// Per-link figures, copied from the target at construction.
+  int64_t linksPerChip_ = 0;
+  double linkBytesPerCycle_ = 0;
+  int64_t linkLatencyCycles_ = 0;
+  double scaleOutBytesPerCycle_ = 0;
+  int64_t scaleOutLatencyCycles_ = 0;
+
+  /// All links, grouped by source chip and sorted by destination within a
+  /// chip: links of chip c are [firstLink_[c], firstLink_[c + 1]).
+  std::vector<Link> links_;
+  std::vector<int64_t> firstLink_;
+};
+
+} // namespace loom
+
+#endif // LOOM_TARGET_CHIPNETWORK_H
