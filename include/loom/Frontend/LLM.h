@@ -1,0 +1,94 @@
+//===- LLM.h - Llama-family config.json -> graph dialect --------*- C++ -*-===//
+//
+// Builds the graph-dialect function of one decode step of a Llama-family
+// model from its Hugging Face `config.json` alone: no weights are read.
+// Every weight is a splat constant, so a 70B model costs no memory; the
+// numbers such a graph computes are meaningless, but its shapes, FLOPs and
+// bytes are those of the real model, which is what compiling and timing it
+// needs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_FRONTEND_LLM_H
+#define LOOM_FRONTEND_LLM_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom {
+
+/// The shape of a Llama-family decoder, as read from a Hugging Face
+/// `config.json`.
+struct LlmConfig {
+  /// The config file's stem ("llama3-70b" for `models/llama3-70b.json`).
+  std::string name;
+  int64_t hidden = 0;       ///< hidden_size
+  int64_t layers = 0;       ///< num_hidden_layers
+  int64_t heads = 0;        ///< num_attention_heads
+  int64_t kvHeads = 0;      ///< num_key_value_heads (default: heads)
+  int64_t intermediate = 0; ///< intermediate_size
+  int64_t vocab = 0;        ///< vocab_size
+  int64_t headDim = 0;      ///< head_dim (default: hidden / heads)
+  double rmsEps = 1e-6;     ///< rms_norm_eps (default: HF's 1e-6)
+  double ropeTheta = 1e4;   ///< rope_theta (default: HF's 10000)
+  int64_t maxPositions = 0; ///< max_position_embeddings
+};
+
+/// Reads a Hugging Face `config.json`. Required keys: hidden_size,
+/// num_hidden_layers, num_attention_heads, intermediate_size, vocab_size,
+/// max_position_embeddings; optional: num_key_value_heads, head_dim (null
+/// counts as absent), rms_norm_eps, rope_theta. Features the decode step does
+/// not model (tied embeddings, attention or MLP biases, experts, an activation
+/// other than silu) are refused rather than ignored. On failure returns
+/// nullopt and sets `error` to one line naming the file and the field:
+/// `llama3-70b.json: num_key_value_heads: must divide num_attention_heads
+/// (64), got 7`.
+std::optional<LlmConfig> readLlmConfig(const std::string &path,
+                                       std::string &error);
+
+/// Checks a configuration (read or built by hand) the way readLlmConfig does;
+/// returns an empty string when it is usable, else "field: problem".
+std::string validateLlmConfig(const LlmConfig &config);
+
+struct DecodeStepOptions {
+  /// Sequences decoded together.
+  int64_t batch = 1;
+  /// Tokens already in the KV cache; 0 means max_position_embeddings - 1
+  /// (the last, most expensive step).
+  int64_t pastLength = 0;
+};
+
+/// Builds `module { func.func @main }` computing one decode step:
+///
+/// - inputs (`graph.name`): "input_ids" i64 [batch, 1]; "rope_cos",
+///   "rope_sin" f32 [1, 1, 1, headDim] (the rotary tables of the current
+///   position, computed by the host, see ropeTables); then for each layer i
+///   "past_key_i", "past_value_i" f32 [batch, kvHeads, past, headDim];
+/// - results: "logits" f32 [batch, 1, vocab]; then for each layer i
+///   "present_key_i", "present_value_i" f32 [batch, kvHeads, past + 1,
+///   headDim].
+///
+/// Each projection is its own `graph.matmul` with an [in, out] weight, so a
+/// tensor-parallel partitioner can split it along its output columns. Weights
+/// are f32 splat constants whose locations are the Hugging Face parameter
+/// names ("model.layers.3.self_attn.q_proj.weight"); every other op's
+/// location names the module it belongs to ("model.layers.3.self_attn.q_proj").
+/// The module verifies. On failure returns null and sets `error` to one line.
+mlir::OwningOpRef<mlir::ModuleOp>
+buildDecodeStep(mlir::MLIRContext &ctx, const LlmConfig &config,
+                const DecodeStepOptions &options, std::string &error);
+
+/// The rotary tables of `position` as Hugging Face's Llama computes them
+/// (without rope_scaling): cos and sin of position * inv_freq, the headDim/2
+/// frequencies repeated twice. Each vector has headDim elements, ready to be
+/// the "rope_cos" and "rope_sin" inputs.
+void ropeTables(const LlmConfig &config, int64_t position,
+                std::vector<float> &cos, std::vector<float> &sin);
+
+} // namespace loom
+
+#endif // LOOM_FRONTEND_LLM_H

@@ -1,0 +1,619 @@
+//===- DecodeStep.cpp - Llama config.json -> one decode step ----*- C++ -*-===//
+//
+// Reads a Hugging Face Llama `config.json` and builds the graph-dialect
+// function of one decode step with a KV cache (see LLM.h). No weights exist:
+// each is a splat constant, so shapes, FLOPs and bytes are exact while the
+// values computed are meaningless.
+//
+//===----------------------------------------------------------------------===//
+
+#include "loom/Frontend/LLM.h"
+
+#include "loom/Dialect/Graph/IR/Graph.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Traits.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+using namespace mlir;
+
+namespace loom {
+namespace {
+
+using json = nlohmann::json;
+
+/// Largest value accepted for an integer field: keeps every product of two
+/// fields, times four bytes, inside int64.
+constexpr int64_t kMaxField = std::numeric_limits<int32_t>::max();
+
+/// The splat value of each kind of weight. They are distinct so a printed
+/// graph shows which tensor is which; none is 1.0, because `x * 1.0` folds
+/// away and the norm weights would vanish (with their bytes) under
+/// canonicalization.
+namespace splat {
+constexpr float kEmbedding = 0.01f;
+constexpr float kInputNorm = 0.9f;
+constexpr float kPostAttentionNorm = 0.8f;
+constexpr float kFinalNorm = 0.7f;
+constexpr float kQProj = 0.02f;
+constexpr float kKProj = 0.021f;
+constexpr float kVProj = 0.022f;
+constexpr float kOProj = 0.023f;
+constexpr float kGateProj = 0.015f;
+constexpr float kUpProj = 0.016f;
+constexpr float kDownProj = 0.017f;
+constexpr float kLmHead = 0.03f;
+} // namespace splat
+
+//===----------------------------------------------------------------------===//
+// config.json
+//===----------------------------------------------------------------------===//
+
+/// Why a field was refused: "field: problem".
+struct FieldError {
+  std::string text;
+};
+
+std::string describe(const json &value) {
+  std::string text = value.dump();
+  if (text.size() > 40)
+    text = text.substr(0, 37) + "...";
+  return text;
+}
+
+/// Reads integer field `key`; nullopt with `problem` set when it is absent
+/// (and `required`) or not a positive integer of sane size.
+std::optional<int64_t> readCount(const json &doc, const char *key,
+                                 bool required, std::string &problem) {
+  auto it = doc.find(key);
+  if (it == doc.end() || it->is_null()) {
+    if (required)
+      problem = std::string(key) + ": missing (required)";
+    return std::nullopt;
+  }
+  if (!it->is_number_integer()) {
+    problem = std::string(key) + ": must be an integer, got " + describe(*it);
+    return std::nullopt;
+  }
+  if (it->is_number_unsigned() && it->get<uint64_t>() > uint64_t(kMaxField)) {
+    problem = std::string(key) + ": must be at most " +
+              std::to_string(kMaxField) + ", got " + describe(*it);
+    return std::nullopt;
+  }
+  int64_t v = it->get<int64_t>();
+  if (v <= 0) {
+    problem = std::string(key) + ": must be positive, got " + std::to_string(v);
+    return std::nullopt;
+  }
+  if (v > kMaxField) {
+    problem = std::string(key) + ": must be at most " +
+              std::to_string(kMaxField) + ", got " + std::to_string(v);
+    return std::nullopt;
+  }
+  return v;
+}
+
+/// Reads optional real field `key` into `out`; false with `problem` set when
+/// present but not a positive finite number.
+bool readReal(const json &doc, const char *key, double &out,
+              std::string &problem) {
+  auto it = doc.find(key);
+  if (it == doc.end() || it->is_null())
+    return true;
+  if (!it->is_number()) {
+    problem = std::string(key) + ": must be a number, got " + describe(*it);
+    return false;
+  }
+  double v = it->get<double>();
+  if (!std::isfinite(v) || v <= 0) {
+    problem = std::string(key) + ": must be positive, got " + describe(*it);
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+/// Refuses what the decode step does not model, rather than building a
+/// different model than the config describes.
+std::string checkUnsupported(const json &doc) {
+  auto isTrue = [&](const char *key) {
+    auto it = doc.find(key);
+    return it != doc.end() && it->is_boolean() && it->get<bool>();
+  };
+  if (isTrue("tie_word_embeddings"))
+    return "tie_word_embeddings: unsupported: the decode step has its own "
+           "lm_head weight";
+  if (isTrue("attention_bias"))
+    return "attention_bias: unsupported: projections have no bias";
+  if (isTrue("mlp_bias"))
+    return "mlp_bias: unsupported: projections have no bias";
+  if (doc.contains("num_local_experts"))
+    return "num_local_experts: unsupported: mixture-of-experts layers";
+  auto act = doc.find("hidden_act");
+  if (act != doc.end() &&
+      !(act->is_string() && act->get<std::string>() == "silu"))
+    return "hidden_act: unsupported: only silu, got " + describe(*act);
+  return "";
+}
+
+std::optional<LlmConfig> parseConfig(const json &doc, std::string &problem) {
+  if (!doc.is_object()) {
+    problem = std::string("(json): expected an object, got ") + doc.type_name();
+    return std::nullopt;
+  }
+  if (problem = checkUnsupported(doc); !problem.empty())
+    return std::nullopt;
+  LlmConfig c;
+  auto hidden = readCount(doc, "hidden_size", true, problem);
+  if (!hidden)
+    return std::nullopt;
+  auto layers = readCount(doc, "num_hidden_layers", true, problem);
+  if (!layers)
+    return std::nullopt;
+  auto heads = readCount(doc, "num_attention_heads", true, problem);
+  if (!heads)
+    return std::nullopt;
+  auto kvHeads = readCount(doc, "num_key_value_heads", false, problem);
+  if (!kvHeads && !problem.empty())
+    return std::nullopt;
+  auto intermediate = readCount(doc, "intermediate_size", true, problem);
+  if (!intermediate)
+    return std::nullopt;
+  auto vocab = readCount(doc, "vocab_size", true, problem);
+  if (!vocab)
+    return std::nullopt;
+  auto headDim = readCount(doc, "head_dim", false, problem);
+  if (!headDim && !problem.empty())
+    return std::nullopt;
+  auto maxPositions = readCount(doc, "max_position_embeddings", true, problem);
+  if (!maxPositions)
+    return std::nullopt;
+  if (!readReal(doc, "rms_norm_eps", c.rmsEps, problem) ||
+      !readReal(doc, "rope_theta", c.ropeTheta, problem))
+    return std::nullopt;
+
+  if (!headDim && *hidden % *heads != 0) {
+    problem = "num_attention_heads: must divide hidden_size (" +
+              std::to_string(*hidden) + "), got " + std::to_string(*heads);
+    return std::nullopt;
+  }
+  c.hidden = *hidden;
+  c.layers = *layers;
+  c.heads = *heads;
+  c.kvHeads = kvHeads ? *kvHeads : *heads;
+  c.intermediate = *intermediate;
+  c.vocab = *vocab;
+  c.headDim = headDim ? *headDim : *hidden / *heads;
+  c.maxPositions = *maxPositions;
+  if (problem = validateLlmConfig(c); !problem.empty())
+    return std::nullopt;
+  return c;
+}
+
+/// One line, whatever the file held.
+std::string oneLine(std::string text) {
+  for (char &ch : text)
+    if (ch == '\n' || ch == '\r')
+      ch = ' ';
+    else if (static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f)
+      ch = '?';
+  return text;
+}
+
+//===----------------------------------------------------------------------===//
+// The decode step
+//===----------------------------------------------------------------------===//
+
+/// Builds @main op by op. Shapes are known in advance, so each helper states
+/// its result type and the verifier checks it.
+class DecodeStepBuilder {
+public:
+  DecodeStepBuilder(MLIRContext &ctx, const LlmConfig &c, int64_t batch,
+                    int64_t past)
+      : ctx(ctx), c(c), b(&ctx), batch(batch), past(past),
+        group(c.heads / c.kvHeads) {}
+
+  OwningOpRef<ModuleOp> build();
+
+private:
+  Location loc(const std::string &name) {
+    return NameLoc::get(StringAttr::get(&ctx, name));
+  }
+  RankedTensorType f32(ArrayRef<int64_t> shape) {
+    return RankedTensorType::get(shape, b.getF32Type());
+  }
+  static ArrayRef<int64_t> shapeOf(Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  }
+
+  /// A weight: an f32 splat constant named after its HF parameter.
+  Value weight(const std::string &name, ArrayRef<int64_t> shape, float value) {
+    auto type = f32(shape);
+    return graph::ConstantOp::create(b, loc(name), type,
+                                     DenseElementsAttr::get(type, value));
+  }
+  /// A rank-0 f32 constant (epsilon, attention scale).
+  Value scalar(const std::string &name, float value) {
+    return weight(name, {}, value);
+  }
+  /// An elementwise binary op whose result has the broadcast shape.
+  template <typename OpT>
+  Value binary(const std::string &name, Value x, Value y) {
+    SmallVector<int64_t> shape;
+    OpTrait::util::getBroadcastedShape(shapeOf(x), shapeOf(y), shape);
+    return OpT::create(b, loc(name), f32(shape), x, y);
+  }
+  template <typename OpT> Value unary(const std::string &name, Value x) {
+    return OpT::create(b, loc(name), x.getType(), x);
+  }
+  Value reshape(const std::string &name, Value x, ArrayRef<int64_t> shape) {
+    return graph::ReshapeOp::create(b, loc(name), f32(shape), x);
+  }
+  Value matmul(const std::string &name, Value x, Value y) {
+    SmallVector<int64_t> shape(shapeOf(x));
+    shape.back() = shapeOf(y).back();
+    return graph::MatMulOp::create(b, loc(name), f32(shape), x, y);
+  }
+  Value concat(const std::string &name, ValueRange inputs, int64_t axis) {
+    SmallVector<int64_t> shape(shapeOf(inputs.front()));
+    shape[axis] = 0;
+    for (Value v : inputs)
+      shape[axis] += shapeOf(v)[axis];
+    return graph::ConcatOp::create(b, loc(name), f32(shape), inputs, axis);
+  }
+  /// x[..., begin:end] on the last axis.
+  Value sliceLast(const std::string &name, Value x, int64_t begin,
+                  int64_t end) {
+    SmallVector<int64_t> shape(shapeOf(x));
+    int64_t axis = shape.size() - 1;
+    shape[axis] = end - begin;
+    return graph::SliceOp::create(b, loc(name), f32(shape), x, {begin}, {end},
+                                  {axis}, {1});
+  }
+
+  /// x @ W for an [in, out] weight `prefix.weight`; the matmul is `prefix`.
+  Value linear(Value x, const std::string &prefix, int64_t in, int64_t out,
+               float value) {
+    Value w = weight(prefix + ".weight", {in, out}, value);
+    return matmul(prefix, x, w);
+  }
+  Value rmsNorm(Value x, const std::string &prefix, float value);
+  Value rotary(Value x, const std::string &prefix);
+  Value attention(Value x, const std::string &prefix, Value pastKey,
+                  Value pastValue, Value &presentKey, Value &presentValue);
+  Value mlp(Value x, const std::string &prefix);
+
+  MLIRContext &ctx;
+  const LlmConfig &c;
+  OpBuilder b;
+  int64_t batch, past, group;
+  Value ropeCos, ropeSin;
+};
+
+/// x / sqrt(mean(x^2) + eps) * w over the last axis. The dialect has no rsqrt
+/// (nor an RMS norm), so it is square, reduce_mean, add, sqrt, div, mul.
+Value DecodeStepBuilder::rmsNorm(Value x, const std::string &prefix,
+                                 float value) {
+  ArrayRef<int64_t> shape = shapeOf(x);
+  int64_t axis = shape.size() - 1;
+  SmallVector<int64_t> reduced(shape);
+  reduced[axis] = 1;
+  Value squared = binary<graph::MulOp>(prefix + ".square", x, x);
+  Value mean =
+      graph::ReduceMeanOp::create(b, loc(prefix + ".mean"), f32(reduced),
+                                  squared, ArrayRef<int64_t>{axis}, true);
+  Value eps = scalar(prefix + ".eps", static_cast<float>(c.rmsEps));
+  Value rms = unary<graph::SqrtOp>(
+      prefix + ".rms", binary<graph::AddOp>(prefix + ".add_eps", mean, eps));
+  Value normed = binary<graph::DivOp>(prefix + ".normalize", x, rms);
+  Value w = weight(prefix + ".weight", {shape.back()}, value);
+  return binary<graph::MulOp>(prefix, normed, w);
+}
+
+/// x * cos + rotate_half(x) * sin, rotate_half(x) = concat(-x2, x1) over the
+/// halves of the last axis (Hugging Face's Llama rotary embedding).
+Value DecodeStepBuilder::rotary(Value x, const std::string &prefix) {
+  int64_t half = c.headDim / 2;
+  Value lo = sliceLast(prefix + ".first_half", x, 0, half);
+  Value hi = sliceLast(prefix + ".second_half", x, half, c.headDim);
+  Value negHi = unary<graph::NegOp>(prefix + ".neg", hi);
+  Value rotated =
+      concat(prefix + ".rotate_half", {negHi, lo}, shapeOf(x).size() - 1);
+  Value withCos = binary<graph::MulOp>(prefix + ".mul_cos", x, ropeCos);
+  Value withSin = binary<graph::MulOp>(prefix + ".mul_sin", rotated, ropeSin);
+  return binary<graph::AddOp>(prefix, withCos, withSin);
+}
+
+/// Grouped-query attention of one new token against the KV cache, without
+/// repeating the KV heads: q is viewed as [b, kv, group, hd], so each KV head
+/// serves its `group` query heads in one batched matmul. Query head h uses
+/// KV head h / group, as Hugging Face's repeat_kv does.
+Value DecodeStepBuilder::attention(Value x, const std::string &prefix,
+                                   Value pastKey, Value pastValue,
+                                   Value &presentKey, Value &presentValue) {
+  int64_t hd = c.headDim, kv = c.kvHeads;
+  Value q =
+      linear(x, prefix + ".q_proj", c.hidden, c.heads * hd, splat::kQProj);
+  Value k = linear(x, prefix + ".k_proj", c.hidden, kv * hd, splat::kKProj);
+  Value v = linear(x, prefix + ".v_proj", c.hidden, kv * hd, splat::kVProj);
+  // With one token, [b, 1, n*hd] -> [b, n, 1, hd] is a pure reshape (the
+  // transpose HF does moves a size-1 axis), and q goes straight to its
+  // grouped view [b, kv, group, hd].
+  q = reshape(prefix + ".q_heads", q, {batch, kv, group, hd});
+  k = reshape(prefix + ".k_heads", k, {batch, kv, 1, hd});
+  v = reshape(prefix + ".v_heads", v, {batch, kv, 1, hd});
+  q = rotary(q, prefix + ".rotary_q");
+  k = rotary(k, prefix + ".rotary_k");
+  presentKey = concat(prefix + ".present_key", {pastKey, k}, 2);
+  presentValue = concat(prefix + ".present_value", {pastValue, v}, 2);
+
+  int64_t total = past + 1;
+  Value keyT = graph::TransposeOp::create(
+      b, loc(prefix + ".key_transpose"), f32({batch, kv, hd, total}),
+      presentKey, ArrayRef<int64_t>{0, 1, 3, 2});
+  Value scores = matmul(prefix + ".scores", q, keyT);
+  Value scale = scalar(prefix + ".scale",
+                       static_cast<float>(1.0 / std::sqrt(double(hd))));
+  scores = binary<graph::MulOp>(prefix + ".scaled_scores", scores, scale);
+  Value probs = graph::SoftmaxOp::create(b, loc(prefix + ".softmax"),
+                                         scores.getType(), scores, int64_t(3));
+  Value context = matmul(prefix + ".context", probs, presentValue);
+  // [b, kv, group, hd] is already head-major in query-head order.
+  context = reshape(prefix + ".merge_heads", context, {batch, 1, c.heads * hd});
+  return linear(context, prefix + ".o_proj", c.heads * hd, c.hidden,
+                splat::kOProj);
+}
+
+/// down_proj(silu(gate_proj(x)) * up_proj(x)), silu(g) = g * sigmoid(g).
+Value DecodeStepBuilder::mlp(Value x, const std::string &prefix) {
+  Value gate = linear(x, prefix + ".gate_proj", c.hidden, c.intermediate,
+                      splat::kGateProj);
+  Value up =
+      linear(x, prefix + ".up_proj", c.hidden, c.intermediate, splat::kUpProj);
+  Value sig = unary<graph::SigmoidOp>(prefix + ".act_fn.sigmoid", gate);
+  Value act = binary<graph::MulOp>(prefix + ".act_fn", gate, sig);
+  Value h = binary<graph::MulOp>(prefix + ".gate_mul_up", act, up);
+  return linear(h, prefix + ".down_proj", c.intermediate, c.hidden,
+                splat::kDownProj);
+}
+
+OwningOpRef<ModuleOp> DecodeStepBuilder::build() {
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
+  int64_t hd = c.headDim, kv = c.kvHeads;
+
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  auto addArg = [&](std::string name, Type type) {
+    argNames.push_back(std::move(name));
+    argTypes.push_back(type);
+  };
+  addArg("input_ids", RankedTensorType::get({batch, 1}, b.getI64Type()));
+  addArg("rope_cos", f32({1, 1, 1, hd}));
+  addArg("rope_sin", f32({1, 1, 1, hd}));
+  for (int64_t i = 0; i < c.layers; ++i) {
+    addArg("past_key_" + std::to_string(i), f32({batch, kv, past, hd}));
+    addArg("past_value_" + std::to_string(i), f32({batch, kv, past, hd}));
+  }
+
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = func::FuncOp::create(b, loc("main"), "main",
+                                   b.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames))
+    func.setArgAttr(i, "graph.name", b.getStringAttr(name));
+  b.setInsertionPointToEnd(entry);
+  ropeCos = entry->getArgument(1);
+  ropeSin = entry->getArgument(2);
+
+  // The embedding table is bf16 (a gathered table does not run on the
+  // matrix unit, so the fp8 matrix policy does not narrow it); rows are
+  // widened to f32 as they are looked up.
+  auto bf16 = [&](ArrayRef<int64_t> shape) {
+    return RankedTensorType::get(shape, b.getBF16Type());
+  };
+  auto embedType = bf16({c.vocab, c.hidden});
+  Value embed = graph::ConstantOp::create(
+      b, loc("model.embed_tokens.weight"), embedType,
+      DenseElementsAttr::get(embedType,
+                             b.getFloatAttr(b.getBF16Type(), splat::kEmbedding)));
+  Value rows = graph::GatherOp::create(b, loc("model.embed_tokens"),
+                                       bf16({batch, 1, c.hidden}), embed,
+                                       entry->getArgument(0), int64_t(0));
+  Value x = graph::CastOp::create(b, loc("model.embed_tokens.to_f32"),
+                                  f32({batch, 1, c.hidden}), rows);
+  SmallVector<Value> presents;
+  for (int64_t i = 0; i < c.layers; ++i) {
+    std::string layer = "model.layers." + std::to_string(i);
+    Value presentKey, presentValue;
+    Value h = rmsNorm(x, layer + ".input_layernorm", splat::kInputNorm);
+    h = attention(h, layer + ".self_attn", entry->getArgument(3 + 2 * i),
+                  entry->getArgument(4 + 2 * i), presentKey, presentValue);
+    x = binary<graph::AddOp>(layer + ".attn_residual", x, h);
+    h = rmsNorm(x, layer + ".post_attention_layernorm",
+                splat::kPostAttentionNorm);
+    h = mlp(h, layer + ".mlp");
+    x = binary<graph::AddOp>(layer + ".mlp_residual", x, h);
+    presents.push_back(presentKey);
+    presents.push_back(presentValue);
+  }
+  x = rmsNorm(x, "model.norm", splat::kFinalNorm);
+  Value logits = linear(x, "lm_head", c.hidden, c.vocab, splat::kLmHead);
+
+  SmallVector<Value> results{logits};
+  results.append(presents.begin(), presents.end());
+  func::ReturnOp::create(b, loc("outputs"), results);
+  func.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  func.setResultAttr(0, "graph.name", b.getStringAttr("logits"));
+  for (int64_t i = 0; i < c.layers; ++i) {
+    func.setResultAttr(1 + 2 * i, "graph.name",
+                       b.getStringAttr("present_key_" + std::to_string(i)));
+    func.setResultAttr(2 + 2 * i, "graph.name",
+                       b.getStringAttr("present_value_" + std::to_string(i)));
+  }
+  return module;
+}
+
+/// a * b * ..., false when it overflows int64.
+bool checkedProduct(std::initializer_list<int64_t> factors, int64_t &out) {
+  out = 1;
+  for (int64_t f : factors)
+    if (__builtin_mul_overflow(out, f, &out))
+      return false;
+  return true;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Public API
+//===----------------------------------------------------------------------===//
+
+std::string validateLlmConfig(const LlmConfig &c) {
+  auto positive = [](const char *key, int64_t v) -> std::string {
+    if (v <= 0)
+      return std::string(key) + ": must be positive, got " + std::to_string(v);
+    if (v > kMaxField)
+      return std::string(key) + ": must be at most " +
+             std::to_string(kMaxField) + ", got " + std::to_string(v);
+    return "";
+  };
+  for (auto [key, v] :
+       {std::pair<const char *, int64_t>{"hidden_size", c.hidden},
+        {"num_hidden_layers", c.layers},
+        {"num_attention_heads", c.heads},
+        {"num_key_value_heads", c.kvHeads},
+        {"intermediate_size", c.intermediate},
+        {"vocab_size", c.vocab},
+        {"head_dim", c.headDim},
+        {"max_position_embeddings", c.maxPositions}})
+    if (std::string problem = positive(key, v); !problem.empty())
+      return problem;
+  if (c.heads % c.kvHeads != 0)
+    return "num_key_value_heads: must divide num_attention_heads (" +
+           std::to_string(c.heads) + "), got " + std::to_string(c.kvHeads);
+  if (c.headDim % 2 != 0)
+    return "head_dim: must be even (rotary embeddings rotate its halves), "
+           "got " +
+           std::to_string(c.headDim);
+  int64_t qWidth;
+  if (!checkedProduct({c.heads, c.headDim, c.hidden, 4}, qWidth))
+    return "head_dim: num_attention_heads * head_dim * hidden_size overflows";
+  if (!(std::isfinite(c.rmsEps) && c.rmsEps > 0))
+    return "rms_norm_eps: must be positive, got " + std::to_string(c.rmsEps);
+  if (!(std::isfinite(c.ropeTheta) && c.ropeTheta > 0))
+    return "rope_theta: must be positive, got " + std::to_string(c.ropeTheta);
+  return "";
+}
+
+std::optional<LlmConfig> readLlmConfig(const std::string &path,
+                                       std::string &error) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error = path + ": is a directory, not a config.json file";
+    return std::nullopt;
+  }
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream) {
+    error =
+        path + ": cannot open: " +
+        (std::filesystem::exists(path, ec) ? "permission denied or unreadable"
+                                           : "no such file");
+    return std::nullopt;
+  }
+  std::ostringstream text;
+  text << stream.rdbuf();
+  // Parsed without exceptions (this library is built without them): a parse
+  // error gives a discarded value.
+  json doc = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    error = path + ": (json): invalid JSON";
+    return std::nullopt;
+  }
+  std::string problem;
+  auto config = parseConfig(doc, problem);
+  if (!config) {
+    error = oneLine(path + ": " + problem);
+    return std::nullopt;
+  }
+  config->name = std::filesystem::path(path).stem().string();
+  return config;
+}
+
+OwningOpRef<ModuleOp> buildDecodeStep(MLIRContext &ctx, const LlmConfig &c,
+                                      const DecodeStepOptions &o,
+                                      std::string &error) {
+  std::string label = c.name.empty() ? "(config)" : c.name;
+  if (std::string problem = validateLlmConfig(c); !problem.empty()) {
+    error = oneLine(label + ": " + problem);
+    return nullptr;
+  }
+  if (o.batch <= 0 || o.batch > kMaxField) {
+    error = label + ": batch must be in [1, " + std::to_string(kMaxField) +
+            "], got " + std::to_string(o.batch);
+    return nullptr;
+  }
+  int64_t past = o.pastLength == 0 ? c.maxPositions - 1 : o.pastLength;
+  if (past <= 0 || past >= c.maxPositions) {
+    error =
+        label + ": past length must be in [1, max_position_embeddings - 1 = " +
+        std::to_string(c.maxPositions - 1) + "], got " + std::to_string(past);
+    return nullptr;
+  }
+  // The largest tensors: the KV cache, the scores, the embedding table.
+  int64_t bytes;
+  if (!checkedProduct({o.batch, c.kvHeads, past + 1, c.headDim, 4}, bytes) ||
+      !checkedProduct({o.batch, c.heads, past + 1, 4}, bytes) ||
+      !checkedProduct({c.vocab, c.hidden, 4}, bytes) ||
+      !checkedProduct({c.intermediate, c.hidden, 4}, bytes)) {
+    error = label + ": a tensor's byte size overflows 64 bits";
+    return nullptr;
+  }
+
+  ctx.loadDialect<graph::GraphDialect, func::FuncDialect>();
+  std::string lastDiagnostic;
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    if (d.getSeverity() == DiagnosticSeverity::Error &&
+        lastDiagnostic.empty()) {
+      std::string where;
+      llvm::raw_string_ostream os(where);
+      os << d.getLocation();
+      lastDiagnostic = where + ": " + d.str();
+    }
+    return success();
+  });
+  DecodeStepBuilder builder(ctx, c, o.batch, past);
+  OwningOpRef<ModuleOp> module = builder.build();
+  if (failed(mlir::verify(*module))) {
+    error =
+        oneLine(label + ": the decode step does not verify: " + lastDiagnostic);
+    return nullptr;
+  }
+  return module;
+}
+
+void ropeTables(const LlmConfig &c, int64_t position, std::vector<float> &cos,
+                std::vector<float> &sin) {
+  int64_t half = c.headDim / 2;
+  cos.assign(c.headDim, 0.0f);
+  sin.assign(c.headDim, 0.0f);
+  for (int64_t i = 0; i < half; ++i) {
+    double invFreq =
+        1.0 / std::pow(c.ropeTheta, double(2 * i) / double(c.headDim));
+    double angle = double(position) * invFreq;
+    cos[i] = cos[i + half] = static_cast<float>(std::cos(angle));
+    sin[i] = sin[i + half] = static_cast<float>(std::sin(angle));
+  }
+}
+
+} // namespace loom

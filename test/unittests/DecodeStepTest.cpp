@@ -1,0 +1,516 @@
+//===- DecodeStepTest.cpp - Llama config.json -> one decode step ----------===//
+#include "loom/Dialect/Graph/IR/Graph.h"
+#include "loom/Dialect/Graph/Transforms/Passes.h"
+#include "loom/Frontend/LLM.h"
+#include "loom/InitAll.h"
+#include "loom/Reference/Evaluator.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+
+using namespace loom;
+
+namespace {
+
+std::string modelPath(const std::string &file) {
+  return std::string(LOOM_MODELS_DIR) + "/" + file;
+}
+
+/// Writes `text` to a fresh file under the test's temporary folder.
+std::string writeConfig(const std::string &name, const std::string &text) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+const char *kTinyText = R"({"hidden_size": 64, "num_hidden_layers": 2,
+  "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
+  "vocab_size": 256, "max_position_embeddings": 128})";
+
+std::string locName(mlir::Operation *op) {
+  if (auto name = mlir::dyn_cast<mlir::NameLoc>(op->getLoc()))
+    return name.getName().str();
+  return "";
+}
+
+std::vector<int64_t> shapeOf(mlir::Type t) {
+  auto shape = mlir::cast<mlir::RankedTensorType>(t).getShape();
+  return {shape.begin(), shape.end()};
+}
+
+class DecodeStepTest : public ::testing::Test {
+protected:
+  DecodeStepTest() {
+    mlir::DialectRegistry registry;
+    registerAllDialects(registry);
+    ctx.appendDialectRegistry(registry);
+    ctx.loadAllAvailableDialects();
+  }
+
+  LlmConfig load(const std::string &file) {
+    std::string error;
+    auto c = readLlmConfig(modelPath(file), error);
+    EXPECT_TRUE(c.has_value()) << error;
+    return c ? *c : LlmConfig{};
+  }
+
+  mlir::func::FuncOp build(const LlmConfig &c, DecodeStepOptions o = {}) {
+    std::string error;
+    module = buildDecodeStep(ctx, c, o, error);
+    EXPECT_TRUE(module) << error;
+    if (!module)
+      return nullptr;
+    return module->lookupSymbol<mlir::func::FuncOp>("main");
+  }
+
+  mlir::MLIRContext ctx;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+};
+
+//===----------------------------------------------------------------------===//
+// readLlmConfig
+//===----------------------------------------------------------------------===//
+
+TEST(ReadLlmConfig, ReadsTheShippedConfigs) {
+  std::string error;
+  auto c = readLlmConfig(modelPath("llama3-70b.json"), error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->name, "llama3-70b");
+  EXPECT_EQ(c->hidden, 8192);
+  EXPECT_EQ(c->layers, 80);
+  EXPECT_EQ(c->heads, 64);
+  EXPECT_EQ(c->kvHeads, 8);
+  EXPECT_EQ(c->intermediate, 28672);
+  EXPECT_EQ(c->vocab, 128256);
+  EXPECT_EQ(c->headDim, 128);
+  EXPECT_EQ(c->maxPositions, 8192);
+  EXPECT_DOUBLE_EQ(c->rmsEps, 1e-5);
+  EXPECT_DOUBLE_EQ(c->ropeTheta, 500000.0);
+
+  auto c8 = readLlmConfig(modelPath("llama3-8b.json"), error);
+  ASSERT_TRUE(c8) << error;
+  EXPECT_EQ(c8->headDim, 128);
+  EXPECT_EQ(c8->kvHeads, 8);
+}
+
+TEST(ReadLlmConfig, DefaultsKvHeadsAndHeadDim) {
+  std::string error;
+  auto c =
+      readLlmConfig(writeConfig("defaults.json",
+                                R"({"hidden_size": 64, "num_hidden_layers": 1,
+                      "num_attention_heads": 8, "intermediate_size": 96,
+                      "vocab_size": 10, "max_position_embeddings": 16,
+                      "head_dim": null})"),
+                    error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->kvHeads, 8);
+  EXPECT_EQ(c->headDim, 8);
+  EXPECT_DOUBLE_EQ(c->rmsEps, 1e-6);
+  EXPECT_DOUBLE_EQ(c->ropeTheta, 10000.0);
+}
+
+TEST(ReadLlmConfig, ExplicitHeadDimNeedNotDivideHidden) {
+  std::string error;
+  auto c =
+      readLlmConfig(writeConfig("headdim.json",
+                                R"({"hidden_size": 60, "num_hidden_layers": 1,
+                      "num_attention_heads": 8, "head_dim": 16,
+                      "intermediate_size": 96, "vocab_size": 10,
+                      "max_position_embeddings": 16})"),
+                    error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->headDim, 16);
+}
+
+TEST(ReadLlmConfig, MissingFieldNamesIt) {
+  std::string error;
+  std::string path =
+      writeConfig("missing.json", R"({"hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "vocab_size": 256,
+        "max_position_embeddings": 128})");
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_EQ(error, path + ": intermediate_size: missing (required)");
+}
+
+TEST(ReadLlmConfig, KvHeadsMustDivideHeads) {
+  std::string error;
+  std::string text = kTinyText;
+  text.replace(text.find("\"num_key_value_heads\": 2"), 24,
+               "\"num_key_value_heads\": 3");
+  std::string path = writeConfig("badkv.json", text);
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_EQ(error, path + ": num_key_value_heads: must divide "
+                          "num_attention_heads (4), got 3");
+}
+
+TEST(ReadLlmConfig, HeadsMustDivideHidden) {
+  std::string error;
+  std::string text = kTinyText;
+  text.replace(text.find("\"num_attention_heads\": 4"), 24,
+               "\"num_attention_heads\": 6");
+  text.replace(text.find("\"num_key_value_heads\": 2"), 24,
+               "\"num_key_value_heads\": 3");
+  std::string path = writeConfig("badheads.json", text);
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_EQ(error, path + ": num_attention_heads: must divide hidden_size "
+                          "(64), got 6");
+}
+
+TEST(ReadLlmConfig, RejectsNonPositiveAndNonIntegers) {
+  std::string error;
+  std::string text = kTinyText;
+  text.replace(text.find("\"vocab_size\": 256"), 17, "\"vocab_size\": 0");
+  std::string path = writeConfig("zero.json", text);
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_EQ(error, path + ": vocab_size: must be positive, got 0");
+
+  text = kTinyText;
+  text.replace(text.find("\"hidden_size\": 64"), 17, "\"hidden_size\": \"64\"");
+  path = writeConfig("string.json", text);
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_EQ(error, path + ": hidden_size: must be an integer, got \"64\"");
+}
+
+TEST(ReadLlmConfig, RejectsWhatItDoesNotModel) {
+  std::string error;
+  std::string text = kTinyText;
+  text.insert(1, "\"tie_word_embeddings\": true, ");
+  std::string path = writeConfig("tied.json", text);
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_NE(error.find("tie_word_embeddings: unsupported"), std::string::npos)
+      << error;
+}
+
+TEST(ReadLlmConfig, NotAnObject) {
+  std::string error;
+  std::string path = writeConfig("array.json", "[1, 2, 3]");
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_EQ(error, path + ": (json): expected an object, got array");
+
+  path = writeConfig("broken.json", "{\"hidden_size\": ");
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_EQ(error, path + ": (json): invalid JSON");
+}
+
+TEST(ReadLlmConfig, MissingFile) {
+  std::string error;
+  std::string path = ::testing::TempDir() + "/no-such-config.json";
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_EQ(error, path + ": cannot open: no such file");
+}
+
+//===----------------------------------------------------------------------===//
+// buildDecodeStep
+//===----------------------------------------------------------------------===//
+
+TEST_F(DecodeStepTest, TinyBuildsWithNamedInputsAndOutputs) {
+  LlmConfig c = load("tiny-llama.json");
+  DecodeStepOptions o;
+  o.batch = 2;
+  o.pastLength = 5;
+  auto func = build(c, o);
+  ASSERT_TRUE(func);
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*module)));
+  // The pass that holds hand-built graphs to the importer's standard.
+  mlir::PassManager pm(&ctx);
+  pm.addNestedPass<mlir::func::FuncOp>(graph::createGraphVerifyShapes());
+  EXPECT_TRUE(mlir::succeeded(pm.run(*module)));
+
+  auto args = func.getArgumentTypes();
+  auto results = func.getResultTypes();
+  ASSERT_EQ(args.size(), 3u + 2 * 2);
+  ASSERT_EQ(results.size(), 1u + 2 * 2);
+  auto argName = [&](unsigned i) {
+    return func.getArgAttrOfType<mlir::StringAttr>(i, "graph.name").str();
+  };
+  auto resultName = [&](unsigned i) {
+    return func.getResultAttrOfType<mlir::StringAttr>(i, "graph.name").str();
+  };
+  EXPECT_EQ(argName(0), "input_ids");
+  EXPECT_EQ(shapeOf(args[0]), (std::vector<int64_t>{2, 1}));
+  EXPECT_TRUE(
+      mlir::cast<mlir::RankedTensorType>(args[0]).getElementType().isInteger(
+          64));
+  EXPECT_EQ(argName(1), "rope_cos");
+  EXPECT_EQ(argName(2), "rope_sin");
+  EXPECT_EQ(shapeOf(args[1]), (std::vector<int64_t>{1, 1, 1, 16}));
+  EXPECT_EQ(shapeOf(args[2]), (std::vector<int64_t>{1, 1, 1, 16}));
+  EXPECT_EQ(resultName(0), "logits");
+  EXPECT_EQ(shapeOf(results[0]), (std::vector<int64_t>{2, 1, 256}));
+  for (int i = 0; i < 2; ++i) {
+    std::string n = std::to_string(i);
+    EXPECT_EQ(argName(3 + 2 * i), "past_key_" + n);
+    EXPECT_EQ(argName(4 + 2 * i), "past_value_" + n);
+    EXPECT_EQ(shapeOf(args[3 + 2 * i]), (std::vector<int64_t>{2, 2, 5, 16}));
+    EXPECT_EQ(shapeOf(args[4 + 2 * i]), (std::vector<int64_t>{2, 2, 5, 16}));
+    EXPECT_EQ(resultName(1 + 2 * i), "present_key_" + n);
+    EXPECT_EQ(resultName(2 + 2 * i), "present_value_" + n);
+    EXPECT_EQ(shapeOf(results[1 + 2 * i]), (std::vector<int64_t>{2, 2, 6, 16}));
+    EXPECT_EQ(shapeOf(results[2 + 2 * i]), (std::vector<int64_t>{2, 2, 6, 16}));
+  }
+}
+
+TEST_F(DecodeStepTest, DefaultPastIsTheLastPosition) {
+  LlmConfig c = load("tiny-llama.json");
+  auto func = build(c);
+  ASSERT_TRUE(func);
+  EXPECT_EQ(shapeOf(func.getArgumentTypes()[3]),
+            (std::vector<int64_t>{1, 2, 127, 16}));
+  EXPECT_EQ(shapeOf(func.getResultTypes()[1]),
+            (std::vector<int64_t>{1, 2, 128, 16}));
+}
+
+TEST_F(DecodeStepTest, OpCountsPerLayer) {
+  LlmConfig c = load("tiny-llama.json");
+  auto func = build(c);
+  ASSERT_TRUE(func);
+  // Ops of layer 1, by name, and of the whole function.
+  std::map<std::string, int> layer, all;
+  int matmulsNamedAfterProjections = 0;
+  func.walk([&](mlir::Operation *op) {
+    if (mlir::isa<mlir::func::FuncOp, mlir::func::ReturnOp>(op))
+      return;
+    std::string name = op->getName().getStringRef().str();
+    ++all[name];
+    std::string where = locName(op);
+    EXPECT_FALSE(where.empty()) << name << " has no NameLoc";
+    if (where.rfind("model.layers.1.", 0) == 0)
+      ++layer[name];
+    if (mlir::isa<graph::MatMulOp>(op) &&
+        (where.ends_with("_proj") || where == "lm_head"))
+      ++matmulsNamedAfterProjections;
+  });
+  std::map<std::string, int> perLayer = {
+      {"graph.constant", 12}, // 9 weights, 2 epsilons, the attention scale
+      {"graph.matmul", 9},    // 7 projections, scores, context
+      {"graph.mul", 11},      {"graph.add", 6},     {"graph.reduce_mean", 2},
+      {"graph.sqrt", 2},      {"graph.div", 2},     {"graph.slice", 4},
+      {"graph.neg", 2},       {"graph.concat", 4},  {"graph.reshape", 4},
+      {"graph.transpose", 1}, {"graph.softmax", 1}, {"graph.sigmoid", 1},
+  };
+  EXPECT_EQ(layer, perLayer);
+  // Outside the layers: embedding (bf16 constant, gather, cast to f32),
+  // final norm (2
+  // constants, 4 arithmetic ops, reduce_mean, sqrt), lm_head (constant,
+  // matmul).
+  std::map<std::string, int> outside = {
+      {"graph.constant", 4},    {"graph.gather", 1}, {"graph.cast", 1},
+      {"graph.matmul", 1},
+      {"graph.mul", 2},         {"graph.add", 1},    {"graph.div", 1},
+      {"graph.reduce_mean", 1}, {"graph.sqrt", 1},
+  };
+  std::map<std::string, int> expected = outside;
+  for (auto &[name, n] : perLayer)
+    expected[name] += n * c.layers;
+  EXPECT_EQ(all, expected);
+  EXPECT_EQ(matmulsNamedAfterProjections, 7 * c.layers + 1);
+}
+
+TEST_F(DecodeStepTest, LocationsNameTheModules) {
+  LlmConfig c = load("tiny-llama.json");
+  auto func = build(c);
+  ASSERT_TRUE(func);
+  std::map<std::string, std::vector<int64_t>> weights;
+  bool sawQProj = false;
+  func.walk([&](mlir::Operation *op) {
+    if (auto cst = mlir::dyn_cast<graph::ConstantOp>(op))
+      weights[locName(op)] = shapeOf(cst.getType());
+    if (mlir::isa<graph::MatMulOp>(op) &&
+        locName(op) == "model.layers.1.self_attn.q_proj")
+      sawQProj = true;
+  });
+  EXPECT_TRUE(sawQProj);
+  // HF parameter names, with [in, out] matmul weights.
+  using Shape = std::vector<int64_t>;
+  EXPECT_EQ(weights["model.embed_tokens.weight"], (Shape{256, 64}));
+  EXPECT_EQ(weights["model.layers.0.self_attn.q_proj.weight"], (Shape{64, 64}));
+  EXPECT_EQ(weights["model.layers.0.self_attn.k_proj.weight"], (Shape{64, 32}));
+  EXPECT_EQ(weights["model.layers.0.self_attn.v_proj.weight"], (Shape{64, 32}));
+  EXPECT_EQ(weights["model.layers.0.self_attn.o_proj.weight"], (Shape{64, 64}));
+  EXPECT_EQ(weights["model.layers.1.mlp.gate_proj.weight"], (Shape{64, 128}));
+  EXPECT_EQ(weights["model.layers.1.mlp.up_proj.weight"], (Shape{64, 128}));
+  EXPECT_EQ(weights["model.layers.1.mlp.down_proj.weight"], (Shape{128, 64}));
+  EXPECT_EQ(weights["model.layers.1.input_layernorm.weight"], (Shape{64}));
+  EXPECT_EQ(weights["model.layers.1.post_attention_layernorm.weight"],
+            (Shape{64}));
+  EXPECT_EQ(weights["model.norm.weight"], (Shape{64}));
+  EXPECT_EQ(weights["lm_head.weight"], (Shape{64, 256}));
+}
+
+TEST_F(DecodeStepTest, RejectsBadOptions) {
+  LlmConfig c = load("tiny-llama.json");
+  std::string error;
+  DecodeStepOptions o;
+  o.pastLength = 128; // past + 1 would exceed max_position_embeddings
+  EXPECT_FALSE(buildDecodeStep(ctx, c, o, error));
+  EXPECT_NE(error.find("past length"), std::string::npos) << error;
+  o = {};
+  o.batch = 0;
+  EXPECT_FALSE(buildDecodeStep(ctx, c, o, error));
+  EXPECT_NE(error.find("batch"), std::string::npos) << error;
+  LlmConfig odd = c;
+  odd.headDim = 15;
+  odd.heads = 4;
+  EXPECT_FALSE(buildDecodeStep(ctx, odd, {}, error));
+  EXPECT_EQ(error, "tiny-llama: head_dim: must be even (rotary embeddings "
+                   "rotate its halves), got 15");
+}
+
+/// The parameter count of a Llama decoder: embedding, per layer the four
+/// attention projections, the three MLP projections and two norms, the
+/// final norm and lm_head.
+int64_t llamaParameters(const LlmConfig &c) {
+  int64_t attn = c.hidden * c.heads * c.headDim +
+                 2 * c.hidden * c.kvHeads * c.headDim +
+                 c.heads * c.headDim * c.hidden;
+  int64_t mlp = 3 * c.hidden * c.intermediate;
+  return c.vocab * c.hidden + c.layers * (attn + mlp + 2 * c.hidden) +
+         c.hidden + c.hidden * c.vocab;
+}
+
+TEST_F(DecodeStepTest, Llama3_70bHasItsParameterCount) {
+  LlmConfig c = load("llama3-70b.json");
+  auto func = build(c);
+  ASSERT_TRUE(func);
+  int64_t weights = 0, all = 0, scalars = 0;
+  bool allSplat = true;
+  func.walk([&](graph::ConstantOp cst) {
+    int64_t n = cst.getType().getNumElements();
+    all += n;
+    if (locName(cst).ends_with(".weight"))
+      weights += n;
+    else
+      scalars += n;
+    auto dense = mlir::dyn_cast<mlir::DenseElementsAttr>(cst.getValue());
+    allSplat &= dense && dense.isSplat();
+  });
+  EXPECT_TRUE(allSplat);
+  EXPECT_EQ(llamaParameters(c), 70553706496);
+  EXPECT_EQ(weights, llamaParameters(c));
+  // Two epsilons and a scale per layer, the final norm's epsilon.
+  EXPECT_EQ(scalars, 3 * c.layers + 1);
+  EXPECT_EQ(all, weights + scalars);
+  EXPECT_EQ(func.getNumArguments(), 3u + 2 * 80);
+  EXPECT_EQ(shapeOf(func.getArgumentTypes()[3]),
+            (std::vector<int64_t>{1, 8, 8191, 128}));
+  EXPECT_EQ(shapeOf(func.getResultTypes()[0]),
+            (std::vector<int64_t>{1, 1, 128256}));
+}
+
+//===----------------------------------------------------------------------===//
+// Evaluation with the golden reference
+//===----------------------------------------------------------------------===//
+
+float splatOf(mlir::func::FuncOp func, const std::string &name) {
+  float value = NAN;
+  func.walk([&](graph::ConstantOp cst) {
+    if (locName(cst) == name)
+      value = static_cast<float>(
+          mlir::cast<mlir::DenseElementsAttr>(cst.getValue())
+              .getSplatValue<llvm::APFloat>()
+              .convertToDouble());
+  });
+  return value;
+}
+
+TEST_F(DecodeStepTest, TinyEvaluates) {
+  LlmConfig c = load("tiny-llama.json");
+  DecodeStepOptions o;
+  o.batch = 2;
+  o.pastLength = 3;
+  auto func = build(c, o);
+  ASSERT_TRUE(func);
+  const int64_t b = 2, kv = 2, past = 3, hd = 16, position = past;
+
+  std::vector<rt::Tensor> inputs;
+  inputs.push_back(rt::Tensor::fromVector(rt::DType::I64, {b, 1},
+                                          std::vector<int64_t>{7, 200}));
+  std::vector<float> cos, sin;
+  ropeTables(c, position, cos, sin);
+  inputs.push_back(rt::Tensor::fromVector(rt::DType::F32, {1, 1, 1, hd}, cos));
+  inputs.push_back(rt::Tensor::fromVector(rt::DType::F32, {1, 1, 1, hd}, sin));
+  for (int64_t i = 0; i < 2 * c.layers; ++i) {
+    std::vector<float> cache(b * kv * past * hd);
+    for (size_t j = 0; j < cache.size(); ++j)
+      cache[j] = 0.001f * float((j * 37 + i * 11) % 101) - 0.05f;
+    inputs.push_back(
+        rt::Tensor::fromVector(rt::DType::F32, {b, kv, past, hd}, cache));
+  }
+  auto out = evaluate(func, inputs);
+  ASSERT_TRUE(out.has_value());
+  ASSERT_EQ(out->size(), 1u + 2 * c.layers);
+
+  // Shapes, and every value finite.
+  EXPECT_EQ((*out)[0].shape(), (rt::Shape{b, 1, c.vocab}));
+  for (size_t r = 1; r < out->size(); ++r)
+    EXPECT_EQ((*out)[r].shape(), (rt::Shape{b, kv, past + 1, hd}));
+  for (const rt::Tensor &t : *out)
+    for (int64_t j = 0; j < t.numElements(); ++j)
+      ASSERT_TRUE(std::isfinite(t.getDouble(j)));
+
+  // The cache is carried over: present[:, :, :past] is the past input.
+  for (int64_t r = 0; r < 2 * c.layers; ++r) {
+    const rt::Tensor &in = inputs[3 + r], &present = (*out)[1 + r];
+    for (int64_t bh = 0; bh < b * kv; ++bh)
+      for (int64_t p = 0; p < past; ++p)
+        for (int64_t d = 0; d < hd; ++d)
+          ASSERT_EQ(present.getDouble((bh * (past + 1) + p) * hd + d),
+                    in.getDouble((bh * past + p) * hd + d));
+  }
+
+  // Layer 0's new key and value, by hand: the embedded row is a constant
+  // vector e, so the norm gives e / sqrt(e^2 + eps) * w everywhere, each
+  // projection column sums hidden of those times its weight, and RoPE rotates
+  // the key's halves.
+  double e = splatOf(func, "model.embed_tokens.weight");
+  double normed = e / std::sqrt(e * e + c.rmsEps) *
+                  splatOf(func, "model.layers.0.input_layernorm.weight");
+  double key = c.hidden * normed *
+               splatOf(func, "model.layers.0.self_attn.k_proj.weight");
+  double value = c.hidden * normed *
+                 splatOf(func, "model.layers.0.self_attn.v_proj.weight");
+  const rt::Tensor &presentKey = (*out)[1], &presentValue = (*out)[2];
+  for (int64_t bh = 0; bh < b * kv; ++bh)
+    for (int64_t d = 0; d < hd; ++d) {
+      double rotated = d < hd / 2 ? -key : key;
+      double expected = key * cos[d] + rotated * sin[d];
+      int64_t at = (bh * (past + 1) + past) * hd + d;
+      EXPECT_NEAR(presentKey.getDouble(at), expected, 1e-5 * std::abs(key));
+      EXPECT_NEAR(presentValue.getDouble(at), value, 1e-5 * std::abs(value));
+    }
+
+  // A splat lm_head makes every logit of a row equal.
+  const rt::Tensor &logits = (*out)[0];
+  for (int64_t row = 0; row < b; ++row) {
+    double first = logits.getDouble(row * c.vocab);
+    for (int64_t j = 1; j < c.vocab; ++j)
+      ASSERT_NEAR(logits.getDouble(row * c.vocab + j), first,
+                  1e-5 * std::abs(first));
+  }
+}
+
+TEST(RopeTables, MatchHuggingFace) {
+  LlmConfig c;
+  c.headDim = 8;
+  c.ropeTheta = 10000;
+  std::vector<float> cos, sin;
+  ropeTables(c, 5, cos, sin);
+  ASSERT_EQ(cos.size(), 8u);
+  // inv_freq = 1 / 10000^(2i/8), i = 0..3, repeated for both halves.
+  for (int i = 0; i < 4; ++i) {
+    double angle = 5.0 / std::pow(10000.0, 2.0 * i / 8.0);
+    EXPECT_FLOAT_EQ(cos[i], std::cos(angle));
+    EXPECT_FLOAT_EQ(cos[i + 4], std::cos(angle));
+    EXPECT_FLOAT_EQ(sin[i], std::sin(angle));
+    EXPECT_FLOAT_EQ(sin[i + 4], std::sin(angle));
+  }
+}
+
+} // namespace
