@@ -1,5 +1,6 @@
 //===- Driver.cpp - Compile, evaluate: the library behind loom and Python ===//
 #include "loom/Driver/Driver.h"
+#include "loom/Frontend/LLM.h"
 
 #include "loom/Dialect/Graph/Transforms/Passes.h"
 #include "loom/Dialect/Graph/Transforms/Pipeline.h"
@@ -126,6 +127,10 @@ std::string runBackendOnce(MLIRContext &ctx, ModuleOp module,
   loom::graph::GraphPipelineOptions graphOpts;
   graphOpts.target = target;
   graphOpts.precision = precision;
+  graphOpts.chips = mapping.chips;
+  graphOpts.tp = mapping.tp;
+  graphOpts.pp = mapping.pp;
+  graphOpts.objective = mapping.objective;
   loom::graph::buildGraphPipeline(pm, graphOpts);
   loom::spatial::GraphToSpatialOptions spatialOpts;
   spatialOpts.target = target;
@@ -133,6 +138,12 @@ std::string runBackendOnce(MLIRContext &ctx, ModuleOp module,
   spatialOpts.objective = mapping.objective;
   pm.addNestedPass<func::FuncOp>(
       loom::spatial::createGraphToSpatial(spatialOpts));
+  if (mapping.multiChip()) {
+    loom::spatial::SpatialLowerCollectivesOptions collectiveOpts;
+    collectiveOpts.target = target;
+    pm.addNestedPass<func::FuncOp>(
+        loom::spatial::createSpatialLowerCollectives(collectiveOpts));
+  }
   if (failed(pm.run(module)))
     return diags.first.empty() ? "compilation failed" : diags.first;
   if (spatialCopy)
@@ -181,6 +192,9 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
   };
   std::vector<Candidate> candidates;
   for (const char *mode : {"sequential", "pipelined", "hybrid"}) {
+    // Across chips there is no hybrid (each chip's kernels share its tiles).
+    if (mapping.multiChip() && std::string(mode) == "hybrid")
+      continue;
     Candidate c;
     c.mode = mode;
     c.scheduled = module.clone();
@@ -261,6 +275,31 @@ std::unique_ptr<MLIRContext> makeContext() {
 OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const std::string &path,
                                   const ImportOptions &options) {
   std::string error;
+  if (llvm::StringRef(path).ends_with(".json")) {
+    // A Hugging Face config.json: build the decode step (no weights).
+    std::optional<LlmConfig> config = readLlmConfig(path, error);
+    if (!config)
+      fail(error);
+    DecodeStepOptions decode;
+    for (const auto &[name, value] : options.dims) {
+      if (name == "batch")
+        decode.batch = value;
+      else if (name == "past")
+        decode.pastLength = value;
+      else
+        fail(path + ": --dim " + name +
+             ": a config.json model takes --dim batch=N and --dim past=N "
+             "(the KV cache length)");
+    }
+    OwningOpRef<ModuleOp> module =
+        withTicker("build " + path, [&] {
+          return buildDecodeStep(ctx, *config, decode, error);
+        });
+    if (!module)
+      fail(error.empty() ? path + ": could not build the decode step"
+                         : error);
+    return module;
+  }
   auto module = withTicker("import " + path, [&] {
     return importOnnxFile(ctx, path, options, error);
   });
@@ -289,6 +328,16 @@ void MappingOptions::validate() const {
   if (maxII < 0)
     fail("--max-ii=" + std::to_string(maxII) +
          ": expected a positive number of cycles");
+  if (chips < 1 || chips > (1 << 20))
+    fail("--chips=" + std::to_string(chips) + ": expected 1 to 1048576");
+  if (tp < 0 || tp > chips * 1024 || pp < 0 || pp > chips * 1024)
+    fail("--" + std::string(tp < 0 || tp > chips * 1024 ? "tp=" : "pp=") +
+         std::to_string(tp < 0 || tp > chips * 1024 ? tp : pp) +
+         ": expected a positive number of chips");
+  if (multiChip() && mapping == "hybrid")
+    fail("--mapping=hybrid: across chips each chip's kernels are placed one "
+         "at a time; use sequential (one input at a time) or pipelined (the "
+         "pipeline stages overlap inputs)");
 }
 
 std::string targetJsonText(const std::string &nameOrPath) {

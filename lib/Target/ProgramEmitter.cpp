@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "loom/Target/ProgramEmitter.h"
+#include "loom/Target/ChipNetwork.h"
 
 #include "loom/Dialect/Graph/IR/Graph.h"
 #include "loom/Dialect/Sched/IR/Sched.h"
@@ -48,6 +49,8 @@ private:
     std::string name;
     /// For constants: the attribute holding the data.
     ElementsAttr data;
+    /// For parts of a model input or output: axis, index, count.
+    std::array<int64_t, 3> part = {-1, 0, 1};
   };
 
   int32_t addTensor(Value v, fb::TensorKind kind, std::string name,
@@ -122,8 +125,17 @@ flatbuffers::Offset<fb::Tensor> ProgramWriter::buildTensor(const TensorInfo &t,
       std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
   flatbuffers::Offset<flatbuffers::Vector<uint8_t>> data = 0;
   bool withData = t.data && source_.constantData;
+  // A splat is written as its one element (weightless models stay small).
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(t.data);
+  bool splat = withData && dense && dense.isSplat() &&
+               type.getNumElements() > 1;
   if (withData) {
-    std::optional<rt::Tensor> host = tryTensorFromAttr(t.data, error);
+    ElementsAttr attr = t.data;
+    if (splat)
+      attr = DenseElementsAttr::get(
+          RankedTensorType::get({}, type.getElementType()),
+          dense.getSplatValue<Attribute>());
+    std::optional<rt::Tensor> host = tryTensorFromAttr(attr, error);
     if (!host)
       return 0;
     fbb_.ForceVectorAlignment(host->byteSize(), 1, 16);
@@ -138,6 +150,13 @@ flatbuffers::Offset<fb::Tensor> ProgramWriter::buildTensor(const TensorInfo &t,
   tb.add_kind(t.kind);
   if (withData)
     tb.add_data(data);
+  if (splat)
+    tb.add_splat(true);
+  if (t.part[2] > 1) {
+    tb.add_part_axis(static_cast<int32_t>(t.part[0]));
+    tb.add_part_index(static_cast<int32_t>(t.part[1]));
+    tb.add_part_count(static_cast<int32_t>(t.part[2]));
+  }
   return tb.Finish();
 }
 
@@ -222,7 +241,8 @@ ProgramWriter::buildKernel(spatial::KernelOp kernel) {
       region[2], region[3], fbb_.CreateVector(ops), fbb_.CreateVector(inputs),
       fbb_.CreateVector(outputs), kernel.getFlops(), kernel.getBytes(),
       fbb_.CreateString(kernel.getBound().str()), kernel.getCycles(),
-      static_cast<int32_t>(kernel.getGroup()));
+      static_cast<int32_t>(kernel.getGroup()),
+      static_cast<int32_t>(kernel.getChip()));
 }
 
 fb::Unit unitOf(StringRef unit) {
@@ -232,6 +252,8 @@ fb::Unit unitOf(StringRef unit) {
     return fb::Unit_Vector;
   if (unit == "dma")
     return fb::Unit_Dma;
+  if (unit == "chip_link")
+    return fb::Unit_ChipLink;
   return fb::Unit_MeshLink;
 }
 
@@ -252,12 +274,23 @@ LogicalResult ProgramWriter::write(
     return "";
   };
 
+  auto partOf = [](DenseI64ArrayAttr a) -> std::array<int64_t, 3> {
+    if (!a || a.size() != 3)
+      return {-1, 0, 1};
+    return {a[0], a[1], a[2]};
+  };
   for (BlockArgument arg : func.getArguments()) {
     auto n =
         func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "graph.name");
     addTensor(arg, fb::TensorKind_Input,
               n ? n.str() : "input" + std::to_string(arg.getArgNumber()));
+    tensors_.back().part = partOf(func.getArgAttrOfType<DenseI64ArrayAttr>(
+        arg.getArgNumber(), graph::kPartAttr));
   }
+  std::map<void *, std::array<int64_t, 3>> outParts;
+  for (unsigned i = 0; i < ret.getNumOperands(); ++i)
+    outParts[ret.getOperand(i).getAsOpaquePointer()] =
+        partOf(func.getResultAttrOfType<DenseI64ArrayAttr>(i, graph::kPartAttr));
   std::vector<spatial::KernelOp> kernels;
   sched::SummaryOp summary;
   std::vector<sched::InstrOp> instrs;
@@ -274,6 +307,9 @@ LogicalResult ProgramWriter::write(
                   out.empty() ? fb::TensorKind_Intermediate
                               : fb::TensorKind_Output,
                   out.empty() ? valueName(&op, r.getResultNumber()) : out);
+        if (auto part = outParts.find(r.getAsOpaquePointer());
+            part != outParts.end())
+          tensors_.back().part = part->second;
       }
       if (failed(collectKernel(k)))
         return failure();
@@ -339,11 +375,37 @@ LogicalResult ProgramWriter::write(
         fbb_, b.getId(), idOf(b.getValue()), b.getTile(), b.getOffset(),
         b.getSize(), b.getLiveStart(), b.getLiveEnd(),
         static_cast<int32_t>(b.getCopies()), b.getResident()));
+  // Links, numbered as spatial-to-sched books them: each chip's mesh
+  // links, then the chip links.
+  int64_t chips = 1, tp = 1, pp = 1;
+  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kChipsAttr))
+    chips = std::max<int64_t>(1, a.getInt());
+  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kTensorParallelAttr))
+    tp = a.getInt();
+  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kPipelineParallelAttr))
+    pp = a.getInt();
   spatial::Mesh mesh(target_.tileRows(), target_.tileCols());
+  const int64_t tilesPerChip = target_.tilesPerChip();
   std::vector<flatbuffers::Offset<fb::Link>> linkOffsets;
-  for (int64_t l = 0; l < mesh.numLinks(); ++l)
-    linkOffsets.push_back(fb::CreateLink(fbb_, l, mesh.linkEnds(l).first,
-                                         mesh.linkEnds(l).second));
+  for (int64_t c = 0; c < chips; ++c)
+    for (int64_t l = 0; l < mesh.numLinks(); ++l)
+      linkOffsets.push_back(fb::CreateLink(
+          fbb_, static_cast<int32_t>(c * mesh.numLinks() + l),
+          static_cast<int32_t>(c * tilesPerChip + mesh.linkEnds(l).first),
+          static_cast<int32_t>(c * tilesPerChip + mesh.linkEnds(l).second),
+          false, static_cast<int32_t>(c), static_cast<int32_t>(c)));
+  ChipNetwork net(target_, chips);
+  if (chips > 1)
+    for (int64_t k = 0; k < net.numLinks(); ++k) {
+      const ChipNetwork::Link &l = net.link(k);
+      linkOffsets.push_back(fb::CreateLink(
+          fbb_, static_cast<int32_t>(chips * mesh.numLinks() + k),
+          static_cast<int32_t>(l.from * tilesPerChip),
+          static_cast<int32_t>(l.to * tilesPerChip), true,
+          static_cast<int32_t>(l.from), static_cast<int32_t>(l.to),
+          l.bytesPerCycle, l.latencyCycles));
+    }
+  auto topology = fbb_.CreateString(net.topologyName());
 
   auto model = fbb_.CreateString(source_.model);
   auto targetName = fbb_.CreateString(target_.name());
@@ -378,6 +440,10 @@ LogicalResult ProgramWriter::write(
   pb.add_roofline_cycles(summary.getRooflineCycles());
   pb.add_mapping(mapping);
   pb.add_pipeline_groups(static_cast<int32_t>(summary.getPipelineGroups()));
+  pb.add_chips(static_cast<int32_t>(chips));
+  pb.add_tensor_parallel(static_cast<int32_t>(tp));
+  pb.add_pipeline_parallel(static_cast<int32_t>(pp));
+  pb.add_topology(topology);
   pb.add_initiation_interval(summary.getInitiationInterval()
                                  ? summary.getInitiationInterval()
                                  : summary.getTotalCycles());
@@ -413,7 +479,9 @@ static size_t expectedProgramSize(ModuleOp module) {
   module.walk([&](Operation *op) {
     for (NamedAttribute a : op->getAttrs())
       if (auto e = dyn_cast<ElementsAttr>(a.getValue()))
-        if (auto t = dyn_cast<RankedTensorType>(e.getType()))
+        if (auto t = dyn_cast<RankedTensorType>(e.getType());
+            t && !(isa<DenseElementsAttr>(e) &&
+                   cast<DenseElementsAttr>(e).isSplat()))
           if (auto dt = dtypeFromType(t.getElementType()))
             bytes += static_cast<size_t>(t.getNumElements()) * rt::dtypeSize(*dt);
   });

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -35,6 +36,15 @@ constexpr int kMaxRowWidth = 1800;
 constexpr int kGridTarget = 512;
 constexpr int kMinCell = 8, kMaxCell = 128;
 constexpr size_t kMaxPanels = 16;
+/// A multi-chip program draws at most this many chips per panel, side by
+/// side, this many to a row, each under a label band, this far apart; the
+/// grid of one chip is then about kChipGridTarget pixels on its longer side.
+constexpr int64_t kMaxChips = 16;
+constexpr int kChipsPerRow = 4;
+constexpr int kChipLabelHeight = 20;
+constexpr int kChipGap = 16;
+constexpr int kChipGridTarget = 256;
+constexpr size_t kLegendChipLinks = 10;
 constexpr size_t kMaxLegendKernels = 40;
 constexpr size_t kLegendRowsPerColumn = 20;
 constexpr int kLegendColumnWidth = 470;
@@ -306,16 +316,18 @@ Rect regionOf(const ProgramKernel &k, int rows, int cols) {
   return r;
 }
 
-std::string describeRegion(const ProgramKernel &k) {
+/// The region; with several chips (`chips` > 1) the chip too.
+std::string describeRegion(const ProgramKernel &k, int32_t chips) {
   return num(int64_t(k.tileRows)) + "x" + num(int64_t(k.tileCols)) +
          " tiles: rows " + num(int64_t(k.tileRow)) + "-" +
          num(int64_t(k.tileRow) + k.tileRows - 1) + ", cols " +
          num(int64_t(k.tileCol)) + "-" +
-         num(int64_t(k.tileCol) + k.tileCols - 1);
+         num(int64_t(k.tileCol) + k.tileCols - 1) +
+         (chips > 1 ? " of chip " + num(int64_t(k.chip)) : "");
 }
 
 /// The hover text of a kernel: everything the label may have cut.
-std::string kernelTitle(const ProgramKernel &k) {
+std::string kernelTitle(const ProgramKernel &k, int32_t chips) {
   std::string s = "kernel " + num(int64_t(k.id)) + " '" + k.name + "'";
   if (!k.kind.empty())
     s += " (" + k.kind + (k.precision.empty() ? "" : ", " + k.precision) + ")";
@@ -327,7 +339,7 @@ std::string kernelTitle(const ProgramKernel &k) {
   s += "\ncycles: " + num(k.cycles);
   if (!k.bound.empty())
     s += " (" + k.bound + " bound)";
-  s += "\nregion: " + describeRegion(k);
+  s += "\nregion: " + describeRegion(k, chips);
   s += "\npipeline group: " + num(int64_t(k.group));
   return s;
 }
@@ -368,19 +380,48 @@ private:
   void gather();
   void buildPanels();
   void drawPanel(const Panel &panel, int x, int y);
-  void drawRegions(const Panel &panel);
-  void drawSharedTiles(const Panel &panel);
-  void drawTileIndices();
-  void drawLinks();
+  void drawChip(const Panel &panel, int64_t chip);
+  void drawRegions(const Panel &panel, int64_t chip);
+  void drawSharedTiles(const Panel &panel, int64_t chip);
+  void drawTileIndices(int64_t chip);
+  void drawLinks(int64_t chip);
   void drawText(double x, double y, double size, std::string_view text,
                 std::string_view extra = "");
   void drawLabel(const std::vector<std::string> &lines, double cx, double top,
                  double height, double size, bool boldFirst);
   int drawKernelLegend(int y);
   int drawLinkLegend(int y);
+  int drawChipLinkLegend(int y);
+  /// The centre of system-wide tile `tile` in its chip's grid.
   Point tileCentre(int64_t tile) const {
+    tile %= std::max<int64_t>(1, numTiles);
     return {(tile % cols) * cell + cell / 2.0,
             (tile / cols) * cell + cell / 2.0};
+  }
+  /// "tile 5 (row 1, col 1)", or "tile 5 (chip 1, row 0, col 1)".
+  std::string tileName(int64_t tile) const {
+    int64_t local = tile % std::max<int64_t>(1, numTiles);
+    return "tile " + num(tile) + " (" +
+           (multiChip() ? "chip " + num(tile / numTiles) + ", " : "") +
+           "row " + num(local / cols) + ", col " + num(local % cols) + ")";
+  }
+  bool multiChip() const { return p.chips > 1; }
+  /// The chips' grids of a panel: their size, side by side and wrapping.
+  int chipsPerRow() const {
+    return static_cast<int>(std::min<int64_t>(drawnChips, kChipsPerRow));
+  }
+  int chipsWidth() const {
+    if (!multiChip())
+      return cols * cell;
+    return chipsPerRow() * (cols * cell + kChipGap) - kChipGap;
+  }
+  int chipsHeight() const {
+    if (!multiChip())
+      return rows * cell;
+    int64_t chipRows = (drawnChips + chipsPerRow() - 1) / chipsPerRow();
+    return static_cast<int>(chipRows) *
+               (kChipLabelHeight + rows * cell + kChipGap) -
+           kChipGap;
   }
   double linkWidth(int64_t bytes) const;
   double tileIndexFont() const { return std::clamp(cell * 0.17, 5.0, 10.0); }
@@ -391,11 +432,15 @@ private:
   /// The kernel labels of the panel being drawn.
   std::string labels;
   int rows = 0, cols = 0, cell = kMaxCell;
+  /// Tiles of one chip; chips drawn (the first min(chips, kMaxChips)).
   int64_t numTiles = 0;
+  int64_t drawnChips = 1;
   std::unordered_map<int32_t, size_t> kernelPos, linkPos;
   std::vector<std::string> colours;
-  /// Per tile, filled only if some panel is shared.
+  /// Per tile of the drawn chips, filled only if some panel is shared.
   std::vector<TileLoad> tileLoad;
+  /// Chip links with traffic, busiest first (positions in program.links).
+  std::vector<LinkLoad> rankedChipLinks;
   /// Links with traffic that can be drawn, busiest first; the first
   /// numDrawn of them are drawn.
   std::vector<LinkLoad> rankedLinks;
@@ -407,8 +452,10 @@ void FloorplanRenderer::gather() {
   rows = std::max(0, p.tileRows);
   cols = std::max(0, p.tileCols);
   numTiles = int64_t(rows) * cols;
-  cell =
-      std::clamp(kGridTarget / std::max({rows, cols, 1}), kMinCell, kMaxCell);
+  drawnChips = multiChip() ? std::min<int64_t>(p.chips, kMaxChips) : 1;
+  cell = std::clamp((multiChip() ? kChipGridTarget : kGridTarget) /
+                        std::max({rows, cols, 1}),
+                    kMinCell, kMaxCell);
   for (size_t i = 0; i < p.kernels.size(); ++i) {
     kernelPos.emplace(p.kernels[i].id, i);
     colours.push_back(kernelColour(i));
@@ -419,13 +466,14 @@ void FloorplanRenderer::gather() {
   buildPanels();
   bool anyShared = std::any_of(panels.begin(), panels.end(),
                                [](const Panel &panel) { return panel.shared; });
+  int64_t drawnTiles = drawnChips * numTiles;
   if (anyShared)
-    tileLoad.resize(numTiles);
+    tileLoad.resize(drawnTiles);
   std::vector<LinkLoad> linkLoad(p.links.size());
   for (size_t i = 0; i < p.links.size(); ++i)
     linkLoad[i].index = i;
   for (const ProgramInstr &instr : p.instrs) {
-    if (instr.unit == Unit::MeshLink) {
+    if (isLinkUnit(instr.unit)) {
       auto it = linkPos.find(instr.resource);
       if (it == linkPos.end())
         continue;
@@ -433,29 +481,38 @@ void FloorplanRenderer::gather() {
       linkLoad[it->second].busy += instr.duration;
       continue;
     }
-    if (!anyShared || instr.resource < 0 || instr.resource >= numTiles)
+    if (!anyShared || instr.resource < 0 || instr.resource >= drawnTiles)
       continue;
     auto it = kernelPos.find(instr.kernel);
     if (it != kernelPos.end())
       tileLoad[instr.resource][it->second] += instr.duration;
   }
 
+  // Mesh links are drawn within their chip; chip links are listed.
+  int64_t allTiles = int64_t(std::max(1, p.chips)) * numTiles;
   for (const LinkLoad &load : linkLoad) {
     const ProgramLink &link = p.links[load.index];
-    bool inGrid = link.fromTile >= 0 && link.fromTile < numTiles &&
-                  link.toTile >= 0 && link.toTile < numTiles;
-    if ((load.bytes > 0 || load.busy > 0) && inGrid &&
-        link.fromTile != link.toTile)
+    if (!(load.bytes > 0 || load.busy > 0))
+      continue;
+    if (link.chipLink) {
+      rankedChipLinks.push_back(load);
+      continue;
+    }
+    bool inGrid = link.fromTile >= 0 && link.fromTile < allTiles &&
+                  link.toTile >= 0 && link.toTile < allTiles &&
+                  link.fromTile / numTiles == link.toTile / numTiles;
+    if (inGrid && link.fromTile != link.toTile)
       rankedLinks.push_back(load);
   }
-  std::sort(rankedLinks.begin(), rankedLinks.end(),
-            [&](const LinkLoad &a, const LinkLoad &b) {
-              if (a.bytes != b.bytes)
-                return a.bytes > b.bytes;
-              if (a.busy != b.busy)
-                return a.busy > b.busy;
-              return a.index < b.index;
-            });
+  auto busiestFirst = [&](const LinkLoad &a, const LinkLoad &b) {
+    if (a.bytes != b.bytes)
+      return a.bytes > b.bytes;
+    if (a.busy != b.busy)
+      return a.busy > b.busy;
+    return a.index < b.index;
+  };
+  std::sort(rankedLinks.begin(), rankedLinks.end(), busiestFirst);
+  std::sort(rankedChipLinks.begin(), rankedChipLinks.end(), busiestFirst);
   int64_t maxBytes = rankedLinks.empty() ? 0 : rankedLinks.front().bytes;
   while (numDrawn < rankedLinks.size() && numDrawn < kMaxDrawnLinks &&
          (numDrawn < kTopLinks || rankedLinks[numDrawn].bytes * 2 >= maxBytes))
@@ -481,29 +538,44 @@ void FloorplanRenderer::buildPanels() {
     }
   }
 
-  std::vector<uint8_t> cover(numTiles);
+  // Tiles of every chip, system-wide; only the entries a panel set are
+  // cleared for the next.
+  int64_t chips = std::max(1, p.chips);
+  std::vector<uint8_t> cover(chips * numTiles);
+  std::vector<int64_t> covered;
   for (size_t index = 0; index < panels.size(); ++index) {
     Panel &panel = panels[index];
-    std::fill(cover.begin(), cover.end(), 0);
+    for (int64_t t : covered)
+      cover[t] = 0;
+    covered.clear();
     for (size_t k : panel.kernels) {
-      Rect r = regionOf(p.kernels[k], rows, cols);
+      const ProgramKernel &kernel = p.kernels[k];
+      if (kernel.chip < 0 || kernel.chip >= chips)
+        continue;
+      Rect r = regionOf(kernel, rows, cols);
       for (int row = r.r0; row < r.r1; ++row)
         for (int col = r.c0; col < r.c1; ++col) {
-          uint8_t &c = cover[int64_t(row) * cols + col];
-          if (c)
+          int64_t t = kernel.chip * numTiles + int64_t(row) * cols + col;
+          uint8_t &c = cover[t];
+          if (c) {
             panel.shared = true;
-          else
+          } else {
             ++panel.tilesUsed;
+            covered.push_back(t);
+          }
           c = 1;
         }
     }
 
     std::string kernels = plural(int64_t(panel.kernels.size()), "kernel");
-    std::string tiles =
-        num(panel.tilesUsed) + " of " + plural(numTiles, "tile") + " used";
+    std::string tiles = num(panel.tilesUsed) + " of " +
+                        plural(chips * numTiles, "tile") + " used" +
+                        (multiChip() ? " on " + num(chips) + " chips" : "");
     if (p.kernels.empty()) {
       panel.caption[0] = "No kernels";
-      panel.caption[1] = "grid " + num(rows) + "x" + num(cols) + " tiles";
+      panel.caption[1] = "grid " + num(rows) + "x" + num(cols) + " tiles" +
+                         (multiChip() ? " per chip, " + num(chips) + " chips"
+                                      : "");
     } else if (sequential) {
       panel.caption[0] =
           "Sequential mapping: " + kernels + ", one after another";
@@ -553,11 +625,13 @@ void FloorplanRenderer::drawLabel(const std::vector<std::string> &lines,
   std::swap(out, labels);
 }
 
-void FloorplanRenderer::drawRegions(const Panel &panel) {
+void FloorplanRenderer::drawRegions(const Panel &panel, int64_t chip) {
   double size = std::clamp(cell * 0.28, 7.0, 13.0);
   double indexBand = showTileIndices() ? tileIndexFont() + 2 : 0;
   for (size_t k : panel.kernels) {
     const ProgramKernel &kernel = p.kernels[k];
+    if (kernel.chip != chip)
+      continue;
     Rect r = regionOf(kernel, rows, cols);
     if (r.empty())
       continue;
@@ -569,7 +643,7 @@ void FloorplanRenderer::drawRegions(const Panel &panel) {
            "\" height=\"" + num(h) + "\" rx=\"3\" fill=\"" + colours[k] +
            "\" fill-opacity=\"0.92\" stroke=\"#333333\" stroke-width=\"1\">"
            "<title>" +
-           xml(kernelTitle(kernel)) + "</title></rect>\n";
+           xml(kernelTitle(kernel, p.chips)) + "</title></rect>\n";
 
     // The label: the name, then the ONNX nodes in the lines left.
     double top = y + indexBand, height = h - indexBand - 2;
@@ -590,21 +664,24 @@ void FloorplanRenderer::drawRegions(const Panel &panel) {
   }
 }
 
-void FloorplanRenderer::drawSharedTiles(const Panel &panel) {
+void FloorplanRenderer::drawSharedTiles(const Panel &panel, int64_t chip) {
   std::vector<uint8_t> inPanel(p.kernels.size());
   for (size_t k : panel.kernels)
     inPanel[k] = 1;
-  // Each tile's kernels: those whose region covers it (perhaps idle there)
-  // and those with instrs on it.
+  // Each tile's kernels (tiles of this chip): those whose region covers it
+  // (perhaps idle there) and those with instrs on it.
+  int64_t base = chip * numTiles;
   std::vector<TileLoad> load(numTiles);
   for (size_t k : panel.kernels) {
+    if (p.kernels[k].chip != chip)
+      continue;
     Rect r = regionOf(p.kernels[k], rows, cols);
     for (int row = r.r0; row < r.r1; ++row)
       for (int col = r.c0; col < r.c1; ++col)
         load[int64_t(row) * cols + col].emplace(k, 0);
   }
   for (int64_t t = 0; t < numTiles; ++t)
-    for (const auto &[k, busy] : tileLoad[t])
+    for (const auto &[k, busy] : tileLoad[base + t])
       if (inPanel[k])
         load[t][k] += busy;
 
@@ -624,8 +701,7 @@ void FloorplanRenderer::drawSharedTiles(const Panel &panel) {
     size_t others = load[t].size() - 1;
     const ProgramKernel &kernel = p.kernels[best];
 
-    std::string title = "tile " + num(t) + " (row " + num(t / cols) + ", col " +
-                        num(t % cols) + ")\nbusiest: kernel " +
+    std::string title = tileName(base + t) + "\nbusiest: kernel " +
                         num(int64_t(kernel.id)) + " '" + kernel.name + "', " +
                         num(load[t][best]) + " busy cycles";
     if (others) {
@@ -675,15 +751,17 @@ void FloorplanRenderer::drawSharedTiles(const Panel &panel) {
   }
 }
 
-void FloorplanRenderer::drawTileIndices() {
+void FloorplanRenderer::drawTileIndices(int64_t chip) {
   if (!showTileIndices() || numTiles == 0)
     return;
   double size = tileIndexFont();
   out += "<g fill=\"#555555\" font-size=\"" + num(size) +
          "\" pointer-events=\"none\">\n";
+  // System-wide indices.
   for (int64_t t = 0; t < numTiles; ++t)
     out += "<text x=\"" + num((t % cols) * cell + 3) + "\" y=\"" +
-           num((t / cols) * cell + size + 1.5) + "\">" + num(t) + "</text>\n";
+           num((t / cols) * cell + size + 1.5) + "\">" +
+           num(chip * numTiles + t) + "</text>\n";
   out += "</g>\n";
 }
 
@@ -697,26 +775,29 @@ double FloorplanRenderer::linkWidth(int64_t bytes) const {
 }
 
 std::string linkTitle(const ProgramLink &link, const LinkLoad &load,
-                      size_t rank, size_t ranked, int cols) {
-  auto tile = [&](int32_t t) {
-    return "tile " + num(int64_t(t)) + " (row " + num(int64_t(t / cols)) +
-           ", col " + num(int64_t(t % cols)) + ")";
-  };
+                      size_t rank, size_t ranked,
+                      const std::function<std::string(int64_t)> &tile) {
   return "link " + num(int64_t(link.id)) + ": " + tile(link.fromTile) + " -> " +
          tile(link.toTile) + "\n" + num(load.bytes) + " bytes, " +
          num(load.busy) + " busy cycles\nbusiest link #" + num(rank + 1) +
          " of " + num(ranked) + " with traffic";
 }
 
-void FloorplanRenderer::drawLinks() {
-  if (numDrawn == 0)
+void FloorplanRenderer::drawLinks(int64_t chip) {
+  size_t onChip = 0;
+  for (size_t i = 0; i < numDrawn; ++i)
+    onChip += p.links[rankedLinks[i].index].fromTile / numTiles == chip;
+  if (onChip == 0)
     return;
+  auto tile = [this](int64_t t) { return tileName(t); };
   out += "<g fill=\"" + std::string(kLinkColour) + "\" stroke=\"" +
          kLinkColour + "\" stroke-linecap=\"round\" opacity=\"0.8\">\n";
   // The least busy first, so the busiest are drawn on top.
   for (size_t i = numDrawn; i-- > 0;) {
     const LinkLoad &load = rankedLinks[i];
     const ProgramLink &link = p.links[load.index];
+    if (link.fromTile / numTiles != chip)
+      continue;
     Point from = tileCentre(link.fromTile), to = tileCentre(link.toTile);
     double dx = to.x - from.x, dy = to.y - from.y;
     double length = std::hypot(dx, dy);
@@ -734,7 +815,7 @@ void FloorplanRenderer::drawLinks() {
     Point tip{to.x - ux * trim + nx * offset, to.y - uy * trim + ny * offset};
     Point base{tip.x - ux * headLength, tip.y - uy * headLength};
     out +=
-        "<g><title>" + xml(linkTitle(link, load, i, rankedLinks.size(), cols)) +
+        "<g><title>" + xml(linkTitle(link, load, i, rankedLinks.size(), tile)) +
         "</title><line x1=\"" + num(tail.x) + "\" y1=\"" + num(tail.y) +
         "\" x2=\"" + num(base.x) + "\" y2=\"" + num(base.y) +
         "\" stroke-width=\"" + num(width) + "\"/><polygon points=\"" +
@@ -748,7 +829,7 @@ void FloorplanRenderer::drawLinks() {
 void FloorplanRenderer::drawPanel(const Panel &panel, int x, int y) {
   out += "<g transform=\"translate(" + num(x) + "," + num(y) + ")\">\n";
   // Captions are cut to the panel's width.
-  double width = std::max(kMinPanelWidth, cols * cell);
+  double width = std::max(kMinPanelWidth, chipsWidth());
   drawText(0, 15, 12, clip(panel.caption[0], size_t(width / (12 * kCharWidth))),
            "font-weight=\"bold\"");
   for (int line = 1; line < 3; ++line)
@@ -756,6 +837,29 @@ void FloorplanRenderer::drawPanel(const Panel &panel, int x, int y) {
              clip(panel.caption[line], size_t(width / (11 * kCharWidth))),
              "fill=\"#444444\"");
   out += "<g transform=\"translate(0," + num(kCaptionHeight) + ")\">\n";
+  if (!multiChip()) {
+    drawChip(panel, 0);
+    out += "</g>\n</g>\n";
+    return;
+  }
+  // The chips side by side, each under its label.
+  int perRow = chipsPerRow();
+  for (int64_t chip = 0; chip < drawnChips; ++chip) {
+    int x = static_cast<int>(chip % perRow) * (cols * cell + kChipGap);
+    int y = static_cast<int>(chip / perRow) *
+            (kChipLabelHeight + rows * cell + kChipGap);
+    out += "<g transform=\"translate(" + num(x) + "," + num(y) + ")\">\n";
+    drawText(0, 14, 12, "chip " + num(chip), "font-weight=\"bold\"");
+    out += "<g transform=\"translate(0," + num(kChipLabelHeight) + ")\">\n";
+    drawChip(panel, chip);
+    out += "</g>\n</g>\n";
+  }
+  out += "</g>\n</g>\n";
+}
+
+/// One chip's grid of a panel at the origin: its tiles, the panel's regions
+/// there (or tiles by busiest kernel), tile indices, mesh links and labels.
+void FloorplanRenderer::drawChip(const Panel &panel, int64_t chip) {
   // The tiles.
   out += "<g fill=\"#f2f2f2\" stroke=\"#c8c8c8\" stroke-width=\"1\">\n";
   for (int row = 0; row < rows; ++row)
@@ -768,11 +872,11 @@ void FloorplanRenderer::drawPanel(const Panel &panel, int x, int y) {
   // titles show.
   labels.clear();
   if (panel.shared)
-    drawSharedTiles(panel);
+    drawSharedTiles(panel, chip);
   else
-    drawRegions(panel);
-  drawTileIndices();
-  drawLinks();
+    drawRegions(panel, chip);
+  drawTileIndices(chip);
+  drawLinks(chip);
   if (!labels.empty())
     out += "<g pointer-events=\"none\" stroke=\"#ffffff\" "
            "stroke-opacity=\"0.7\" stroke-width=\"2\" "
@@ -781,7 +885,6 @@ void FloorplanRenderer::drawPanel(const Panel &panel, int x, int y) {
   out += "<rect width=\"" + num(cols * cell) + "\" height=\"" +
          num(rows * cell) +
          "\" fill=\"none\" stroke=\"#666666\" stroke-width=\"1.5\"/>\n";
-  out += "</g>\n</g>\n";
 }
 
 /// The kernel legend from y; returns the y below it.
@@ -818,8 +921,10 @@ int FloorplanRenderer::drawKernelLegend(int y) {
                        num(int64_t(k.group)) + ", " + num(int64_t(k.tileRows)) +
                        "x" + num(int64_t(k.tileCols)) + " tiles at (" +
                        num(int64_t(k.tileRow)) + "," + num(int64_t(k.tileCol)) +
-                       ")";
-    out += "<g><title>" + xml(kernelTitle(k)) + "</title><rect x=\"" + num(x) +
+                       ")" + (multiChip() ? " of chip " + num(int64_t(k.chip))
+                                          : "");
+    out += "<g><title>" + xml(kernelTitle(k, p.chips)) + "</title><rect x=\"" +
+           num(x) +
            "\" y=\"" + num(row + 2) + "\" width=\"12\" height=\"12\" fill=\"" +
            colours[order[i]] + "\" stroke=\"#333333\" stroke-width=\"0.5\"/>";
     out += "<text x=\"" + num(x + 18) + "\" y=\"" + num(row + 12) +
@@ -828,6 +933,40 @@ int FloorplanRenderer::drawKernelLegend(int y) {
   }
   return y + static_cast<int>(std::min(order.size(), kLegendRowsPerColumn)) *
                  kLegendLine;
+}
+
+/// The chip links by traffic from y (nothing for one chip); returns the y
+/// below it.
+int FloorplanRenderer::drawChipLinkLegend(int y) {
+  if (!multiChip())
+    return y;
+  size_t numChipLinks = 0;
+  for (const ProgramLink &l : p.links)
+    numChipLinks += l.chipLink;
+  if (rankedChipLinks.empty()) {
+    drawText(kMargin, y + 12, 12,
+             numChipLinks ? "No chip link traffic." : "No chip links.",
+             "font-weight=\"bold\"");
+    return y + 20;
+  }
+  size_t listed = std::min(rankedChipLinks.size(), kLegendChipLinks);
+  drawText(kMargin, y + 12, 12,
+           "Chip links by bytes (" + num(listed) + " of " +
+               plural(int64_t(rankedChipLinks.size()), "chip link") +
+               " with traffic, of " + num(numChipLinks) + ")",
+           "font-weight=\"bold\"");
+  y += 20;
+  for (size_t i = 0; i < listed; ++i) {
+    const LinkLoad &load = rankedChipLinks[i];
+    const ProgramLink &link = p.links[load.index];
+    drawText(kMargin + 20, y + 12, kLegendFont,
+             "chip link " + num(int64_t(link.id)) + ": chip " +
+                 num(int64_t(link.fromChip)) + " -> chip " +
+                 num(int64_t(link.toChip)) + ", " + num(load.bytes) +
+                 " bytes, " + num(load.busy) + " busy cycles");
+    y += kLegendLine;
+  }
+  return y;
 }
 
 /// The link legend from y; returns the y below it.
@@ -855,7 +994,8 @@ int FloorplanRenderer::drawLinkLegend(int y) {
                        num(int64_t(link.toTile)) + ", " + num(load.bytes) +
                        " bytes, " + num(load.busy) + " busy cycles";
     out += "<g><title>" +
-           xml(linkTitle(link, load, i, rankedLinks.size(), cols)) +
+           xml(linkTitle(link, load, i, rankedLinks.size(),
+                         [this](int64_t t) { return tileName(t); })) +
            "</title><line x1=\"" + num(kMargin) + "\" y1=\"" + num(row + 8) +
            "\" x2=\"" + num(kMargin + 14) + "\" y2=\"" + num(row + 8) +
            "\" stroke=\"" + kLinkColour + "\" stroke-width=\"" +
@@ -877,7 +1017,7 @@ int FloorplanRenderer::drawLinkLegend(int y) {
 std::string FloorplanRenderer::render() {
   gather();
 
-  int gridW = cols * cell, gridH = rows * cell;
+  int gridW = chipsWidth(), gridH = chipsHeight();
   int slotW = std::max(gridW, kMinPanelWidth), slotH = kCaptionHeight + gridH;
   size_t drawn = std::min(panels.size(), kMaxPanels);
   size_t perRow = std::clamp<size_t>(
@@ -889,14 +1029,28 @@ std::string FloorplanRenderer::render() {
       "Loom floorplan: model '" +
       (p.model.empty() ? std::string("?") : p.model) + "' on target '" +
       (p.targetName.empty() ? std::string("?") : p.targetName) + "'";
-  std::string summary = "grid " + num(rows) + "x" + num(cols) + " tiles, " +
+  std::string grid = "grid " + num(rows) + "x" + num(cols) + " tiles";
+  if (multiChip())
+    grid = num(int64_t(p.chips)) + " chips of " + num(rows) + "x" + num(cols) +
+           " tiles" + (p.topology.empty() ? "" : " (" + p.topology + ")");
+  std::string summary = grid + ", " +
                         plural(int64_t(p.kernels.size()), "kernel") +
                         ", mapping " + p.mapping + ", " +
                         plural(int64_t(p.pipelineGroups), "pipeline group") +
                         ", initiation interval " + num(p.initiationInterval) +
                         " cycles, total " + num(p.totalCycles) + " cycles";
-  std::string note = "Tile index = row * " + num(cols) +
+  std::string note = std::string("Tile index = ") +
+                     (multiChip() ? "chip * " + num(numTiles) + " + " : "") +
+                     "row * " + num(cols) +
                      " + col. Hover a region, tile or arrow for the details.";
+  // Never silently wrong: a picture of some of the chips says so.
+  std::string partial;
+  if (p.chips > drawnChips) {
+    partial = "Partial floorplan: chips 0-" + num(drawnChips - 1) + " of " +
+              num(int64_t(p.chips)) + " drawn; " +
+              plural(int64_t(p.chips) - drawnChips, "chip") + " not drawn";
+    note = partial + ". " + note;
+  }
   int headerChars = static_cast<int>(
       std::max({textLength(title) * 16, textLength(summary) * 12,
                 textLength(note) * 11}) *
@@ -910,6 +1064,12 @@ std::string FloorplanRenderer::render() {
               kMargin + static_cast<int>(i % perRow) * (slotW + kPanelGap),
               y + static_cast<int>(i / perRow) * (slotH + kPanelGap));
   y += static_cast<int>(panelRows) * (slotH + kPanelGap);
+  if (!partial.empty()) {
+    drawText(kMargin, y + 4, 13,
+             partial + " (the legend still lists their kernels)",
+             "font-weight=\"bold\"");
+    y += 24;
+  }
   if (panels.size() > drawn) {
     drawText(kMargin, y + 4, 13,
              "+" + num(panels.size() - drawn) +
@@ -919,6 +1079,8 @@ std::string FloorplanRenderer::render() {
   }
   y = drawKernelLegend(y) + 12;
   y = drawLinkLegend(y);
+  if (multiChip())
+    y = drawChipLinkLegend(y + 8);
 
   size_t legendColumns = (std::min(p.kernels.size(), kMaxLegendKernels) +
                           kLegendRowsPerColumn - 1) /

@@ -291,6 +291,16 @@ const std::unordered_map<std::string, Impl> &registry() {
     t["concat"] = [](const OpCall &c) -> Results {
       return {ref::concat(c.in, c.i("axis"))};
     };
+    // Collectives: every result is the same value (one per chip).
+    t["all_reduce"] = [](const OpCall &c) -> Results {
+      Tensor sum = c.input(0);
+      for (size_t i = 1; i < c.in.size(); ++i)
+        sum = ref::binary(ref::BinaryKind::Add, sum, c.input(i));
+      return Results(c.in.size(), sum);
+    };
+    t["all_gather"] = [](const OpCall &c) -> Results {
+      return Results(c.in.size(), ref::concat(c.in, c.i("axis")));
+    };
     t["slice"] = [](const OpCall &c) -> Results {
       return {ref::slice(c.input(0), c.ints("starts"), c.ints("ends"),
                          c.ints("axes"), c.ints("steps"))};

@@ -45,6 +45,8 @@ const char *unitName(Unit unit) {
     return "dma";
   case Unit::MeshLink:
     return "mesh_link";
+  case Unit::ChipLink:
+    return "chip_link";
   }
   return "?";
 }
@@ -52,6 +54,36 @@ const char *unitName(Unit unit) {
 int64_t ProgramTensor::numElements() const { return numElementsOf(shape); }
 int64_t ProgramTensor::byteSize() const {
   return numElements() * static_cast<int64_t>(dtypeSize(dtype));
+}
+
+Tensor ProgramTensor::value() const {
+  std::string where = "tensor " + std::to_string(id) +
+                      (name.empty() ? "" : " '" + name + "'");
+  if (!hasData)
+    throw Error(where + ": constant has no data");
+  // Checked here rather than at load time, so loading never reads a
+  // constant's bytes.
+  if (dtype == DType::Bool) {
+    const auto *bytes = static_cast<const uint8_t *>(constant.raw());
+    for (size_t i = 0; i < constant.byteSize(); ++i)
+      if (bytes[i] > 1)
+        throw Error(where + ": bool constant holds a byte other than 0 or 1");
+  }
+  if (!splat)
+    return constant;
+  Tensor full = Tensor::uninitialized(dtype, shape);
+  size_t esize = dtypeSize(dtype), total = full.byteSize();
+  if (total == 0)
+    return full;
+  // One element, then doubling copies of what is filled so far.
+  auto *out = static_cast<uint8_t *>(full.mutableRaw());
+  std::memcpy(out, constant.raw(), esize);
+  for (size_t filled = esize; filled < total;) {
+    size_t n = std::min(filled, total - filled);
+    std::memcpy(out + filled, out, n);
+    filled += n;
+  }
+  return full;
 }
 
 namespace {
@@ -156,7 +188,18 @@ private:
   void loadBuffers(const loom::program::Program &fb);
   void loadLinks(const loom::program::Program &fb);
   void checkTensorRef(int32_t id, const std::string &where, bool allowAbsent);
+  /// "the 4 x 4 tile grid", or for several chips "the 2 chips of 4 x 4
+  /// tiles": what a tile index must lie in.
+  std::string grid() const;
 };
+
+std::string ProgramLoader::grid() const {
+  std::string g = std::to_string(p_.tileRows) + " x " +
+                  std::to_string(p_.tileCols);
+  if (p_.chips == 1)
+    return "the " + g + " tile grid";
+  return "the " + std::to_string(p_.chips) + " chips of " + g + " tiles";
+}
 
 void ProgramLoader::checkTensorRef(int32_t id, const std::string &where,
                                    bool allowAbsent) {
@@ -195,9 +238,25 @@ void ProgramLoader::load(const loom::program::Program &fb) {
     fail("tile grid " + std::to_string(p_.tileRows) + " x " +
          std::to_string(p_.tileCols) + " must be at least 1 x 1");
   // As in the target model: counts are capped at 2^24 tiles.
-  if (p_.numTiles() > (int64_t(1) << 24))
+  if (p_.tilesPerChip() > (int64_t(1) << 24))
     fail("tile grid " + std::to_string(p_.tileRows) + " x " +
          std::to_string(p_.tileCols) + " is too large");
+  p_.chips = fb.chips();
+  if (p_.chips < 1 || p_.chips > (1 << 20))
+    fail("chips must be in [1, 2^20], got " + std::to_string(p_.chips));
+  // Tile indices are system-wide; per-tile tables are sized by them.
+  if (p_.numTiles() > (int64_t(1) << 24))
+    fail("chips " + std::to_string(p_.chips) + " of " +
+         std::to_string(p_.tileRows) + " x " + std::to_string(p_.tileCols) +
+         " tiles: more than 2^24 tiles in all");
+  p_.tensorParallel = fb.tensor_parallel();
+  p_.pipelineParallel = fb.pipeline_parallel();
+  if (p_.tensorParallel < 1 || p_.pipelineParallel < 1 ||
+      p_.tensorParallel > p_.chips || p_.pipelineParallel > p_.chips)
+    fail("tensor_parallel " + std::to_string(p_.tensorParallel) +
+         " and pipeline_parallel " + std::to_string(p_.pipelineParallel) +
+         " must be in [1, chips = " + std::to_string(p_.chips) + "]");
+  p_.topology = str(fb.topology());
   p_.sramBytesPerTile = fb.sram_bytes_per_tile();
   if (p_.sramBytesPerTile <= 0)
     fail("sram_bytes_per_tile must be positive, got " +
@@ -279,20 +338,43 @@ void ProgramLoader::loadTensors(const loom::program::Program &fb) {
       fail(where + ": byte size of shape " + shapeToString(pt.shape) +
            " overflows");
     const auto *data = t->data();
+    pt.partAxis = t->part_axis();
+    pt.partIndex = t->part_index();
+    pt.partCount = t->part_count();
+    if (pt.partCount < 1 || pt.partIndex < 0 ||
+        pt.partIndex >= pt.partCount || pt.partAxis < -1 ||
+        pt.partAxis >= static_cast<int32_t>(pt.shape.size()))
+      fail(where + ": part " + std::to_string(pt.partIndex) + " of " +
+           std::to_string(pt.partCount) + " along axis " +
+           std::to_string(pt.partAxis) + " does not fit its shape " +
+           shapeToString(pt.shape));
+    if (pt.isPart() && pt.kind != TensorKind::Input &&
+        pt.kind != TensorKind::Output)
+      fail(where + ": only model inputs and outputs are split into parts");
+    pt.splat = t->splat();
+    if (pt.splat && pt.kind != TensorKind::Constant)
+      fail(where + ": splat is set on an " + tensorKindName(pt.kind) +
+           " tensor (only constants are splats)");
+    if (pt.splat && !data)
+      fail(where + ": splat constant has no data (it needs its one element)");
     if (pt.kind == TensorKind::Constant && data) {
-      int64_t want = elems * esize;
+      // A splat holds one element, whatever its shape.
+      int64_t want = pt.splat ? esize : elems * esize;
       if (static_cast<int64_t>(data->size()) != want)
         fail(where + ": constant data is " + std::to_string(data->size()) +
-             " bytes, but shape " + shapeToString(pt.shape) + " of " +
-             dtypeName(pt.dtype) + " needs " + std::to_string(want));
+             " bytes, but " +
+             (pt.splat ? std::string("a splat of ") + dtypeName(pt.dtype) +
+                             " needs one element, " + std::to_string(want)
+                       : "shape " + shapeToString(pt.shape) + " of " +
+                             dtypeName(pt.dtype) + " needs " +
+                             std::to_string(want)));
       // The schema aligns data to 16 bytes; a hostile file may not.
       if (reinterpret_cast<uintptr_t>(data->data()) % esize != 0)
         fail(where + ": constant data is not aligned to its element size");
-      if (pt.dtype == DType::Bool)
-        for (uint8_t b : *data)
-          if (b > 1)
-            fail(where + ": bool constant holds a byte other than 0 or 1");
-      pt.constant = Tensor::view(pt.dtype, pt.shape, data->data(),
+      // No pass over the bytes here (bool values are checked by
+      // ProgramTensor::value()): loading costs nothing per weight byte.
+      pt.constant = Tensor::view(pt.dtype, pt.splat ? Shape{} : pt.shape,
+                                 data->data(),
                                  std::shared_ptr<const void>(p_.bytes_));
       pt.hasData = true;
     }
@@ -304,25 +386,66 @@ void ProgramLoader::loadTensors(const loom::program::Program &fb) {
 void ProgramLoader::loadLinks(const loom::program::Program &fb) {
   if (!fb.links())
     return;
-  int64_t tiles = p_.numTiles();
+  int64_t tiles = p_.numTiles(), perChip = p_.tilesPerChip();
+  p_.links.reserve(fb.links()->size());
   for (const auto *l : *fb.links()) {
     ProgramLink pl;
     pl.id = l->id();
     pl.fromTile = l->from_tile();
     pl.toTile = l->to_tile();
-    std::string where = "link " + std::to_string(pl.id);
+    pl.chipLink = l->chip_link();
+    std::string where = (pl.chipLink ? "chip link " : "link ") +
+                        std::to_string(pl.id);
     if (pl.fromTile < 0 || pl.fromTile >= tiles || pl.toTile < 0 ||
         pl.toTile >= tiles)
       fail(where + ": tile " +
            std::to_string(pl.fromTile < 0 || pl.fromTile >= tiles ? pl.fromTile
                                                                   : pl.toTile) +
-           " is outside the " + std::to_string(p_.tileRows) + " x " +
-           std::to_string(p_.tileCols) + " tile grid");
-    int32_t r0 = pl.fromTile / p_.tileCols, c0 = pl.fromTile % p_.tileCols;
-    int32_t r1 = pl.toTile / p_.tileCols, c1 = pl.toTile % p_.tileCols;
-    if (std::abs(r0 - r1) + std::abs(c0 - c1) != 1)
-      fail(where + ": tiles " + std::to_string(pl.fromTile) + " and " +
-           std::to_string(pl.toTile) + " are not neighbours");
+           " is outside " + grid());
+    if (pl.chipLink) {
+      pl.fromChip = l->from_chip();
+      pl.toChip = l->to_chip();
+      pl.bytesPerCycle = l->bytes_per_cycle();
+      pl.latencyCycles = l->latency_cycles();
+      for (int32_t c : {pl.fromChip, pl.toChip})
+        if (c < 0 || c >= p_.chips)
+          fail(where + ": chip " + std::to_string(c) +
+               " is outside the program's " + std::to_string(p_.chips) +
+               " chips");
+      if (pl.fromChip == pl.toChip)
+        fail(where + ": joins chip " + std::to_string(pl.fromChip) +
+             " to itself");
+      // The ends are the chips' ports: their first tiles.
+      if (pl.fromTile != pl.fromChip * perChip ||
+          pl.toTile != pl.toChip * perChip)
+        fail(where + ": from_tile " + std::to_string(pl.fromTile) +
+             " and to_tile " + std::to_string(pl.toTile) +
+             " are not the first tiles of chips " +
+             std::to_string(pl.fromChip) + " and " +
+             std::to_string(pl.toChip) + " (" +
+             std::to_string(pl.fromChip * perChip) + " and " +
+             std::to_string(pl.toChip * perChip) + ")");
+      if (!(std::isfinite(pl.bytesPerCycle) && pl.bytesPerCycle >= 0) ||
+          pl.latencyCycles < 0)
+        fail(where + ": bytes_per_cycle and latency_cycles must be "
+                     "non-negative");
+    } else {
+      pl.fromChip = static_cast<int32_t>(pl.fromTile / perChip);
+      pl.toChip = static_cast<int32_t>(pl.toTile / perChip);
+      int64_t from = pl.fromTile % perChip, to = pl.toTile % perChip;
+      int64_t r0 = from / p_.tileCols, c0 = from % p_.tileCols;
+      int64_t r1 = to / p_.tileCols, c1 = to % p_.tileCols;
+      if (pl.fromChip != pl.toChip ||
+          std::abs(r0 - r1) + std::abs(c0 - c1) != 1)
+        fail(where + ": tiles " + std::to_string(pl.fromTile) + " and " +
+             std::to_string(pl.toTile) + " are not neighbours" +
+             (pl.fromChip != pl.toChip ? " (they are on chips " +
+                                             std::to_string(pl.fromChip) +
+                                             " and " +
+                                             std::to_string(pl.toChip) +
+                                             "; a mesh link stays on one chip)"
+                                       : ""));
+    }
     p_.links.push_back(pl);
   }
   indexIds(p_.links, p_.linkIdx_, "link");
@@ -350,9 +473,8 @@ void ProgramLoader::loadBuffers(const loom::program::Program &fb) {
            std::to_string(pb.copies));
     checkTensorRef(pb.tensor, where, false);
     if (pb.tile < 0 || pb.tile >= tiles)
-      fail(where + ": tile " + std::to_string(pb.tile) + " is outside the " +
-           std::to_string(p_.tileRows) + " x " + std::to_string(p_.tileCols) +
-           " tile grid");
+      fail(where + ": tile " + std::to_string(pb.tile) + " is outside " +
+           grid());
     if (pb.offset < 0 || pb.size < 0)
       fail(where + ": negative offset or size");
     int64_t footprint = 0;
@@ -440,6 +562,10 @@ void ProgramLoader::loadKernels(const loom::program::Program &fb) {
            " x " + std::to_string(pk.tileCols) + " tiles is outside the " +
            std::to_string(p_.tileRows) + " x " + std::to_string(p_.tileCols) +
            " tile grid");
+    pk.chip = k->chip();
+    if (pk.chip < 0 || pk.chip >= p_.chips)
+      fail(where + ": chip " + std::to_string(pk.chip) +
+           " is outside the program's " + std::to_string(p_.chips) + " chips");
     pk.inputs = vec<int32_t>(k->inputs());
     pk.outputs = vec<int32_t>(k->outputs());
     for (int32_t id : pk.inputs)
@@ -516,13 +642,19 @@ void ProgramLoader::loadInstrs(const loom::program::Program &fb) {
     pi.writes = vec<int32_t>(in->writes());
     if (pi.kernel != -1 && p_.kernelIndex(pi.kernel) < 0)
       fail(where + ": unknown kernel id " + std::to_string(pi.kernel));
-    if (pi.unit == Unit::MeshLink) {
-      if (p_.linkIndex(pi.resource) < 0)
-        fail(where + ": unknown mesh link id " + std::to_string(pi.resource));
+    if (isLinkUnit(pi.unit)) {
+      bool chip = pi.unit == Unit::ChipLink;
+      int64_t l = p_.linkIndex(pi.resource);
+      if (l < 0)
+        fail(where + ": unknown " + (chip ? "chip" : "mesh") + " link id " +
+             std::to_string(pi.resource));
+      if (p_.links[static_cast<size_t>(l)].chipLink != chip)
+        fail(where + ": a " + unitName(pi.unit) + " instr on link " +
+             std::to_string(pi.resource) + ", which is a " +
+             (chip ? "mesh link" : "chip link"));
     } else if (pi.resource < 0 || pi.resource >= tiles) {
-      fail(where + ": tile " + std::to_string(pi.resource) +
-           " is outside the " + std::to_string(p_.tileRows) + " x " +
-           std::to_string(p_.tileCols) + " tile grid");
+      fail(where + ": tile " + std::to_string(pi.resource) + " is outside " +
+           grid());
     }
     if (pi.start < 0 || pi.duration < 0 ||
         pi.duration > std::numeric_limits<int64_t>::max() - pi.start)

@@ -156,8 +156,11 @@ private:
 void ReportWriter::header() {
   double roof = double(std::max<int64_t>(1, s_.rooflineCycles));
   out_ << "<header><h1>Loom report: " << esc(p_.model) << "</h1><p>"
-       << "target <b>" << esc(p_.targetName) << "</b> (" << p_.tileRows
-       << " x " << p_.tileCols << " tiles, " << fixed(p_.clockHz / 1e6, 0)
+       << "target <b>" << esc(p_.targetName) << "</b> (";
+  if (p_.chips > 1)
+    out_ << p_.chips << " chips of ";
+  out_ << p_.tileRows << " x " << p_.tileCols << " tiles, "
+       << fixed(p_.clockHz / 1e6, 0)
        << " MHz) &middot; " << p_.kernels.size() << " kernels &middot; mapping <b>"
        << esc(s_.mapping) << "</b>";
   if (s_.mapping == "hybrid")
@@ -189,36 +192,78 @@ void ReportWriter::floorplan() {
 }
 
 void ReportWriter::heatmap() {
+  // Several chips are drawn side by side, at most kMaxChips of them, each
+  // under its label; the map says when it leaves chips out.
+  constexpr int64_t kMaxChips = 16;
+  constexpr int kChipsPerRow = 4, kChipGap = 16, kChipLabel = 18;
+  bool multiChip = p_.chips > 1;
+  int64_t perChip = p_.tilesPerChip();
+  int64_t drawnChips = multiChip ? std::min<int64_t>(p_.chips, kMaxChips) : 1;
+  int64_t drawnTiles = drawnChips * perChip;
   // Busy cycles per tile and unit, per initiation interval.
   std::vector<std::array<int64_t, kTileUnits>> busy(
-      static_cast<size_t>(p_.numTiles()), {0, 0, 0});
+      static_cast<size_t>(drawnTiles), {0, 0, 0});
   for (const ProgramInstr &in : p_.instrs)
-    if (in.unit != Unit::MeshLink && in.resource >= 0 &&
-        in.resource < p_.numTiles())
+    if (!isLinkUnit(in.unit) && in.resource >= 0 && in.resource < drawnTiles)
       busy[static_cast<size_t>(in.resource)][static_cast<size_t>(in.unit)] +=
           in.duration;
+  std::string partial =
+      p_.chips > drawnChips
+          ? "Partial: chips 0-" + std::to_string(drawnChips - 1) + " of " +
+                std::to_string(p_.chips) + " shown, " +
+                std::to_string(p_.chips - drawnChips) + " not shown."
+          : "";
   section("heatmap", "Tile utilisation",
           "Per tile: the busiest of its matrix, vector and DMA units, as a "
           "share of the " +
               std::string(s_.mapping == "sequential" ? "latency"
                                                      : "initiation interval") +
               " (" + std::to_string(period_) +
-              " cycles). Hover a tile for each unit.");
-  const int cell = std::max(8, std::min(48, 480 / std::max(p_.tileRows,
-                                                           p_.tileCols)));
-  int w = p_.tileCols * cell + 140, h = p_.tileRows * cell + 10;
+              " cycles). Hover a tile for each unit." +
+              (multiChip ? " One grid per chip. " + partial : ""));
+  const int cell =
+      std::max(multiChip ? 6 : 8,
+               std::min(48, (multiChip ? 240 : 480) /
+                                std::max(p_.tileRows, p_.tileCols)));
+  int perRow = static_cast<int>(std::min<int64_t>(drawnChips, kChipsPerRow));
+  int chipW = p_.tileCols * cell, chipH = p_.tileRows * cell;
+  int64_t chipRows = (drawnChips + perRow - 1) / perRow;
+  int gridW = multiChip ? perRow * (chipW + kChipGap) - kChipGap : chipW;
+  int gridH = multiChip ? static_cast<int>(chipRows) *
+                                  (kChipLabel + chipH + kChipGap) -
+                              kChipGap
+                        : chipH;
+  int w = gridW + 140, h = gridH + 10 + (partial.empty() ? 0 : 20);
   out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w
        << "\" height=\"" << std::max(h, 90) << "\">";
+  // Where local tile (0, 0) of `chip` is drawn.
+  auto chipOrigin = [&](int64_t chip) -> std::pair<int64_t, int64_t> {
+    if (!multiChip)
+      return {0, 0};
+    return {(chip % perRow) * (chipW + kChipGap),
+            (chip / perRow) * (kChipLabel + chipH + kChipGap) + kChipLabel};
+  };
+  for (int64_t chip = 0; multiChip && chip < drawnChips; ++chip) {
+    auto [x0, y0] = chipOrigin(chip);
+    out_ << "<text x=\"" << x0 << "\" y=\"" << y0 - 5
+         << "\" font-size=\"11\" font-weight=\"bold\">chip " << chip
+         << "</text>";
+  }
   static const char *units[] = {"matrix", "vector", "dma"};
-  for (int64_t t = 0; t < p_.numTiles(); ++t) {
+  for (int64_t t = 0; t < drawnTiles; ++t) {
     const auto &b = busy[static_cast<size_t>(t)];
     double u = double(*std::max_element(b.begin(), b.end())) / double(period_);
     u = std::min(1.0, u);
     int shade = static_cast<int>(std::lround(255 * (1 - u)));
-    out_ << "<rect x=\"" << (t % p_.tileCols) * cell << "\" y=\""
-         << (t / p_.tileCols) * cell << "\" width=\"" << cell - 1
+    int64_t local = t % perChip;
+    auto [x0, y0] = chipOrigin(t / perChip);
+    out_ << "<rect x=\"" << x0 + (local % p_.tileCols) * cell << "\" y=\""
+         << y0 + (local / p_.tileCols) * cell << "\" width=\"" << cell - 1
          << "\" height=\"" << cell - 1 << "\" fill=\"rgb(255," << shade << ","
          << shade << ")\" stroke=\"#ccc\"><title>tile " << t;
+    if (multiChip)
+      out_ << " (chip " << t / perChip << ", " << local / p_.tileCols << ","
+           << local % p_.tileCols << ")";
     for (int k = 0; k < kTileUnits; ++k)
       out_ << "\n" << units[k] << ": " << b[static_cast<size_t>(k)]
            << " busy cycles ("
@@ -227,7 +272,7 @@ void ReportWriter::heatmap() {
            << "%)";
     out_ << "</title></rect>";
   }
-  int lx = p_.tileCols * cell + 16;
+  int lx = gridW + 16;
   for (int i = 0; i <= 4; ++i) {
     int shade = 255 - 255 * i / 4;
     out_ << "<rect x=\"" << lx << "\" y=\"" << 4 + i * 16
@@ -235,8 +280,20 @@ void ReportWriter::heatmap() {
          << shade << ")\" stroke=\"#ccc\"/><text x=\"" << lx + 20 << "\" y=\""
          << 15 + i * 16 << "\" font-size=\"11\">" << i * 25 << "%</text>";
   }
+  if (!partial.empty())
+    out_ << "<text x=\"0\" y=\"" << gridH + 22
+         << "\" font-size=\"12\" font-weight=\"bold\">" << esc(partial)
+         << "</text>";
   out_ << "</svg>";
   endSection();
+}
+
+/// A timeline row's label: "link 3", or "chip link 4 (0 -> 1)".
+static std::string linkLabel(const ProgramLink &l) {
+  if (!l.chipLink)
+    return "link " + std::to_string(l.id);
+  return "chip link " + std::to_string(l.id) + " (" +
+         std::to_string(l.fromChip) + " -> " + std::to_string(l.toChip) + ")";
 }
 
 void ReportWriter::timeline() {
@@ -248,7 +305,7 @@ void ReportWriter::timeline() {
   for (const ProgramInstr &in : p_.instrs) {
     if (in.duration <= 0)
       continue;
-    int64_t row = in.unit == Unit::MeshLink
+    int64_t row = isLinkUnit(in.unit)
                       ? p_.numTiles() * kTileUnits +
                             int64_t(linkPos.count(in.resource)
                                         ? linkPos.at(in.resource)
@@ -259,7 +316,10 @@ void ReportWriter::timeline() {
   const size_t kMaxRows = 160;
   size_t shown = std::min(rows.size(), kMaxRows);
   section("timeline", "Timeline",
-          "One input's instructions on every unit and mesh link (" +
+          std::string(p_.chips > 1 ? "One input's instructions on every "
+                                     "unit, mesh link and chip link ("
+                                   : "One input's instructions on every unit "
+                                     "and mesh link (") +
               std::to_string(rows.size()) + " with work" +
               (rows.size() > kMaxRows
                    ? ", the first " + std::to_string(kMaxRows) + " shown"
@@ -291,10 +351,8 @@ void ReportWriter::timeline() {
     double y = double(r) * rowH;
     std::string label =
         row >= p_.numTiles() * kTileUnits
-            ? "link " + std::to_string(
-                            p_.links[static_cast<size_t>(
-                                         row - p_.numTiles() * kTileUnits)]
-                                .id)
+            ? linkLabel(p_.links[static_cast<size_t>(
+                  row - p_.numTiles() * kTileUnits)])
             : "tile " + std::to_string(row / kTileUnits) + " " +
                   units[row % kTileUnits];
     out_ << "<text x=\"" << num(left - 4) << "\" y=\"" << num(y + rowH - 1.5)

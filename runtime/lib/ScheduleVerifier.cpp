@@ -101,10 +101,13 @@ public:
       tensorPos_.emplace(p.tensors[i].id, i);
     for (size_t i = 0; i < p.kernels.size(); ++i)
       kernelPos_.emplace(p.kernels[i].id, i);
-    // A link is the wire between two tiles: records with the same ends
-    // share one resource.
+    // A mesh link is the wire between two tiles, a chip link the bundle
+    // between two chips: records with the same kind and ends share one
+    // resource.
     for (size_t i = 0; i < p.links.size(); ++i) {
-      auto ends = std::make_pair(p.links[i].fromTile, p.links[i].toTile);
+      const ProgramLink &l = p.links[i];
+      auto ends = l.chipLink ? std::make_tuple(true, l.fromChip, l.toChip)
+                             : std::make_tuple(false, l.fromTile, l.toTile);
       auto [it, fresh] = wireOf_.emplace(ends, wireOf_.size());
       linkWire_.push_back(it->second);
     }
@@ -153,21 +156,40 @@ private:
   // Naming
   //===--------------------------------------------------------------------===//
 
+  /// "tile 5 (1,1)"; with several chips "tile 5 (chip 1, 0,1)", the row
+  /// and column within the chip.
   std::string tile(int64_t t) const {
-    if (p_.tileCols <= 0)
+    if (p_.tileCols <= 0 || p_.tileRows <= 0)
       return "tile " + std::to_string(t);
-    return "tile " + std::to_string(t) + " (" +
-           std::to_string(t / p_.tileCols) + "," +
-           std::to_string(t % p_.tileCols) + ")";
+    int64_t local = t % p_.tilesPerChip();
+    std::string rc = std::to_string(local / p_.tileCols) + "," +
+                     std::to_string(local % p_.tileCols);
+    if (p_.chips <= 1)
+      return "tile " + std::to_string(t) + " (" + rc + ")";
+    return "tile " + std::to_string(t) + " (chip " +
+           std::to_string(p_.chipOf(t)) + ", " + rc + ")";
+  }
+  /// "mesh link 3 (tile 0 -> tile 1)", "chip link 3 (chip 0 -> chip 1)".
+  std::string link(int32_t id, bool chipLink) const {
+    std::string s =
+        (chipLink ? "chip link " : "mesh link ") + std::to_string(id);
+    if (auto l = find(linkPos_, id)) {
+      const ProgramLink &rec = p_.links[*l];
+      // Named by what the record is, whatever the instr expected.
+      if (rec.chipLink)
+        s = "chip link " + std::to_string(id) + " (chip " +
+            std::to_string(rec.fromChip) + " -> chip " +
+            std::to_string(rec.toChip) + ")";
+      else
+        s = "mesh link " + std::to_string(id) + " (tile " +
+            std::to_string(rec.fromTile) + " -> tile " +
+            std::to_string(rec.toTile) + ")";
+    }
+    return s;
   }
   std::string resource(const ProgramInstr &in) const {
-    if (in.unit == Unit::MeshLink) {
-      std::string s = "mesh link " + std::to_string(in.resource);
-      if (auto l = find(linkPos_, in.resource))
-        s += " (tile " + std::to_string(p_.links[*l].fromTile) + " -> tile " +
-             std::to_string(p_.links[*l].toTile) + ")";
-      return s;
-    }
+    if (isLinkUnit(in.unit))
+      return link(in.resource, in.unit == Unit::ChipLink);
     return std::string(unitName(in.unit)) + " unit of " + tile(in.resource);
   }
   std::string kernel(int32_t id) const {
@@ -238,13 +260,21 @@ private:
                 instr(in) + " uses buffer " + std::to_string(b) +
                     ", which does not exist",
                 in.id);
-      bool isLink = in.unit == Unit::MeshLink;
-      if (isLink ? !find(linkPos_, in.resource)
-                 : in.resource < 0 || in.resource >= p_.numTiles())
+      bool isLink = isLinkUnit(in.unit);
+      auto l = isLink ? find(linkPos_, in.resource) : std::nullopt;
+      if (isLink ? !l : in.resource < 0 || in.resource >= p_.numTiles()) {
         add(ViolationKind::ResourceConflict,
             instr(in) + " runs on a " + (isLink ? "link" : "tile") +
                 " that does not exist",
             in.id);
+      } else if (l && p_.links[*l].chipLink != (in.unit == Unit::ChipLink)) {
+        bool chip = in.unit == Unit::ChipLink;
+        add(ViolationKind::ResourceConflict,
+            instr(in) + " is a " + (chip ? "chip-link" : "mesh-link") +
+                " instr but link " + std::to_string(in.resource) + " is a " +
+                (chip ? "mesh link" : "chip link"),
+            in.id);
+      }
     }
     for (const ProgramBuffer &b : p_.buffers)
       if (b.tile < 0 || b.tile >= p_.numTiles())
@@ -364,7 +394,7 @@ private:
     for (const ProgramInstr &in : p_.instrs) {
       if (full())
         return;
-      if (in.unit == Unit::MeshLink)
+      if (isLinkUnit(in.unit))
         continue;
       auto check = [&](int32_t id, const char *verb) {
         size_t bp = bufferPos_.at(id);
@@ -485,7 +515,7 @@ private:
             in.id);
         continue;
       }
-      size_t slot = in.unit == Unit::MeshLink
+      size_t slot = isLinkUnit(in.unit)
                         ? static_cast<size_t>(p_.numTiles() * kTileUnits) +
                               linkWire_[linkPos_.at(in.resource)]
                         : static_cast<size_t>(in.resource) * kTileUnits +
@@ -613,8 +643,9 @@ private:
   std::vector<Violation> out_;
   std::unordered_map<int32_t, size_t> instrPos_, bufferPos_, linkPos_,
       tensorPos_, kernelPos_;
-  /// Each link record's wire (distinct (from, to) tile pairs).
-  std::map<std::pair<int32_t, int32_t>, size_t> wireOf_;
+  /// Each link record's wire: distinct (chip link, from, to), the ends
+  /// being tiles for a mesh link and chips for a chip link.
+  std::map<std::tuple<bool, int32_t, int32_t>, size_t> wireOf_;
   std::vector<size_t> linkWire_;
   /// Instr positions writing each buffer (by buffer position).
   std::vector<std::vector<size_t>> writers_;

@@ -8,6 +8,7 @@
 
 #include "loom/Runtime/Simulator.h"
 #include "loom/Runtime/Progress.h"
+#include "loom/Runtime/Reference.h"
 #include "loom/Runtime/ScheduleVerifier.h"
 
 #include <nlohmann/json.hpp>
@@ -51,16 +52,22 @@ std::string dumpJson(const Json &j) {
 // Naming things in errors
 //===----------------------------------------------------------------------===//
 
+/// "tile 5 (1,1)", or with several chips "tile 5 (chip 1, 0,1)" (row and
+/// column within the chip), as the schedule verifier names tiles.
 std::string describeTile(const Program &p, int64_t tile) {
-  return "tile " + std::to_string(tile) + " (" +
-         std::to_string(tile / p.tileCols) + "," +
-         std::to_string(tile % p.tileCols) + ")";
+  int64_t local = tile % p.tilesPerChip();
+  std::string rc = std::to_string(local / p.tileCols) + "," +
+                   std::to_string(local % p.tileCols);
+  if (p.chips <= 1)
+    return "tile " + std::to_string(tile) + " (" + rc + ")";
+  return "tile " + std::to_string(tile) + " (chip " +
+         std::to_string(p.chipOf(tile)) + ", " + rc + ")";
 }
 
 /// Position of an instr's resource in a flat table: tile units first, then
 /// links (the trace's track ids).
 size_t resourceSlot(const Program &p, const ProgramInstr &in) {
-  if (in.unit == Unit::MeshLink)
+  if (isLinkUnit(in.unit))
     return static_cast<size_t>(p.numTiles() * kTileUnits +
                                p.linkIndex(in.resource));
   return static_cast<size_t>(in.resource * kTileUnits +
@@ -90,15 +97,34 @@ SimStats computeStats(const Program &p) {
   s.sramBytesPerTile = p.sramBytesPerTile;
   s.numInstrs = static_cast<int64_t>(p.instrs.size());
 
+  // Each link record's row in s.links or s.chipLinks, by link position.
+  std::vector<LinkStats *> linkRow(p.links.size());
+  int64_t numChipLinks = 0;
+  for (const ProgramLink &l : p.links)
+    numChipLinks += l.chipLink;
+  s.links.reserve(p.links.size() - static_cast<size_t>(numChipLinks));
+  s.chipLinks.reserve(static_cast<size_t>(numChipLinks));
+  for (size_t i = 0; i < p.links.size(); ++i) {
+    const ProgramLink &l = p.links[i];
+    auto &rows = l.chipLink ? s.chipLinks : s.links;
+    rows.push_back({l.id, l.fromTile, l.toTile, 0, 0, l.fromChip, l.toChip});
+    linkRow[i] = &rows.back();
+  }
   for (int u = 0; u < kNumUnits; ++u) {
     UnitStats us;
     us.unit = static_cast<Unit>(u);
-    us.count = us.unit == Unit::MeshLink ? static_cast<int64_t>(p.links.size())
-                                         : p.numTiles();
+    int64_t meshLinks = static_cast<int64_t>(s.links.size());
+    us.count = us.unit == Unit::MeshLink   ? meshLinks
+               : us.unit == Unit::ChipLink ? numChipLinks
+                                           : p.numTiles();
     s.units.push_back(us);
   }
-  for (const ProgramLink &l : p.links)
-    s.links.push_back({l.id, l.fromTile, l.toTile, 0, 0});
+  s.chips = p.chips;
+  if (p.chips > 1) {
+    s.chipStats.resize(static_cast<size_t>(p.chips));
+    for (int32_t c = 0; c < p.chips; ++c)
+      s.chipStats[static_cast<size_t>(c)].chip = c;
+  }
   std::unordered_map<int32_t, size_t> kernelPos;
   for (const ProgramKernel &k : p.kernels) {
     KernelStats ks;
@@ -113,12 +139,17 @@ SimStats computeStats(const Program &p) {
   for (const ProgramInstr &in : p.instrs) {
     s.totalCycles = std::max(s.totalCycles, in.end());
     addSat(s.units[static_cast<size_t>(in.unit)].busyCycles, in.duration);
-    if (in.unit == Unit::MeshLink) {
-      LinkStats &ls = s.links[static_cast<size_t>(p.linkIndex(in.resource))];
+    if (isLinkUnit(in.unit)) {
+      LinkStats &ls = *linkRow[static_cast<size_t>(p.linkIndex(in.resource))];
       addSat(ls.bytes, in.bytes);
       addSat(ls.busyCycles, in.duration);
-    } else if (in.unit == Unit::Dma) {
-      addSat(s.dmaBytes, in.bytes);
+    } else {
+      if (in.unit == Unit::Dma)
+        addSat(s.dmaBytes, in.bytes);
+      if (!s.chipStats.empty())
+        addSat(s.chipStats[static_cast<size_t>(p.chipOf(in.resource))]
+                   .busyCycles,
+               in.duration);
     }
     if (in.kernel >= 0) {
       KernelStats &ks = s.kernels[kernelPos.at(in.kernel)];
@@ -147,6 +178,19 @@ SimStats computeStats(const Program &p) {
                         static_cast<double>(us.count));
   for (const LinkStats &ls : s.links)
     s.maxLinkBytes = std::max(s.maxLinkBytes, ls.bytes);
+  for (const LinkStats &ls : s.chipLinks)
+    s.maxChipLinkBytes = std::max(s.maxChipLinkBytes, ls.bytes);
+  double allBusy = 0;
+  for (const ChipStats &cs : s.chipStats)
+    allBusy += static_cast<double>(cs.busyCycles);
+  double chipCapacity = static_cast<double>(s.initiationInterval) *
+                        static_cast<double>(p.tilesPerChip() * kTileUnits);
+  for (ChipStats &cs : s.chipStats) {
+    if (chipCapacity > 0)
+      cs.utilisation = static_cast<double>(cs.busyCycles) / chipCapacity;
+    if (allBusy > 0)
+      cs.share = static_cast<double>(cs.busyCycles) / allBusy;
+  }
 
   // SRAM peak: every buffer's footprint over its lifetime (modulo the
   // initiation interval when pipelined), as the verifier sees it.
@@ -213,12 +257,18 @@ std::string SimStats::toText() const {
                 1)
        << "% of roofline)\n";
   os << "instrs:           " << numInstrs << "\n";
+  if (chips > 1)
+    os << "chips:            " << chips << "\n";
   os << "utilisation:\n";
-  for (const UnitStats &u : units)
+  for (const UnitStats &u : units) {
+    // A single-chip program has no chip links: its report stays as it was.
+    if (u.unit == Unit::ChipLink && u.count == 0)
+      continue;
     os << "  " << std::left << std::setw(10) << unitName(u.unit) << std::right
        << std::setw(6) << u.count << " units  " << std::setw(14)
        << u.busyCycles << " busy cycles  " << std::setw(6)
        << fixed(100.0 * u.utilisation, 2) << "%\n";
+  }
   os << "sram peak:        " << sramPeakBytes << " bytes on one tile ("
      << fixed(sramBytesPerTile > 0
                   ? 100.0 * static_cast<double>(sramPeakBytes) /
@@ -242,6 +292,24 @@ std::string SimStats::toText() const {
     if (l.bytes > 0 || l.busyCycles > 0)
       os << "  link " << l.id << " (" << l.fromTile << " -> " << l.toTile
          << "): " << l.bytes << " bytes, " << l.busyCycles << " busy cycles\n";
+  if (chips > 1 || !chipLinks.empty()) {
+    os << "chip links:       " << chipLinks.size() << ", busiest carries "
+       << maxChipLinkBytes << " bytes\n";
+    for (const LinkStats &l : chipLinks)
+      if (l.bytes > 0 || l.busyCycles > 0)
+        os << "  chip link " << l.id << " (chip " << l.fromChip << " -> chip "
+           << l.toChip << "): " << l.bytes << " bytes, " << l.busyCycles
+           << " busy cycles\n";
+  }
+  // Per chip, when there are few enough to list.
+  if (!chipStats.empty() && chipStats.size() <= 64) {
+    os << "per chip (tile units busy, share of all):\n";
+    for (const ChipStats &c : chipStats)
+      os << "  chip " << std::left << std::setw(6) << c.chip << std::right
+         << std::setw(14) << c.busyCycles << " busy cycles  " << std::setw(6)
+         << fixed(100.0 * c.utilisation, 2) << "%  share " << std::setw(6)
+         << fixed(100.0 * c.share, 2) << "%\n";
+  }
   os << "kernels:\n";
   os << "  " << std::setw(5) << "id" << "  " << std::setw(12) << "start"
      << std::setw(12) << "cycles" << std::setw(12) << "estimate"
@@ -278,6 +346,25 @@ Json linkJson(const LinkStats &l) {
   j["to_tile"] = l.toTile;
   j["bytes"] = l.bytes;
   j["busy_cycles"] = l.busyCycles;
+  return j;
+}
+
+Json chipLinkJson(const LinkStats &l) {
+  Json j;
+  j["id"] = l.id;
+  j["from_chip"] = l.fromChip;
+  j["to_chip"] = l.toChip;
+  j["bytes"] = l.bytes;
+  j["busy_cycles"] = l.busyCycles;
+  return j;
+}
+
+Json chipJson(const ChipStats &c) {
+  Json j;
+  j["chip"] = c.chip;
+  j["busy_cycles"] = c.busyCycles;
+  j["utilisation"] = c.utilisation;
+  j["share"] = c.share;
   return j;
 }
 
@@ -325,6 +412,16 @@ std::string SimStats::toJson() const {
   for (const LinkStats &l : links)
     linksJson.push_back(linkJson(l));
   j["links"] = std::move(linksJson);
+  j["chips"] = chips;
+  Json chipsJson = Json::array();
+  for (const ChipStats &c : chipStats)
+    chipsJson.push_back(chipJson(c));
+  j["per_chip"] = std::move(chipsJson);
+  j["max_chip_link_bytes"] = maxChipLinkBytes;
+  Json chipLinksJson = Json::array();
+  for (const LinkStats &l : chipLinks)
+    chipLinksJson.push_back(chipLinkJson(l));
+  j["chip_links"] = std::move(chipLinksJson);
   Json kernelsJson = Json::array();
   for (const KernelStats &k : kernels)
     kernelsJson.push_back(kernelJson(k));
@@ -339,11 +436,27 @@ std::string SimStats::toJson() const {
 Simulator::Simulator(const Program &program) : program_(program) {}
 
 std::vector<std::string> Simulator::inputNames() const {
+  // A model input split across chips is several program inputs (parts) of
+  // one name: the name is listed once.
   std::vector<std::string> names;
-  for (int32_t id : program_.inputs)
-    names.push_back(program_.tensor(id).name);
+  for (int32_t id : program_.inputs) {
+    const std::string &n = program_.tensor(id).name;
+    if (std::find(names.begin(), names.end(), n) == names.end())
+      names.push_back(n);
+  }
   return names;
 }
+
+namespace {
+/// The model-level shape of a part: its shape with the split axis times the
+/// number of parts.
+Shape wholeShape(const ProgramTensor &t) {
+  Shape s = t.shape;
+  if (t.isPart() && t.partAxis >= 0)
+    s[t.partAxis] *= t.partCount;
+  return s;
+}
+} // namespace
 
 SimStats Simulator::checkSchedule() const {
   verifyScheduleOrThrow(program_);
@@ -359,15 +472,15 @@ SimResult Simulator::runTiming() const {
 SimResult Simulator::runFunctional(const std::vector<Tensor> &inputs,
                                    const FunctionalHooks &hooks) const {
   const Program &p = program_;
-  if (inputs.size() != p.inputs.size())
-    throw Error(p.path + ": the model has " + std::to_string(p.inputs.size()) +
+  std::vector<std::string> names = inputNames();
+  if (inputs.size() != names.size())
+    throw Error(p.path + ": the model has " + std::to_string(names.size()) +
                 " inputs, got " + std::to_string(inputs.size()));
   std::map<std::string, Tensor> named;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const std::string &name = p.tensor(p.inputs[i]).name;
-    if (!named.emplace(name, inputs[i]).second)
-      throw Error(p.path + ": two model inputs are named '" + name + "'");
-  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    named.emplace(names[i], inputs[i]);
+  if (named.size() != names.size())
+    throw Error(p.path + ": two model inputs share a name");
   return runFunctional(named, hooks);
 }
 
@@ -419,12 +532,20 @@ SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
     if (it == inputs.end())
       throw Error(p.path + ": missing input '" + t.name + "'");
     const Tensor &v = it->second;
-    if (v.dtype() != t.dtype || v.shape() != t.shape)
+    Shape whole = wholeShape(t);
+    if (v.dtype() != t.dtype || v.shape() != whole)
       throw Error(p.path + ": input '" + t.name + "' is " +
                   dtypeName(v.dtype()) + shapeToString(v.shape()) +
                   ", the model expects " + dtypeName(t.dtype) +
-                  shapeToString(t.shape));
-    values[id] = v;
+                  shapeToString(whole));
+    if (t.isPart() && t.partAxis >= 0) {
+      // The host scatters a split input: this chip's slice.
+      int64_t size = t.shape[t.partAxis];
+      values[id] = ref::slice(v, {t.partIndex * size},
+                              {(t.partIndex + 1) * size}, {t.partAxis}, {1});
+    } else {
+      values[id] = v;
+    }
   }
 
   // The last op (in global order) to read each tensor; program outputs are
@@ -452,7 +573,15 @@ SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
                     describeTensor(p, id) +
                     " has no data (a timing-only program); run it in timing "
                     "mode");
-      return t.constant;
+      // Once per run: a splat is expanded (and a bool constant checked)
+      // here, then held like a computed value until its last use.
+      Tensor v;
+      try {
+        v = t.value();
+      } catch (const Error &e) {
+        throw Error(p.path + ": " + where + ": " + e.what());
+      }
+      return values[id] = std::move(v);
     }
     throw Error(p.path + ": " + where + ": reads " + describeTensor(p, id) +
                 " before any op computes it");
@@ -525,11 +654,43 @@ SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
     }
   }
 
+  // Outputs split across chips are gathered: the parts concatenated along
+  // their axis (replicas: part 0), in the order of their first part.
+  std::map<std::string, std::vector<const ProgramTensor *>> partsOf;
   for (int32_t id : p.outputs) {
+    const ProgramTensor &t = p.tensor(id);
+    if (t.isPart())
+      partsOf[t.name].push_back(&t);
+  }
+  for (int32_t id : p.outputs) {
+    const ProgramTensor &t = p.tensor(id);
     SimOutput out;
-    out.name = p.tensor(id).name;
+    out.name = t.name;
     out.tensorId = id;
-    out.value = fetch(id, "program output");
+    if (!t.isPart()) {
+      out.value = fetch(id, "program output");
+    } else {
+      std::vector<const ProgramTensor *> &parts = partsOf[t.name];
+      if (parts.empty())
+        continue; // gathered at its first part
+      std::sort(parts.begin(), parts.end(),
+                [](const ProgramTensor *a, const ProgramTensor *b) {
+                  return a->partIndex < b->partIndex;
+                });
+      if (static_cast<int32_t>(parts.size()) != t.partCount)
+        throw Error(p.path + ": output '" + t.name + "' has " +
+                    std::to_string(parts.size()) + " parts, not " +
+                    std::to_string(t.partCount));
+      if (t.partAxis < 0) {
+        out.value = fetch(parts.front()->id, "program output");
+      } else {
+        std::vector<Tensor> pieces;
+        for (const ProgramTensor *part : parts)
+          pieces.push_back(fetch(part->id, "program output"));
+        out.value = ref::concat(pieces, t.partAxis);
+      }
+      parts.clear();
+    }
     result.outputs.push_back(std::move(out));
   }
   return result;
@@ -537,56 +698,88 @@ SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
 
 namespace {
 
-/// A metadata ('M') event at time 0 on track `tid`.
-Json metaEvent(const char *name, int64_t tid, Json args) {
+/// A metadata ('M') event at time 0 on track (`pid`, `tid`).
+Json metaEvent(const char *name, int64_t pid, int64_t tid, Json args) {
   Json e;
   e["name"] = name;
   e["ph"] = "M";
   e["ts"] = 0;
-  e["pid"] = 0;
+  e["pid"] = pid;
   e["tid"] = tid;
   e["args"] = std::move(args);
   return e;
 }
 
-/// Names track `tid` (the process when `process`, else a thread) and sets
-/// its sort index.
-void nameTrack(Json &events, bool process, int64_t tid,
+/// Names track `tid` of process `pid` (the process itself when `process`)
+/// and sets its sort index.
+void nameTrack(Json &events, bool process, int64_t pid, int64_t tid,
                const std::string &name, int64_t sortIndex) {
-  events.push_back(metaEvent(process ? "process_name" : "thread_name", tid,
-                             Json{{"name", name}}));
+  events.push_back(metaEvent(process ? "process_name" : "thread_name", pid,
+                             tid, Json{{"name", name}}));
   events.push_back(
-      metaEvent(process ? "process_sort_index" : "thread_sort_index", tid,
-                Json{{"sort_index", sortIndex}}));
+      metaEvent(process ? "process_sort_index" : "thread_sort_index", pid,
+                tid, Json{{"sort_index", sortIndex}}));
 }
 
-/// Names the chip, every unit of every tile the schedule uses (an instr or a
-/// buffer on it) and every mesh link.
+/// The trace process of a link: its chip for a mesh link; chip links share
+/// one process after the chips.
+int64_t linkPid(const Program &p, const ProgramLink &l) {
+  return l.chipLink ? p.chips : p.chipOf(l.fromTile);
+}
+
+/// The trace process of an instr's track: its chip, or the chip links'.
+int64_t tracePid(const Program &p, const ProgramInstr &in) {
+  if (p.chips <= 1)
+    return 0;
+  if (isLinkUnit(in.unit))
+    return linkPid(p, p.links[static_cast<size_t>(p.linkIndex(in.resource))]);
+  return p.chipOf(in.resource);
+}
+
+/// Names the chips, every unit of every tile the schedule uses (an instr or
+/// a buffer on it), every mesh link and every chip link.
 void nameTracks(const Program &p, Json &events) {
-  nameTrack(events, /*process=*/true, 0,
-            "chip 0" + (p.targetName.empty() ? "" : " (" + p.targetName + ")"),
-            0);
+  std::string target = p.targetName.empty() ? "" : " (" + p.targetName + ")";
   std::set<int64_t> usedTiles;
   for (const ProgramInstr &in : p.instrs)
-    if (in.unit != Unit::MeshLink)
+    if (!isLinkUnit(in.unit))
       usedTiles.insert(in.resource);
   for (const ProgramBuffer &b : p.buffers)
     usedTiles.insert(b.tile);
+  // One process per chip with a track, and one for the chip links.
+  std::set<int64_t> pids;
+  if (p.chips <= 1) {
+    pids.insert(0);
+  } else {
+    for (int64_t t : usedTiles)
+      pids.insert(p.chipOf(t));
+    for (const ProgramLink &l : p.links)
+      pids.insert(linkPid(p, l));
+  }
+  for (int64_t pid : pids)
+    nameTrack(events, /*process=*/true, pid, 0,
+              pid == p.chips ? std::string("chip links")
+                             : "chip " + std::to_string(pid) + target,
+              pid);
   for (int64_t t : usedTiles)
     for (int u = 0; u < kTileUnits; ++u) {
       int64_t tid = t * kTileUnits + u;
-      nameTrack(events, /*process=*/false, tid,
-                describeTile(p, t) + " " + unitName(static_cast<Unit>(u)),
+      nameTrack(events, /*process=*/false, p.chips <= 1 ? 0 : p.chipOf(t),
+                tid, describeTile(p, t) + " " + unitName(static_cast<Unit>(u)),
                 tid);
     }
   for (size_t i = 0; i < p.links.size(); ++i) {
     const ProgramLink &l = p.links[i];
     int64_t tid = p.numTiles() * kTileUnits + static_cast<int64_t>(i);
-    nameTrack(events, /*process=*/false, tid,
-              "link " + std::to_string(l.id) + " (tile " +
-                  std::to_string(l.fromTile) + " -> tile " +
-                  std::to_string(l.toTile) + ")",
-              tid);
+    std::string name =
+        l.chipLink ? "chip " + std::to_string(l.fromChip) + " -> chip " +
+                         std::to_string(l.toChip) + " (chip link " +
+                         std::to_string(l.id) + ")"
+                   : "link " + std::to_string(l.id) + " (tile " +
+                         std::to_string(l.fromTile) + " -> tile " +
+                         std::to_string(l.toTile) + ")";
+    nameTrack(events, /*process=*/false, p.chips <= 1 ? 0 : linkPid(p, l), tid,
+              name, tid);
   }
 }
 
@@ -677,7 +870,7 @@ Json instrEvent(const Program &p, const TraceIndex &index, size_t pos,
   e["ph"] = "X";
   e["ts"] = static_cast<double>(in.start + shift) * usPerCycle;
   e["dur"] = static_cast<double>(in.duration) * usPerCycle;
-  e["pid"] = 0;
+  e["pid"] = tracePid(p, in);
   e["tid"] = resourceSlot(p, in);
   e["args"] = std::move(args);
   return e;
@@ -703,7 +896,7 @@ void flowEvents(const Program &p, const ProgramInstr &from,
       e["bp"] = "e";
     e["id"] = id;
     e["ts"] = mid(in);
-    e["pid"] = 0;
+    e["pid"] = tracePid(p, in);
     e["tid"] = resourceSlot(p, in);
     events.push_back(std::move(e));
   }

@@ -2,11 +2,12 @@
 # Check a compiled Loom program, run on the simulator, against ONNX Runtime.
 #
 # usage: compiled_vs_ort.sh LOOM_BIN ZOO_DIR MODEL TARGET PRECISION WORK_DIR
-#                           [MAPPING]
+#                           [MAPPING [PARALLELISM]]
 #
 # MAPPING (default auto) is passed as `loom compile --mapping=MAPPING` with
 # `--objective=throughput`, so sequential, pipelined and hybrid programs
-# are all checked against the same reference.
+# are all checked against the same reference. PARALLELISM (e.g.
+# "--tp=2 --pp=2") compiles the model across chips.
 #
 #   1. test/e2e/make_inputs.py writes deterministic random inputs (seed 0)
 #      for ZOO_DIR/MODEL.onnx into WORK_DIR/inputs;
@@ -44,16 +45,17 @@
 # (default node). WORK_DIR must not contain whitespace.
 set -euo pipefail
 
-if [ $# -ne 6 ] && [ $# -ne 7 ]; then
-  echo "usage: $(basename "$0") LOOM_BIN ZOO_DIR MODEL TARGET PRECISION WORK_DIR [MAPPING]" >&2
+if [ $# -lt 6 ] || [ $# -gt 8 ]; then
+  echo "usage: $(basename "$0") LOOM_BIN ZOO_DIR MODEL TARGET PRECISION WORK_DIR [MAPPING [PARALLELISM]]" >&2
   exit 2
 fi
 loom=$1 zoo=$2 name=$3 target=$4 precision=$5 work=$6 mapping=${7:-auto}
+read -r -a parallelism <<<"${8:-}"
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 PYTHON=${PYTHON:-/usr/bin/python3}
 NODE=${NODE:-node}
-tag="compiled_vs_ort[$name/$target/$precision/$mapping]"
+tag="compiled_vs_ort[$name/$target/$precision/$mapping${8:+ $8}]"
 
 die() { echo "$tag: FAIL: $*" >&2; exit 1; }
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.2f s", b-a}'; }
@@ -88,9 +90,9 @@ echo "$tag: ort: $(cat "$work/ort.json")"
 # 3. compile
 start=$(date +%s.%N)
 if ! "$loom" compile "$model" --target="$target" --precision="$precision" \
-    --mapping="$mapping" --objective=throughput \
+    --mapping="$mapping" --objective=throughput ${parallelism[@]+"${parallelism[@]}"} \
        -o "$work/$name.loom"; then
-  die "'$loom compile $model --target=$target --precision=$precision --mapping=$mapping' failed"
+  die "'$loom compile $model --target=$target --precision=$precision --mapping=$mapping ${8:-}' failed"
 fi
 [ -s "$work/$name.loom" ] || die "loom compile wrote no program file"
 echo "$tag: loom compile: $(elapsed "$start")"

@@ -534,4 +534,85 @@ TEST(Floorplan, SizedForSmallAndLargeGrids) {
   }
 }
 
+TEST(Floorplan, ChipsSideBySide) {
+  Program p = loom::rt::testing::twoChipProgram();
+  p.mapping = "pipelined";
+  std::string svg = renderFloorplanSvg(p);
+  EXPECT_TRUE(isWellFormedSvg(svg));
+  EXPECT_NE(svg.find("2 chips of 1x2 tiles (ring), 2 kernels, mapping "
+                     "pipelined"),
+            std::string::npos);
+  EXPECT_NE(svg.find("Tile index = chip * 2 + row * 2 + col."),
+            std::string::npos);
+  // A grid per chip, labelled, side by side; each kernel on its chip.
+  EXPECT_EQ(count(svg, "font-weight=\"bold\">chip 0</text>"), 1u);
+  EXPECT_EQ(count(svg, "font-weight=\"bold\">chip 1</text>"), 1u);
+  EXPECT_NE(svg.find("2 of 4 tiles used on 2 chips"), std::string::npos);
+  EXPECT_NE(svg.find("region: 1x1 tiles: rows 0-0, cols 0-0 of chip 1"),
+            std::string::npos);
+  EXPECT_NE(svg.find(">k1 add: 20 cycles, group 0, 1x1 tiles at (0,0) of "
+                     "chip 1"),
+            std::string::npos);
+  // System-wide tile indices: chip 1 holds tiles 2 and 3.
+  EXPECT_NE(svg.find(">3</text>"), std::string::npos);
+  // The chip link's traffic is listed.
+  EXPECT_NE(svg.find("Chip links by bytes (1 of 1 chip link with traffic, "
+                     "of 2)"),
+            std::string::npos);
+  EXPECT_NE(svg.find("chip link 4: chip 0 -&gt; chip 1, 16 bytes, 10 busy "
+                     "cycles"),
+            std::string::npos);
+  EXPECT_EQ(svg.find("Partial"), std::string::npos);
+
+  // A mesh link busy on chip 1 is drawn in chip 1's grid, named there.
+  p.instrs.push_back(
+      loom::rt::testing::instr(9, -1, Unit::MeshLink, 2, 40, 5, {}, {}, {}, 8));
+  svg = renderFloorplanSvg(p);
+  EXPECT_TRUE(isWellFormedSvg(svg));
+  EXPECT_EQ(count(svg, "<polygon"), 1u);
+  EXPECT_NE(svg.find("link 2: tile 2 (chip 1, row 0, col 0) -&gt; tile 3 "
+                     "(chip 1, row 0, col 1)"),
+            std::string::npos);
+  EXPECT_EQ(renderFloorplanSvg(p), svg); // deterministic
+}
+
+TEST(Floorplan, SharedTilesOfSeveralChips) {
+  // Sequential: every chip's tiles coloured by their busiest kernel.
+  Program p = loom::rt::testing::twoChipProgram();
+  p.kernels.push_back(p.kernels[1]);
+  p.kernels.back().id = 2;
+  p.kernels.back().name = "again";
+  std::string svg = renderFloorplanSvg(p);
+  EXPECT_TRUE(isWellFormedSvg(svg));
+  EXPECT_NE(svg.find("<title>tile 2 (chip 1, row 0, col 0)\nbusiest: kernel "
+                     "1 &apos;add&apos;, 20 busy cycles\nalso here:\n  "
+                     "kernel 2 &apos;again&apos;, 0 busy cycles"),
+            std::string::npos);
+  EXPECT_NE(svg.find("<title>tile 0 (chip 0, row 0, col 0)\nbusiest: kernel "
+                     "0 &apos;mm&apos;"),
+            std::string::npos);
+}
+
+TEST(Floorplan, ManyChipsArePartialAndSaySo) {
+  Program p = makeProgram(2, 2, "pipelined");
+  p.chips = 40;
+  for (int c = 0; c < 40; ++c) {
+    p.kernels.push_back(makeKernel(c, "k" + std::to_string(c), 0, 0, 2, 2));
+    p.kernels.back().chip = c;
+  }
+  std::string svg = renderFloorplanSvg(p);
+  EXPECT_TRUE(isWellFormedSvg(svg));
+  EXPECT_EQ(count(svg, "font-weight=\"bold\">chip "), 16u);
+  EXPECT_NE(svg.find(">chip 15</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">chip 16</text>"), std::string::npos);
+  EXPECT_NE(svg.find("Partial floorplan: chips 0-15 of 40 drawn; 24 chips "
+                     "not drawn"),
+            std::string::npos);
+  // Kernels of the chips not drawn have no region, but are in the legend.
+  EXPECT_NE(svg.find(">k15</text>"), std::string::npos);
+  EXPECT_EQ(svg.find(">k16</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">k39 k39: "), std::string::npos);
+  EXPECT_NE(svg.find("160 tiles"), std::string::npos);
+}
+
 } // namespace

@@ -14,6 +14,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -589,3 +591,127 @@ TEST(ScheduleVerifier, TwoLinkRecordsOfOneWireAreOneResource) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Multi-chip programs
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The position of instr `id` in p.instrs.
+size_t instrPos(const Program &p, int32_t id) {
+  for (size_t i = 0; i < p.instrs.size(); ++i)
+    if (p.instrs[i].id == id)
+      return i;
+  ADD_FAILURE() << "no instr " << id;
+  return 0;
+}
+
+} // namespace
+
+TEST(ScheduleVerifier, TwoChipProgramWithAChipLinkTransferPasses) {
+  Program p = twoChipProgram();
+  std::vector<Violation> v = verify(p);
+  for (const Violation &x : v)
+    ADD_FAILURE() << violationKindName(x.kind) << ": " << x.message;
+  EXPECT_EQ(p.numTiles(), 4);
+  // Per system-wide tile: chip 0 holds x, W and h on tile 0; chip 1 holds
+  // h, b and y on tile 2 (its first tile).
+  EXPECT_EQ(sramPeakPerTile(p), (std::vector<int64_t>{64, 0, 40, 0}));
+
+  // Tiles are named by chip and chip-local row and column.
+  p.instrs[instrPos(p, 5)].start = 39;
+  v = verify(p);
+  // Before the DMA and the chip link end, and before y's buffer is live.
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0].kind, ViolationKind::Dependency);
+  EXPECT_EQ(v[1].kind, ViolationKind::Dependency);
+  EXPECT_EQ(v[2].kind, ViolationKind::Liveness);
+  EXPECT_HAS(v[0].message, "vector unit of tile 2 (chip 1, 0,0)");
+  EXPECT_HAS(v[0].message, "dma unit of tile 0 (chip 0, 0,0)");
+  EXPECT_HAS(v[1].message, "chip link 4 (chip 0 -> chip 1)");
+}
+
+TEST(ScheduleVerifier, OverlappingInstrsOnAChipLinkConflict) {
+  Program p = twoChipProgram();
+  p.instrs.push_back(instr(6, -1, Unit::ChipLink, 4, 38, 4));
+  std::vector<Violation> v = verify(p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v.front().kind, ViolationKind::ResourceConflict);
+  EXPECT_EQ(v.front().instr, 6);
+  EXPECT_HAS(v.front().message, "instr 3");
+  EXPECT_HAS(v.front().message,
+             "overlap on the chip link 4 (chip 0 -> chip 1)");
+  // After the transfer, or on the reverse chip link, it is free.
+  p.instrs.back().start = 40;
+  EXPECT_TRUE(verify(p).empty());
+  p.instrs.back().start = 38;
+  p.instrs.back().resource = 5;
+  EXPECT_TRUE(verify(p).empty());
+  // A second record of the chip 0 -> chip 1 bundle is the same resource.
+  p.links.push_back(chipLink(7, 0, 1, 2));
+  p.instrs.back().resource = 7;
+  v = verify(p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v.front().kind, ViolationKind::ResourceConflict);
+  // A mesh link of chip 0 is not the chip link, though its first tile is
+  // an end of both.
+  p.instrs.back().unit = Unit::MeshLink;
+  p.instrs.back().resource = 0;
+  EXPECT_TRUE(verify(p).empty());
+}
+
+TEST(ScheduleVerifier, LinkInstrOnALinkOfTheOtherKindIsRejected) {
+  Program p = twoChipProgram();
+  // The chip-link transfer names mesh link 0 (tile 0 -> tile 1).
+  p.instrs[instrPos(p, 3)].resource = 0;
+  std::vector<Violation> v = verify(p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v.front().kind, ViolationKind::ResourceConflict);
+  EXPECT_EQ(v.front().instr, 3);
+  EXPECT_HAS(v.front().message,
+             "is a chip-link instr but link 0 is a mesh link");
+
+  // A mesh-link instr naming a chip link.
+  p = twoChipProgram();
+  p.instrs.push_back(instr(6, -1, Unit::MeshLink, 5, 0, 4));
+  v = verify(p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v.front().kind, ViolationKind::ResourceConflict);
+  EXPECT_HAS(v.front().message,
+             "is a mesh-link instr but link 5 is a chip link");
+
+  // A chip link that does not exist.
+  p.instrs.back().unit = Unit::ChipLink;
+  p.instrs.back().resource = 9;
+  v = verify(p);
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_HAS(v.front().message, "runs on a link that does not exist");
+}
+
+TEST(ScheduleVerifier, LargeMultiChipProgramVerifiesInNearLinearTime) {
+  Program p = largeTwoChipProgram(/*rounds=*/320);
+  ASSERT_GE(p.instrs.size(), 200000u);
+  ASSERT_GE(p.buffers.size(), 100000u);
+  auto start = std::chrono::steady_clock::now();
+  std::vector<Violation> v = verify(p);
+  std::vector<int64_t> peak = sramPeakPerTile(p);
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  for (const Violation &x : v)
+    ADD_FAILURE() << violationKindName(x.kind) << ": " << x.message;
+  // Two of a tile's three buffers of a round are live at once.
+  EXPECT_EQ(peak, std::vector<int64_t>(128, 128));
+  // A second or two in a release build; a quadratic check would take
+  // minutes. Generous for sanitizer builds.
+  EXPECT_LT(seconds, 20.0) << "verifying " << p.instrs.size() << " instrs and "
+                           << p.buffers.size() << " buffers";
+  std::printf("verified %zu instrs, %zu buffers in %.3f s\n", p.instrs.size(),
+              p.buffers.size(), seconds);
+
+  // Broken in one place, found and named.
+  p.instrs[p.instrs.size() / 2].start += 1;
+  v = verify(p);
+  EXPECT_FALSE(v.empty());
+}

@@ -9,6 +9,7 @@
 #include "loom/Runtime/OpExecutor.h"
 #include "loom/Runtime/Program.h"
 #include "loom/Runtime/Reference.h"
+#include "loom/Runtime/Report.h"
 #include "loom/Runtime/Simulator.h"
 #include "ProgramBuilders.h"
 
@@ -23,7 +24,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <sstream>
+
+#include <unistd.h>
 
 using namespace loom::rt;
 using namespace loom::rt::testing;
@@ -46,7 +52,8 @@ std::vector<uint8_t> emit(const Program &p, bool sortInstrs = true) {
     }
     tensors.push_back(fbp::CreateTensorDirect(
         b, t.id, t.name.c_str(), static_cast<fbp::DType>(t.dtype), &t.shape,
-        static_cast<fbp::TensorKind>(t.kind), t.hasData ? &data : nullptr));
+        static_cast<fbp::TensorKind>(t.kind), t.hasData ? &data : nullptr,
+        t.splat, t.partAxis, t.partIndex, t.partCount));
   }
   std::vector<flatbuffers::Offset<fbp::Kernel>> kernels;
   for (const ProgramKernel &k : p.kernels) {
@@ -67,7 +74,8 @@ std::vector<uint8_t> emit(const Program &p, bool sortInstrs = true) {
     kernels.push_back(fbp::CreateKernelDirect(
         b, k.id, k.name.c_str(), &nodes, k.kind.c_str(), k.precision.c_str(),
         k.tileRow, k.tileCol, k.tileRows, k.tileCols, &ops, &k.inputs,
-        &k.outputs, k.flops, k.bytes, k.bound.c_str(), k.cycles));
+        &k.outputs, k.flops, k.bytes, k.bound.c_str(), k.cycles, k.group,
+        k.chip));
   }
   std::vector<ProgramInstr> sorted = p.instrs;
   if (sortInstrs)
@@ -85,16 +93,20 @@ std::vector<uint8_t> emit(const Program &p, bool sortInstrs = true) {
   for (const ProgramBuffer &bf : p.buffers)
     buffers.push_back(fbp::CreateBuffer(b, bf.id, bf.tensor, bf.tile,
                                         bf.offset, bf.size, bf.liveStart,
-                                        bf.liveEnd));
+                                        bf.liveEnd, bf.copies, bf.resident));
   std::vector<flatbuffers::Offset<fbp::Link>> links;
   for (const ProgramLink &l : p.links)
-    links.push_back(fbp::CreateLink(b, l.id, l.fromTile, l.toTile));
+    links.push_back(fbp::CreateLink(b, l.id, l.fromTile, l.toTile, l.chipLink,
+                                    l.fromChip, l.toChip, l.bytesPerCycle,
+                                    l.latencyCycles));
   auto root = fbp::CreateProgramDirect(
       b, p.version, p.model.c_str(), p.targetName.c_str(),
       p.targetJson.c_str(), p.tileRows, p.tileCols, p.sramBytesPerTile,
       p.clockHz, &tensors, &p.inputs, &p.outputs, &kernels, &instrs, &buffers,
       &links, p.totalCycles, p.sramPeakBytes, p.sramLowerBoundBytes,
-      p.rooflineCycles);
+      p.rooflineCycles, p.mapping.c_str(), p.pipelineGroups,
+      p.initiationInterval, p.chips, p.tensorParallel, p.pipelineParallel,
+      p.topology.c_str());
   fbp::FinishProgramBuffer(b, root);
   return std::vector<uint8_t>(b.GetBufferPointer(),
                               b.GetBufferPointer() + b.GetSize());
@@ -266,7 +278,7 @@ TEST(Simulator, Stats) {
   SimStats s = Simulator(loaded).runTiming().stats;
   EXPECT_EQ(s.totalCycles, 52);
   EXPECT_DOUBLE_EQ(s.seconds, 52e-9);
-  ASSERT_EQ(s.units.size(), 4u);
+  ASSERT_EQ(s.units.size(), 5u);
   EXPECT_EQ(s.units[0].unit, Unit::Matrix);
   EXPECT_EQ(s.units[0].count, 2);
   EXPECT_EQ(s.units[0].busyCycles, 20);
@@ -275,6 +287,12 @@ TEST(Simulator, Stats) {
   EXPECT_EQ(s.units[2].busyCycles, 10);
   EXPECT_EQ(s.units[3].count, 2);
   EXPECT_DOUBLE_EQ(s.units[3].utilisation, 8.0 / (52 * 2));
+  // One chip: no chip links, no per-chip figures.
+  EXPECT_EQ(s.units[4].unit, Unit::ChipLink);
+  EXPECT_EQ(s.units[4].count, 0);
+  EXPECT_EQ(s.chips, 1);
+  EXPECT_TRUE(s.chipStats.empty());
+  EXPECT_TRUE(s.chipLinks.empty());
   // Tile 0: x + W (48) live together, then W + h (40), h + y (32); x dies
   // at 30 exactly when y is born, so the peak is 24 + 24 + 16 = 64.
   ASSERT_EQ(s.sramPeakPerTile.size(), 2u);
@@ -297,6 +315,9 @@ TEST(Simulator, Stats) {
                 scheduleErrorForDemo().c_str());
   EXPECT_HAS(text, "total cycles:     52");
   EXPECT_HAS(text, "mm_add (MatMul_0, Add_1)");
+  // A single-chip report says nothing of chips.
+  for (const char *chipLine : {"chips:", "chip_link", "chip links", "per chip"})
+    EXPECT_EQ(text.find(chipLine), std::string::npos) << text;
   auto j = nlohmann::json::parse(s.toJson());
   EXPECT_EQ(j["total_cycles"], 52);
   EXPECT_EQ(j["units"]["matrix"]["busy_cycles"], 20);
@@ -889,6 +910,373 @@ TEST(FastKernels, DeterministicAndThroughput) {
               gflops);
   RecordProperty("gflops", std::to_string(gflops));
   EXPECT_GT(gflops, 0.5);
+}
+
+//===----------------------------------------------------------------------===//
+// Multi-chip programs and splat constants
+//===----------------------------------------------------------------------===//
+
+TEST(ProgramLoad, MultiChipFields) {
+  Program loaded = load(emit(twoChipProgram()));
+  EXPECT_EQ(loaded.chips, 2);
+  EXPECT_EQ(loaded.pipelineParallel, 2);
+  EXPECT_EQ(loaded.tensorParallel, 1);
+  EXPECT_EQ(loaded.topology, "ring");
+  EXPECT_EQ(loaded.tilesPerChip(), 2);
+  EXPECT_EQ(loaded.numTiles(), 4);
+  EXPECT_EQ(loaded.chipOf(3), 1);
+  EXPECT_EQ(loaded.kernel(1).chip, 1);
+  const ProgramLink &cl = loaded.link(4);
+  EXPECT_TRUE(cl.chipLink);
+  EXPECT_EQ(cl.fromChip, 0);
+  EXPECT_EQ(cl.toChip, 1);
+  EXPECT_EQ(cl.fromTile, 0);
+  EXPECT_EQ(cl.toTile, 2);
+  EXPECT_DOUBLE_EQ(cl.bytesPerCycle, 4);
+  EXPECT_EQ(cl.latencyCycles, 2);
+  // A mesh link's chips are its tiles'.
+  EXPECT_FALSE(loaded.link(2).chipLink);
+  EXPECT_EQ(loaded.link(2).fromChip, 1);
+  EXPECT_EQ(loaded.instr(3).unit, Unit::ChipLink);
+  EXPECT_STREQ(unitName(Unit::ChipLink), "chip_link");
+  // The splat keeps its one element; value() expands it.
+  const ProgramTensor &b = loaded.tensor(2);
+  EXPECT_TRUE(b.splat);
+  EXPECT_TRUE(b.hasData);
+  EXPECT_EQ(b.constant.numElements(), 1);
+  Tensor full = b.value();
+  ASSERT_EQ(full.shape(), (Shape{2}));
+  EXPECT_EQ(full.data<float>()[0], 10.0f);
+  EXPECT_EQ(full.data<float>()[1], 10.0f);
+  // A single-chip program reads as one chip.
+  Program one = load(emit(matmulAdd()));
+  EXPECT_EQ(one.chips, 1);
+  EXPECT_EQ(one.numTiles(), one.tilesPerChip());
+}
+
+TEST(ProgramLoad, MultiChipErrors) {
+  auto broken = [](auto edit) {
+    Program p = twoChipProgram();
+    edit(p);
+    return loadError(p);
+  };
+  EXPECT_HAS(broken([](Program &p) { p.chips = 0; }),
+             "chips must be in [1, 2^20], got 0");
+  EXPECT_HAS(broken([](Program &p) { p.chips = (1 << 20) + 1; }),
+             "chips must be in [1, 2^20]");
+  EXPECT_HAS(broken([](Program &p) {
+               p.tileRows = 4096;
+               p.tileCols = 4096;
+               p.chips = 2;
+             }),
+             "more than 2^24 tiles in all");
+  EXPECT_HAS(broken([](Program &p) { p.tensorParallel = 3; }),
+             "tensor_parallel 3 and pipeline_parallel 2 must be in [1, "
+             "chips = 2]");
+  EXPECT_HAS(broken([](Program &p) { p.kernels[1].chip = 2; }),
+             "kernel 1 'add': chip 2 is outside the program's 2 chips");
+  EXPECT_HAS(broken([](Program &p) { p.kernels[1].chip = -1; }),
+             "chip -1 is outside");
+  EXPECT_HAS(broken([](Program &p) {
+               p.links[4].toChip = 2;
+               p.links[4].toTile = 4;
+             }),
+             "chip link 4: tile 4 is outside the 2 chips of 1 x 2 tiles");
+  EXPECT_HAS(broken([](Program &p) { p.links[4].toChip = 5; }),
+             "chip link 4: chip 5 is outside the program's 2 chips");
+  EXPECT_HAS(broken([](Program &p) {
+               p.links[4].toChip = 0;
+               p.links[4].toTile = 0;
+             }),
+             "chip link 4: joins chip 0 to itself");
+  EXPECT_HAS(broken([](Program &p) { p.links[4].toTile = 3; }),
+             "chip link 4: from_tile 0 and to_tile 3 are not the first tiles "
+             "of chips 0 and 1 (0 and 2)");
+  EXPECT_HAS(broken([](Program &p) { p.links[4].bytesPerCycle = -1; }),
+             "bytes_per_cycle and latency_cycles must be non-negative");
+  // Tiles 1 and 2 are neighbours by index but on different chips.
+  EXPECT_HAS(broken([](Program &p) { p.links.push_back({9, 1, 2}); }),
+             "link 9: tiles 1 and 2 are not neighbours (they are on chips 0 "
+             "and 1; a mesh link stays on one chip)");
+  EXPECT_HAS(broken([](Program &p) { p.instrs[4].resource = 0; }),
+             "instr 3: a chip_link instr on link 0, which is a mesh link");
+  EXPECT_HAS(broken([](Program &p) {
+               p.instrs.push_back(instr(9, -1, Unit::MeshLink, 5, 40, 1));
+             }),
+             "instr 9: a mesh_link instr on link 5, which is a chip link");
+  EXPECT_HAS(broken([](Program &p) { p.instrs[4].resource = 9; }),
+             "instr 3: unknown chip link id 9");
+  EXPECT_HAS(broken([](Program &p) { p.buffers[3].tile = 4; }),
+             "buffer 3: tile 4 is outside the 2 chips of 1 x 2 tiles");
+  EXPECT_HAS(broken([](Program &p) { p.instrs[5].resource = 4; }),
+             "instr 5: tile 4 is outside the 2 chips of 1 x 2 tiles");
+  // Splats.
+  EXPECT_HAS(broken([](Program &p) {
+               p.tensors[2].constant = Tensor::fromVector(
+                   DType::F32, {2}, std::vector<float>{10, 10});
+             }),
+             "tensor 2 'b': constant data is 8 bytes, but a splat of f32 "
+             "needs one element, 4");
+  EXPECT_HAS(broken([](Program &p) { p.tensors[3].splat = true; }),
+             "tensor 3 'h': splat is set on an intermediate tensor");
+  EXPECT_HAS(broken([](Program &p) {
+               p.tensors[2].hasData = false;
+               p.tensors[2].constant = Tensor();
+             }),
+             "tensor 2 'b': splat constant has no data");
+  EXPECT_EQ(broken([](Program &) {}), "");
+}
+
+TEST(Simulator, TwoChipFunctionalRunExpandsTheSplat) {
+  Program loaded = load(emit(twoChipProgram()));
+  SimResult r = Simulator(loaded).runFunctional({{"x", xValue()}});
+  ASSERT_EQ(r.outputs.size(), 1u);
+  // x @ W = [[4, 5], [10, 11]], plus the splat 10.
+  std::vector<float> want = {14, 15, 20, 21};
+  ASSERT_EQ(r.outputs[0].value.shape(), (Shape{2, 2}));
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(r.outputs[0].value.data<float>()[i], want[i]) << i;
+}
+
+TEST(Simulator, SplatOfEveryDtypeExpands) {
+  for (DType dt : {DType::F32, DType::F16, DType::I8, DType::I64, DType::Bool,
+                   DType::F64}) {
+    ProgramTensor t;
+    t.kind = TensorKind::Constant;
+    t.dtype = dt;
+    t.shape = {3, 5};
+    t.splat = true;
+    t.hasData = true;
+    Tensor one(dt, {});
+    one.setDouble(0, 1);
+    t.constant = one;
+    Tensor full = t.value();
+    ASSERT_EQ(full.shape(), (Shape{3, 5})) << dtypeName(dt);
+    for (int64_t i = 0; i < 15; ++i)
+      EXPECT_EQ(full.getDouble(i), 1.0) << dtypeName(dt) << " " << i;
+  }
+  // A bool splat is checked like any bool constant, when expanded.
+  ProgramTensor bad;
+  bad.kind = TensorKind::Constant;
+  bad.dtype = DType::Bool;
+  bad.shape = {4};
+  bad.splat = bad.hasData = true;
+  uint8_t two = 2;
+  bad.constant = Tensor::fromBytes(DType::Bool, {}, &two);
+  EXPECT_HAS(errorOf([&] { bad.value(); }), "byte other than 0 or 1");
+  // An empty shape expands to nothing.
+  uint8_t one = 1;
+  bad.constant = Tensor::fromBytes(DType::Bool, {}, &one);
+  bad.shape = {0, 4};
+  EXPECT_EQ(bad.value().numElements(), 0);
+  // No data, no value.
+  bad.hasData = false;
+  EXPECT_HAS(errorOf([&] { bad.value(); }), "constant has no data");
+}
+
+TEST(Simulator, TimingOnlyNeverExpandsSplats) {
+  // A weight of 3 x 2^32 elements (48 GiB if expanded) as a splat: loading
+  // and timing touch its one element only.
+  Program p = twoChipProgram();
+  p.tensors[1] = splatTensor(1, "W", {3, int64_t(1) << 32}, 1);
+  Program loaded = load(emit(p));
+  EXPECT_EQ(loaded.tensor(1).constant.byteSize(), 4u);
+  SimResult r = Simulator(loaded).runTiming();
+  EXPECT_EQ(r.stats.totalCycles, 50);
+  EXPECT_TRUE(r.outputs.empty());
+}
+
+TEST(Simulator, TwoChipStats) {
+  Program loaded = load(emit(twoChipProgram()));
+  SimStats s = Simulator(loaded).runTiming().stats;
+  EXPECT_EQ(s.chips, 2);
+  ASSERT_EQ(s.units.size(), 5u);
+  EXPECT_EQ(s.units[0].count, 4); // a matrix unit per tile, both chips
+  EXPECT_EQ(s.units[3].count, 4); // mesh links
+  EXPECT_EQ(s.units[4].unit, Unit::ChipLink);
+  EXPECT_EQ(s.units[4].count, 2);
+  EXPECT_EQ(s.units[4].busyCycles, 10);
+  EXPECT_DOUBLE_EQ(s.units[4].utilisation, 10.0 / (50 * 2));
+  ASSERT_EQ(s.links.size(), 4u);
+  ASSERT_EQ(s.chipLinks.size(), 2u);
+  EXPECT_EQ(s.chipLinks[0].id, 4);
+  EXPECT_EQ(s.chipLinks[0].fromChip, 0);
+  EXPECT_EQ(s.chipLinks[0].toChip, 1);
+  EXPECT_EQ(s.chipLinks[0].bytes, 16);
+  EXPECT_EQ(s.chipLinks[0].busyCycles, 10);
+  EXPECT_EQ(s.chipLinks[1].bytes, 0);
+  EXPECT_EQ(s.maxChipLinkBytes, 16);
+  EXPECT_EQ(s.maxLinkBytes, 0);
+  // Chip 0: DMA 10 + matrix 20 + DMA 10; chip 1: DMA 10 + vector 10.
+  ASSERT_EQ(s.chipStats.size(), 2u);
+  EXPECT_EQ(s.chipStats[0].busyCycles, 40);
+  EXPECT_EQ(s.chipStats[1].busyCycles, 20);
+  EXPECT_DOUBLE_EQ(s.chipStats[0].share, 40.0 / 60);
+  EXPECT_DOUBLE_EQ(s.chipStats[1].utilisation, 20.0 / (50 * 2 * 3));
+
+  std::string text = s.toText();
+  EXPECT_HAS(text, "chips:            2\n");
+  EXPECT_HAS(text, "chip_link");
+  EXPECT_HAS(text, "chip links:       2, busiest carries 16 bytes\n");
+  EXPECT_HAS(text,
+             "  chip link 4 (chip 0 -> chip 1): 16 bytes, 10 busy cycles\n");
+  EXPECT_HAS(text, "share  66.67%");
+  auto j = nlohmann::json::parse(s.toJson());
+  EXPECT_EQ(j["chips"], 2);
+  EXPECT_EQ(j["units"]["chip_link"]["busy_cycles"], 10);
+  EXPECT_EQ(j["chip_links"][0]["from_chip"], 0);
+  EXPECT_EQ(j["chip_links"][0]["to_chip"], 1);
+  EXPECT_EQ(j["chip_links"][0]["bytes"], 16);
+  EXPECT_EQ(j["max_chip_link_bytes"], 16);
+  EXPECT_EQ(j["per_chip"][1]["busy_cycles"], 20);
+  EXPECT_EQ(j["links"].size(), 4u);
+}
+
+TEST(Trace, ChipLinksHaveTracks) {
+  Program loaded = load(emit(twoChipProgram()));
+  auto j = nlohmann::json::parse(Simulator(loaded).traceJson());
+  std::map<std::pair<int, int>, std::string> threads;
+  std::map<int, std::string> processes;
+  for (const auto &e : j["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      threads[{e["pid"].get<int>(), e["tid"].get<int>()}] = e["args"]["name"];
+    if (e["ph"] == "M" && e["name"] == "process_name")
+      processes[e["pid"].get<int>()] = e["args"]["name"];
+  }
+  EXPECT_EQ(processes[0], "chip 0 (test-chip)");
+  EXPECT_EQ(processes[1], "chip 1 (test-chip)");
+  EXPECT_EQ(processes[2], "chip links");
+  // tids: 4 tiles x 3 units, then links by position (chip link 4 is 4th).
+  EXPECT_EQ(threads[std::make_pair(1, 6)], "tile 2 (chip 1, 0,0) matrix");
+  EXPECT_EQ(threads[std::make_pair(2, 16)], "chip 0 -> chip 1 (chip link 4)");
+  EXPECT_EQ(threads[std::make_pair(1, 14)], "link 2 (tile 2 -> tile 3)");
+  // Every event's track is named, and the chip-link transfer is on its own.
+  int chipLinkEvents = 0;
+  for (const auto &e : j["traceEvents"]) {
+    if (e["ph"] == "M")
+      continue;
+    auto track = std::make_pair(e["pid"].get<int>(), e["tid"].get<int>());
+    EXPECT_TRUE(threads.count(track)) << e.dump();
+    if (e["ph"] == "X" && e["args"]["unit"] == "chip_link") {
+      ++chipLinkEvents;
+      EXPECT_EQ(track, std::make_pair(2, 16));
+      EXPECT_EQ(e["name"], "transfer mm -> add");
+    }
+  }
+  EXPECT_EQ(chipLinkEvents, 1);
+}
+
+TEST(Simulator, LargeMultiChipProgramLoadsAndTimesInNearLinearTime) {
+  Program p = largeTwoChipProgram(/*rounds=*/320);
+  std::vector<uint8_t> bytes = emit(p);
+  auto start = std::chrono::steady_clock::now();
+  Program loaded = load(bytes);
+  SimStats s = Simulator(loaded).runTiming().stats;
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  EXPECT_EQ(s.numInstrs, static_cast<int64_t>(p.instrs.size()));
+  EXPECT_EQ(s.chipLinks.size(), 2u);
+  // Each chip link carries 64 bytes per round.
+  EXPECT_EQ(s.chipLinks[0].bytes, 320 * 64);
+  EXPECT_EQ(s.chipStats.size(), 2u);
+  EXPECT_LT(seconds, 20.0);
+  std::printf("loaded and timed %zu instrs, %zu buffers in %.3f s\n",
+              p.instrs.size(), p.buffers.size(), seconds);
+}
+
+TEST(Report, ChipsInTheHeatMapAndTimeline) {
+  Program loaded = load(emit(twoChipProgram()));
+  SimStats stats = Simulator(loaded).runTiming().stats;
+  ReportInput in;
+  in.program = &loaded;
+  in.stats = &stats;
+  in.producer = "test";
+  std::string html = renderReportHtml(in);
+  EXPECT_HAS(html, "(2 chips of 1 x 2 tiles, ");
+  EXPECT_HAS(html, "One grid per chip.");
+  EXPECT_HAS(html, "font-weight=\"bold\">chip 1</text>");
+  EXPECT_HAS(html, "<title>tile 2 (chip 1, 0,0)\nmatrix: 0 busy cycles");
+  EXPECT_HAS(html, ">chip link 4 (0 -&gt; 1)</text>");
+  EXPECT_EQ(html.find("Partial"), std::string::npos);
+
+  // More chips than the map shows: it says so.
+  Program many = twoChipProgram();
+  many.chips = 40;
+  Program manyLoaded = load(emit(many));
+  stats = Simulator(manyLoaded).runTiming().stats;
+  in.program = &manyLoaded;
+  html = renderReportHtml(in);
+  EXPECT_HAS(html, "Partial: chips 0-15 of 40 shown, 24 not shown.");
+  EXPECT_HAS(html, "font-weight=\"bold\">chip 15</text>");
+  EXPECT_EQ(html.find("font-weight=\"bold\">chip 16</text>"),
+            std::string::npos);
+
+  // One chip: no chip labels in the map.
+  Program one = load(emit(matmulAdd()));
+  stats = Simulator(one).runTiming().stats;
+  in.program = &one;
+  html = renderReportHtml(in);
+  EXPECT_EQ(html.find("One grid per chip"), std::string::npos);
+  EXPECT_HAS(html, "(1 x 2 tiles, ");
+  EXPECT_HAS(html, "<title>tile 1\nmatrix: ");
+}
+
+/// The loom-verify-mutations tool built beside this test, or "" if absent.
+std::string verifyMutationsTool() {
+  if (const char *env = std::getenv("LOOM_VERIFY_MUTATIONS"))
+    return env;
+  std::error_code ec;
+  std::filesystem::path self =
+      std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec)
+    return "";
+  std::filesystem::path tool = self.parent_path() / "loom-verify-mutations";
+  return std::filesystem::exists(tool, ec) ? tool.string() : "";
+}
+
+TEST(VerifyMutations, ChipLinkMutationsOfAMultiChipProgramAreRejected) {
+  std::string tool = verifyMutationsTool();
+  if (tool.empty())
+    GTEST_SKIP() << "loom-verify-mutations is not built beside this test";
+  // Two rounds: chip-link transfers both ways at once, beside mesh links.
+  std::vector<uint8_t> bytes = emit(largeTwoChipProgram(/*rounds=*/2));
+  std::filesystem::path file =
+      std::filesystem::temp_directory_path() /
+      ("loom-mutations-" + std::to_string(::getpid()) + ".loom");
+  {
+    std::ofstream out(file, std::ios::binary);
+    out.write(reinterpret_cast<const char *>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+  }
+  std::string command =
+      "'" + tool + "' --per-kind 8 --seed 1 '" + file.string() + "' 2>&1";
+  std::string output;
+  FILE *pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char chunk[4096];
+  while (size_t n = fread(chunk, 1, sizeof chunk, pipe))
+    output.append(chunk, n);
+  int status = pclose(pipe);
+  std::filesystem::remove(file);
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_HAS(output, "2 chips, ");
+  EXPECT_HAS(output, "programs: all rejected");
+  // Each chip-link kind applied mutations and every one was rejected with
+  // the kind it should show as: "kind programs applied rejected expected".
+  for (const char *kind : {"double-book-chip-link", "chip-link-early-start",
+                           "chip-link-early", "chip-link-kind"}) {
+    size_t at = output.find(std::string("\n") + kind + " ");
+    ASSERT_NE(at, std::string::npos) << kind << "\n" << output;
+    std::istringstream row(output.substr(at + 1));
+    std::string name;
+    int64_t programs = 0, applied = 0, rejected = 0, expected = 0;
+    row >> name >> programs >> applied >> rejected >> expected;
+    EXPECT_EQ(programs, 1) << kind;
+    EXPECT_GT(applied, 0) << kind;
+    EXPECT_EQ(rejected, applied) << kind;
+    EXPECT_EQ(expected, applied) << kind << "\n" << output;
+  }
 }
 
 } // namespace

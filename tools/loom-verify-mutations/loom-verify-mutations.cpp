@@ -15,7 +15,7 @@
 // ViolationKind than the one the fault should show as still counts, but is
 // listed.
 //
-// Kinds (the last two only for software-pipelined programs):
+// Kinds (shrink-ii and too-few-copies only for software-pipelined programs):
 //   early-start        an instr starts before one of its deps ends
 //   overlap-buffers    two buffers of one tile live at the same time (modulo
 //                      the II when pipelined) are moved onto shared bytes
@@ -45,6 +45,17 @@
 //   link-early         a mesh-link transfer runs before its data exists
 //                      (link instrs now read and write the shards they
 //                      carry)
+//
+// and, for multi-chip programs (those with chip links), the link faults
+// again on chip-to-chip links:
+//   double-book-chip-link  two chip-link transfers that overlap in time
+//                      (modulo the II) are put on one chip link
+//   chip-link-early-start  a chip-link instr starts before one of its deps
+//                      ends
+//   chip-link-early    a chip-link transfer drops its deps and runs before
+//                      its data exists
+//   chip-link-kind     a chip-link instr is pointed at a mesh link, or a
+//                      mesh-link instr at a chip link
 //
 // Prints a table (per kind: mutations applied, rejected, rejected with the
 // expected kind) and a final line; exits 0 only if every unmutated program
@@ -176,15 +187,19 @@ struct Index {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-/// Every instr position with at least one dep whose end is > 0.
-Generator earlyStart(const Index &ix) {
+/// Every instr position with at least one dep whose end is > 0 (of `unit`
+/// only, when given).
+Generator earlyStart(const Index &ix, std::optional<Unit> unit = {}) {
   std::vector<size_t> cands;
-  for (size_t i = 0; i < ix.p.instrs.size(); ++i)
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i) {
+    if (unit && ix.p.instrs[i].unit != *unit)
+      continue;
     for (int32_t d : ix.p.instrs[i].deps)
       if (ix.p.instrs[ix.instr.at(d)].end() > 0) {
         cands.push_back(i);
         break;
       }
+  }
   return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
     if (cands.empty())
       return std::nullopt;
@@ -253,19 +268,35 @@ Generator overlapBuffers(const Index &ix) {
   };
 }
 
-/// Two instrs of `units` with positive durations on different resources
-/// (tiles of one unit kind, or links) that overlap in time, modulo the
-/// period: the second is moved onto the first's resource. When the program
-/// has no such pair (`overlapping` false), the second is also moved to start
-/// with the first, which may break its deps too.
-Generator doubleBook(const Index &ix, bool links, bool overlapping) {
+/// Which resources a double-booking targets.
+enum class Resources { TileUnits, MeshLinks, ChipLinks };
+
+bool isOf(Resources r, Unit unit) {
+  switch (r) {
+  case Resources::TileUnits:
+    return !isLinkUnit(unit);
+  case Resources::MeshLinks:
+    return unit == Unit::MeshLink;
+  case Resources::ChipLinks:
+    return unit == Unit::ChipLink;
+  }
+  return false;
+}
+
+/// Two instrs of `resources` with positive durations on different resources
+/// (tiles of one unit kind, mesh links or chip links) that overlap in time,
+/// modulo the period: the second is moved onto the first's resource. When
+/// the program has no such pair (`overlapping` false), the second is also
+/// moved to start with the first, which may break its deps too.
+Generator doubleBook(const Index &ix, Resources resources, bool overlapping) {
   int64_t period = periodOf(ix.p);
   std::vector<size_t> cands;
   for (size_t i = 0; i < ix.p.instrs.size(); ++i) {
     const ProgramInstr &in = ix.p.instrs[i];
-    if (in.duration > 0 && (in.unit == Unit::MeshLink) == links)
+    if (in.duration > 0 && isOf(resources, in.unit))
       cands.push_back(i);
   }
+  bool links = resources != Resources::TileUnits;
   return [&ix, cands, period, links,
           overlapping](Rng &rng) -> std::optional<Mutation> {
     if (cands.size() < 2)
@@ -287,7 +318,10 @@ Generator doubleBook(const Index &ix, bool links, bool overlapping) {
     size_t y = rng.pick(partners);
     const ProgramInstr &Y = ix.p.instrs[y];
     int32_t resource = X.resource;
-    std::string where = links ? "link " + str(resource)
+    std::string where = links ? std::string(X.unit == Unit::ChipLink
+                                                ? "chip link "
+                                                : "link ") +
+                                    str(resource)
                               : std::string(unitName(X.unit)) +
                                     " unit of tile " + str(resource);
     if (overlapping)
@@ -610,17 +644,17 @@ Generator wrongTile(const Index &ix) {
   };
 }
 
-/// A mesh-link transfer drops its deps and is moved before the data it
-/// carries is produced (before its last dep ends). Link instrs name no
-/// buffers, so nothing else ties them to that data.
-Generator linkEarly(const Index &ix) {
+/// A link transfer (on a `unit` link) drops its deps and is moved before
+/// the data it carries is produced (before its last dep ends). Link instrs
+/// name no buffers, so nothing else ties them to that data.
+Generator linkEarly(const Index &ix, Unit unit) {
   std::vector<std::pair<size_t, int64_t>> cands;
   for (size_t i = 0; i < ix.p.instrs.size(); ++i) {
     const ProgramInstr &in = ix.p.instrs[i];
     int64_t ready = 0;
     for (int32_t d : in.deps)
       ready = std::max(ready, ix.p.instrs[ix.instr.at(d)].end());
-    if (in.unit == Unit::MeshLink && ready > 0)
+    if (in.unit == unit && ready > 0)
       cands.emplace_back(i, ready);
   }
   return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
@@ -643,30 +677,81 @@ Generator linkEarly(const Index &ix) {
   };
 }
 
+/// A link instr is pointed at a link of the other kind: a chip-link instr
+/// at a mesh link, or a mesh-link instr at a chip link.
+Generator linkKind(const Index &ix) {
+  std::vector<int32_t> meshLinks, chipLinks;
+  for (const ProgramLink &l : ix.p.links)
+    (l.chipLink ? chipLinks : meshLinks).push_back(l.id);
+  // Chip-link instrs are few beside the mesh-link ones: each kind is drawn
+  // half the time.
+  std::vector<size_t> chipCands, meshCands;
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i) {
+    Unit unit = ix.p.instrs[i].unit;
+    if (unit == Unit::ChipLink)
+      chipCands.push_back(i);
+    else if (unit == Unit::MeshLink)
+      meshCands.push_back(i);
+  }
+  return [&ix, chipCands, meshCands, meshLinks,
+          chipLinks](Rng &rng) -> std::optional<Mutation> {
+    if (chipLinks.empty())
+      return std::nullopt;
+    bool chip = rng.below(2) == 0;
+    const auto &cands = chip ? chipCands : meshCands;
+    if (cands.empty())
+      return std::nullopt;
+    size_t i = rng.pick(cands);
+    const ProgramInstr &in = ix.p.instrs[i];
+    const auto &others = in.unit == Unit::ChipLink ? meshLinks : chipLinks;
+    if (others.empty())
+      return std::nullopt;
+    int32_t link = rng.pick(others);
+    return Mutation{std::string(unitName(in.unit)) + " instr " + str(in.id) +
+                        " resource " + str(in.resource) + " -> " + str(link) +
+                        " (a " +
+                        (in.unit == Unit::ChipLink ? "mesh" : "chip") +
+                        " link)",
+                    ViolationKind::ResourceConflict,
+                    [i, link](Program &p) { p.instrs[i].resource = link; }};
+  };
+}
+
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
 
-const char *const kKinds[] = {
-    "early-start",
-    "overlap-buffers",
-    "double-book-link",
-    "double-book-unit",
-    "drop-dependency",
-    "buffer-past-sram",
-    "shrink-lifetime",
-    "cycle",
-    "shrink-ii",
-    "too-few-copies",
-    "early-read",
-    "wrong-tile",
-    "link-early",
+/// What a program must offer for a kind to apply; a program that lacks it
+/// is not reported as having "no target".
+enum class Needs { Nothing, Pipelined, ChipLinks };
+
+struct Kind {
+  const char *name;
+  Needs needs;
+};
+
+const Kind kKinds[] = {
+    {"early-start", Needs::Nothing},
+    {"overlap-buffers", Needs::Nothing},
+    {"double-book-link", Needs::Nothing},
+    {"double-book-unit", Needs::Nothing},
+    {"drop-dependency", Needs::Nothing},
+    {"buffer-past-sram", Needs::Nothing},
+    {"shrink-lifetime", Needs::Nothing},
+    {"cycle", Needs::Nothing},
+    {"shrink-ii", Needs::Pipelined},
+    {"too-few-copies", Needs::Pipelined},
+    // Gaps of an earlier verifier.
+    {"early-read", Needs::Nothing},
+    {"wrong-tile", Needs::Nothing},
+    {"link-early", Needs::Nothing},
+    // Multi-chip programs.
+    {"double-book-chip-link", Needs::ChipLinks},
+    {"chip-link-early-start", Needs::ChipLinks},
+    {"chip-link-early", Needs::ChipLinks},
+    {"chip-link-kind", Needs::ChipLinks},
 };
 constexpr size_t kNumKinds = sizeof(kKinds) / sizeof(kKinds[0]);
-/// Kinds from this one on were gaps of an earlier verifier.
-constexpr size_t kFirstGapKind = 10;
-/// Kinds from this one on need a pipelined program.
-constexpr size_t kFirstPipelinedKind = 8;
 
 /// Violations gathered per mutant, so that the expected kind shows even
 /// when earlier checks report many others.
@@ -697,11 +782,14 @@ std::vector<Mutation> mutationsOf(size_t kind, const Index &ix, Rng &rng,
   case 1:
     return draw(overlapBuffers(ix), rng, n);
   case 2:
-  case 3: {
-    bool links = kind == 2;
-    std::vector<Mutation> m = draw(doubleBook(ix, links, true), rng, n);
+  case 3:
+  case 13: {
+    Resources r = kind == 2    ? Resources::MeshLinks
+                  : kind == 3 ? Resources::TileUnits
+                              : Resources::ChipLinks;
+    std::vector<Mutation> m = draw(doubleBook(ix, r, true), rng, n);
     if (m.empty()) {
-      m = draw(doubleBook(ix, links, false), rng, n);
+      m = draw(doubleBook(ix, r, false), rng, n);
       if (!m.empty())
         note = "no two overlapping instrs: moved one onto another";
     }
@@ -731,7 +819,13 @@ std::vector<Mutation> mutationsOf(size_t kind, const Index &ix, Rng &rng,
   case 11:
     return draw(wrongTile(ix), rng, n);
   case 12:
-    return draw(linkEarly(ix), rng, n);
+    return draw(linkEarly(ix, Unit::MeshLink), rng, n);
+  case 14:
+    return draw(earlyStart(ix, Unit::ChipLink), rng, n);
+  case 15:
+    return draw(linkEarly(ix, Unit::ChipLink), rng, n);
+  case 16:
+    return draw(linkKind(ix), rng, n);
   }
   return {};
 }
@@ -792,7 +886,13 @@ int main(int argc, char **argv) {
       std::cout << "loom-verify-mutations: " << e.what() << "\n";
       return 1;
     }
+    bool hasChipLinks =
+        std::any_of(original.links.begin(), original.links.end(),
+                    [](const ProgramLink &l) { return l.chipLink; });
     std::cout << paths[pi] << ": " << original.mapping << ", "
+              << (original.chips > 1
+                      ? std::to_string(original.chips) + " chips, "
+                      : std::string())
               << original.instrs.size() << " instrs, "
               << original.buffers.size() << " buffers, "
               << original.links.size() << " links, II "
@@ -818,16 +918,18 @@ int main(int argc, char **argv) {
       std::string note;
       std::vector<Mutation> muts = mutationsOf(k, ix, rng, perKind, note);
       if (muts.empty()) {
-        if (k < kFirstPipelinedKind || k >= kFirstGapKind ||
-            original.pipelined()) {
+        Needs needs = kKinds[k].needs;
+        if ((needs != Needs::Pipelined || original.pipelined()) &&
+            (needs != Needs::ChipLinks || hasChipLinks)) {
           ++tally[k].skipped;
-          std::cout << "  " << kKinds[k] << ": no target in this program\n";
+          std::cout << "  " << kKinds[k].name
+                    << ": no target in this program\n";
         }
         continue;
       }
       ++tally[k].programs;
       if (!note.empty())
-        std::cout << "  " << kKinds[k] << ": " << note << "\n";
+        std::cout << "  " << kKinds[k].name << ": " << note << "\n";
       for (const Mutation &m : muts) {
         Program mutant = original;
         m.apply(mutant);
@@ -839,13 +941,13 @@ int main(int argc, char **argv) {
               return x.kind == m.expected;
             });
         if (verbose)
-          std::cout << "  " << kKinds[k] << ": " << m.what << ": "
+          std::cout << "  " << kKinds[k].name << ": " << m.what << ": "
                     << (v.empty() ? "ACCEPTED"
                                   : std::string("rejected (") +
                                         violationKindName(v.front().kind) + ")")
                     << "\n";
         if (v.empty()) {
-          fail(paths[pi] + ": " + kKinds[k] +
+          fail(paths[pi] + ": " + kKinds[k].name +
                " mutation not rejected: " + m.what);
           continue;
         }
@@ -853,21 +955,21 @@ int main(int argc, char **argv) {
         if (expected) {
           ++tally[k].expected;
         } else {
-          std::cout << "  " << kKinds[k] << ": " << m.what << ": rejected as "
-                    << violationKindName(v.front().kind) << ", not "
-                    << violationKindName(m.expected) << ": "
+          std::cout << "  " << kKinds[k].name << ": " << m.what
+                    << ": rejected as " << violationKindName(v.front().kind)
+                    << ", not " << violationKindName(m.expected) << ": "
                     << v.front().message.substr(0, 300) << "\n";
         }
       }
     }
   }
 
-  std::printf("\n%-18s %9s %9s %9s %9s %9s\n", "kind", "programs", "applied",
+  std::printf("\n%-22s %9s %9s %9s %9s %9s\n", "kind", "programs", "applied",
               "rejected", "expected", "skipped");
   Tally sum;
   for (size_t k = 0; k < kNumKinds; ++k) {
     const Tally &t = tally[k];
-    std::printf("%-18s %9lld %9lld %9lld %9lld %9lld\n", kKinds[k],
+    std::printf("%-22s %9lld %9lld %9lld %9lld %9lld\n", kKinds[k].name,
                 (long long)t.programs, (long long)t.applied,
                 (long long)t.rejected, (long long)t.expected,
                 (long long)t.skipped);
@@ -875,7 +977,7 @@ int main(int argc, char **argv) {
     sum.rejected += t.rejected;
     sum.expected += t.expected;
   }
-  std::printf("%-18s %9s %9lld %9lld %9lld\n\n", "total", "",
+  std::printf("%-22s %9s %9lld %9lld %9lld\n\n", "total", "",
               (long long)sum.applied, (long long)sum.rejected,
               (long long)sum.expected);
 

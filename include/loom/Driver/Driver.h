@@ -61,6 +61,10 @@ struct MappingOptions {
   std::string objective = "latency";
   /// Fail unless a new input can start every this many cycles (0: none).
   int64_t maxII = 0;
+  /// Chips to partition the model over (graph-partition), and the tensor-
+  /// and pipeline-parallel degrees (0: chosen by the cost model).
+  int64_t chips = 1, tp = 0, pp = 0;
+  bool multiChip() const { return chips > 1 || tp > 1 || pp > 1; }
   /// Throws rt::Error naming the bad option.
   void validate() const;
 };

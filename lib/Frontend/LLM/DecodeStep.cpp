@@ -240,9 +240,15 @@ private:
   /// A weight: an f32 splat constant named after its HF parameter.
   Value weight(const std::string &name, ArrayRef<int64_t> shape, float value) {
     auto type = f32(shape);
+    // Every weight tensor gets its own value (the kind's value nudged by a
+    // count): equal constants would be merged by canonicalisation, and 80
+    // layers would share one weight's SRAM.
+    if (!shape.empty())
+      value *= 1.0f + 1e-5f * static_cast<float>(++weights);
     return graph::ConstantOp::create(b, loc(name), type,
                                      DenseElementsAttr::get(type, value));
   }
+  int64_t weights = 0;
   /// A rank-0 f32 constant (epsilon, attention scale).
   Value scalar(const std::string &name, float value) {
     return weight(name, {}, value);

@@ -562,3 +562,30 @@ func.func @kernel_precision(%x: tensor<4xf32>) -> tensor<4xf32> {
   }
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// Tests that a collective needs one chip per operand.
+func.func @all_reduce_chips(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'graph.all_reduce' op needs as many results and chips as operands (2)}}
+  %r:2 = graph.all_reduce %a, %b {chips = array<i64: 0>} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// Tests that a chip appears once in a collective.
+func.func @all_reduce_twice(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'graph.all_reduce' op chip 1 appears twice}}
+  %r:2 = graph.all_reduce %a, %b {chips = array<i64: 1, 1>} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// Tests that an all-gather's results are the concatenation.
+func.func @all_gather_shape(%a: tensor<1x4xf32>, %b: tensor<1x4xf32>) {
+  // expected-error @+1 {{'graph.all_gather' op every result should be [1x8]}}
+  %r:2 = graph.all_gather %a, %b {axis = 1 : i64, chips = array<i64: 0, 1>} : (tensor<1x4xf32>, tensor<1x4xf32>) -> (tensor<1x4xf32>, tensor<1x4xf32>)
+  return
+}

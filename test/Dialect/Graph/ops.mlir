@@ -2,6 +2,16 @@
 // module: the output of a round trip is parsed again and checked.
 // RUN: %loom-opt %s | %loom-opt | FileCheck %s
 
+// Tests that the collectives graph-partition inserts round-trip.
+// CHECK-LABEL: func.func @collectives(
+// CHECK: %[[R:.*]]:2 = graph.all_reduce %arg0, %arg1 {chips = array<i64: 0, 1>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
+// CHECK: %[[G:.*]]:2 = graph.all_gather %arg0, %arg1 {axis = 1 : i64, chips = array<i64: 2, 3>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x16xf32>, tensor<1x16xf32>)
+func.func @collectives(%a: tensor<1x8xf32>, %b: tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x16xf32>) {
+  %r:2 = graph.all_reduce %a, %b {chips = array<i64: 0, 1>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
+  %g:2 = graph.all_gather %a, %b {axis = 1 : i64, chips = array<i64: 2, 3>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x16xf32>, tensor<1x16xf32>)
+  return %r#1, %g#0 : tensor<1x8xf32>, tensor<1x16xf32>
+}
+
 // Tests that every attribute-free elementwise unary op round-trips.
 // CHECK-LABEL: func.func @unary(
 // CHECK-SAME: %[[ARG0:[^:]*]]: tensor<2x3xf32>, %[[ARG1:[^:]*]]: tensor<4xi1>) -> (tensor<2x3xf32>, tensor<4xi1>)
@@ -392,3 +402,4 @@ func.func @constants() -> (tensor<2x2xf32>, tensor<3xi64>, tensor<2xi1>, tensor<
     }
   }
 #-}
+

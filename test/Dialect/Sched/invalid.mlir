@@ -3,7 +3,7 @@
 
 // Tests that the unit is one of the four kinds of resource.
 func.func @bad_unit() {
-  // expected-error @+1 {{unit must be matrix, vector, dma or link, got 'gpu'}}
+  // expected-error @+1 {{unit must be matrix, vector, dma, link or chip_link, got 'gpu'}}
   sched.instr 0 "gpu"[0] start 0 duration 1 kernel 0 bytes 0 deps [] reads [] writes []
   return
 }

@@ -58,3 +58,21 @@ func.func @unsorted_links(%x: tensor<4xf32>) -> tensor<4xf32> {
   %t = spatial.transfer %x {bytes = 16 : i64, from_region = array<i64: 0, 0, 1, 1>, from_shard_dim = -1 : i64, hops = 2 : i64, links = array<i64: 3, 1>, to_region = array<i64: 0, 2, 1, 1>, to_shard_dim = -1 : i64} : tensor<4xf32>
   return %t : tensor<4xf32>
 }
+
+// -----
+
+// Tests that a collective's algorithm is one spatial-lower-collectives knows.
+func.func @collective_algorithm(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'spatial.collective' op algorithm must be ring, direct or hierarchical, got 'tree'}}
+  %r:2 = spatial.collective %a, %b {algorithm = "tree", axis = -1 : i64, bytes = 16 : i64, chips = array<i64: 0, 1>, kind = "all_reduce"} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// Tests that a transfer between chips names its chip links.
+func.func @transfer_chip_links(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'spatial.transfer' op a transfer between chips needs its chip links}}
+  %t = spatial.transfer %a {bytes = 16 : i64, from_chip = 0 : i64, from_region = array<i64: 0, 0, 1, 1>, from_shard_dim = -1 : i64, hops = 1 : i64, links = array<i64>, to_chip = 1 : i64, to_region = array<i64: 0, 0, 1, 1>, to_shard_dim = -1 : i64} : tensor<4xf32>
+  return
+}

@@ -516,3 +516,55 @@ LogicalResult KernelOp::verify() {
 
 #define GET_OP_CLASSES
 #include "loom/Dialect/Graph/IR/GraphOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+namespace {
+LogicalResult verifyCollective(Operation *op, ArrayRef<int64_t> chips) {
+  if (op->getNumOperands() < 2)
+    return op->emitOpError("needs one operand per chip, at least 2");
+  if (op->getNumResults() != op->getNumOperands() ||
+      chips.size() != op->getNumOperands())
+    return op->emitOpError("needs as many results and chips as operands (")
+           << op->getNumOperands() << ")";
+  for (size_t i = 0; i < chips.size(); ++i) {
+    if (chips[i] < 0)
+      return op->emitOpError("chip ") << chips[i] << " is negative";
+    for (size_t j = 0; j < i; ++j)
+      if (chips[j] == chips[i])
+        return op->emitOpError("chip ") << chips[i] << " appears twice";
+  }
+  return success();
+}
+} // namespace
+
+LogicalResult AllReduceOp::verify() {
+  return verifyCollective(getOperation(), getChips());
+}
+
+LogicalResult AllGatherOp::verify() {
+  if (failed(verifyCollective(getOperation(), getChips())))
+    return failure();
+  auto first = tensorType(getInputs().front());
+  if (failed(verifyAxis(*this, getAxis(), first.getRank())))
+    return failure();
+  SmallVector<int64_t> expected(first.getShape());
+  expected[getAxis()] = 0;
+  for (Value v : getInputs()) {
+    auto t = tensorType(v);
+    if (t.getRank() != first.getRank() ||
+        t.getElementType() != first.getElementType())
+      return emitOpError("inputs must share rank and element type");
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      if (d != getAxis() && t.getDimSize(d) != first.getDimSize(d))
+        return emitOpError("inputs differ on non-gathered axis ") << d;
+    expected[getAxis()] += t.getDimSize(getAxis());
+  }
+  for (Value r : getOutputs())
+    if (tensorType(r).getShape() != ArrayRef<int64_t>(expected) ||
+        tensorType(r).getElementType() != first.getElementType())
+      return emitOpError("every result should be ") << shapeString(expected);
+  return success();
+}

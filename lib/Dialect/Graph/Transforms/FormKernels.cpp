@@ -71,6 +71,13 @@ std::optional<llvm::StringRef> kindOf(mlir::Operation *op) {
   return std::nullopt;
 }
 
+/// The chip `graph-partition` put an op on (0 when not partitioned).
+int64_t chipOf(mlir::Operation *op) {
+  if (auto a = op->getAttrOfType<mlir::IntegerAttr>(kChipAttr))
+    return a.getInt();
+  return 0;
+}
+
 mlir::ArrayRef<int64_t> shapeOf(mlir::Value v) {
   return llvm::cast<mlir::RankedTensorType>(v.getType()).getShape();
 }
@@ -124,7 +131,7 @@ struct GraphFormKernelsPass
       mlir::Operation *op = queue.top().second;
       queue.pop();
       if (!isElementwise(op) || op->getNumResults() != 1 ||
-          shapeOf(op->getResult(0)) != shape)
+          shapeOf(op->getResult(0)) != shape || chipOf(op) != chipOf(seed))
         continue;
       bool ok = llvm::all_of(op->getOperands(), [&](mlir::Value v) {
         mlir::Operation *def = v.getDefiningOp();
@@ -154,7 +161,8 @@ struct GraphFormKernelsPass
     for (mlir::Operation &op : block) {
       if (assigned.contains(&op) ||
           !llvm::isa_and_nonnull<GraphDialect>(op.getDialect()) ||
-          llvm::isa<ConstantOp, KernelOp, YieldOp>(op))
+          llvm::isa<ConstantOp, KernelOp, YieldOp, AllReduceOp, AllGatherOp>(
+              op))
         continue;
       std::optional<llvm::StringRef> kind = kindOf(&op);
       if (!kind) {
@@ -214,6 +222,8 @@ struct GraphFormKernelsPass
     auto kernel = KernelOp::create(b, loc, resultTypes, inputs.getArrayRef(),
                                    g.kind, "fp32",
                                    /*block=*/mlir::DenseI64ArrayAttr());
+    if (auto chip = seed->getAttr(kChipAttr))
+      kernel->setAttr(kChipAttr, chip);
 
     mlir::Block *body = new mlir::Block();
     kernel.getBody().push_back(body);

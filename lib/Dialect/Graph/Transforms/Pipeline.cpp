@@ -19,6 +19,19 @@ void loom::graph::buildGraphPipeline(mlir::OpPassManager &pm,
   fold.maxElements = int64_t(1) << 24;
   pm.addNestedPass<FuncOp>(createGraphFoldConstants(fold));
   pm.addPass(mlir::createCanonicalizerPass());
+  // With a target, graph-partition always runs: on one chip it only checks
+  // that the weights and inputs fit in its SRAM.
+  if (opts.partitioned() || !opts.target.empty()) {
+    GraphPartitionOptions partition;
+    partition.target = opts.target.empty() ? std::string("tiny") : std::string(opts.target);
+    partition.chips = std::max<int64_t>(
+        opts.chips, std::max<int64_t>(1, opts.tp) * std::max<int64_t>(1, opts.pp));
+    partition.tp = opts.tp;
+    partition.pp = opts.pp;
+    partition.precision = opts.precision;
+    partition.objective = opts.objective;
+    pm.addNestedPass<FuncOp>(createGraphPartition(partition));
+  }
   pm.addNestedPass<FuncOp>(createGraphFormKernels());
   GraphPrecisionPolicyOptions precision;
   precision.precision = opts.precision;

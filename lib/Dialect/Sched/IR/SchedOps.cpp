@@ -17,8 +17,9 @@ void SchedDialect::initialize() {
 
 LogicalResult InstrOp::verify() {
   StringRef unit = getUnit();
-  if (unit != "matrix" && unit != "vector" && unit != "dma" && unit != "link")
-    return emitOpError("unit must be matrix, vector, dma or link, got '")
+  if (unit != "matrix" && unit != "vector" && unit != "dma" && unit != "link" &&
+      unit != "chip_link")
+    return emitOpError("unit must be matrix, vector, dma, link or chip_link, got '")
            << unit << "'";
   if (getResource() < 0 || getStart() < 0 || getDuration() < 0 ||
       getBytes() < 0)

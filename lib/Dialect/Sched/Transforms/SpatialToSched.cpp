@@ -11,6 +11,7 @@
 #include "loom/Dialect/Sched/Transforms/SramAllocator.h"
 #include "loom/Dialect/Spatial/IR/Spatial.h"
 #include "loom/Dialect/Spatial/Transforms/KernelCost.h"
+#include "loom/Target/ChipNetwork.h"
 #include "loom/Target/CostModel.h"
 
 #include "mlir/IR/Builders.h"
@@ -250,16 +251,33 @@ void SpatialToSchedPass::runOnOperation() {
   }
   CostModel model(*target);
   const int64_t gridCols = target->tileCols();
-  const int64_t tiles = target->tilesPerChip();
+  const int64_t tilesPerChip = target->tilesPerChip();
+  int64_t chips = 1;
+  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kChipsAttr))
+    chips = std::max<int64_t>(1, a.getInt());
+  // Tiles, mesh links and chip links are numbered system-wide: chip c's
+  // tile t is c * tilesPerChip + t, its mesh link l is c * meshLinks + l,
+  // and chip link k follows all the mesh links.
+  const int64_t tiles = chips * tilesPerChip;
   spatial::Mesh mesh(target->tileRows(), gridCols);
+  const int64_t meshLinks = mesh.numLinks();
+  ChipNetwork net(*target, chips);
+  auto globalTile = [&](int64_t chip, int64_t local) {
+    return chip * tilesPerChip + local;
+  };
   const double linkRate =
       target->hasMesh() ? target->desc().chip.mesh->linkBytesPerCycle : 0;
   const int64_t hopLatency =
       target->hasMesh() ? target->desc().chip.mesh->hopLatencyCycles : 0;
   const double sramRate = target->desc().chip.tile.sram.bytesPerCycle;
   auto unitResource = [&](int64_t tile, int unit) { return 3 * tile + unit; };
-  auto linkResource = [&](int64_t link) { return 3 * tiles + link; };
-  const int64_t numResources = 3 * tiles + mesh.numLinks();
+  auto linkResource = [&](int64_t chip, int64_t link) {
+    return 3 * tiles + chip * meshLinks + link;
+  };
+  auto chipLinkResource = [&](int64_t link) {
+    return 3 * tiles + chips * meshLinks + link;
+  };
+  const int64_t numResources = 3 * tiles + chips * meshLinks + net.numLinks();
   StringRef mapping = "sequential";
   if (auto m = func->getAttrOfType<StringAttr>(spatial::kMappingAttr))
     mapping = m.getValue();
@@ -340,7 +358,7 @@ void SpatialToSchedPass::runOnOperation() {
                    : 0;
       std::vector<InstrRecord> instrs;
       for (int64_t i = 0; i < region.tiles(); ++i) {
-        int64_t tile = region.tileIndex(i, gridCols);
+        int64_t tile = globalTile(kernel.getChip(), region.tileIndex(i, gridCols));
         InstrRecord r;
         r.unit = unit;
         r.resource = unitResource(tile, unitIndex);
@@ -372,6 +390,78 @@ void SpatialToSchedPass::runOnOperation() {
       Placement to{spatial::regionFromAttr(transfer.getToRegion()),
                    transfer.getToShardDim()};
       int64_t elemBytes = elemBytesOf(transfer.getResult());
+      const int64_t fromChip = transfer.getFromChip();
+      const int64_t toChip = transfer.getToChip();
+      if (fromChip >= chips || toChip >= chips) {
+        transfer.emitError() << "spatial-to-sched: the transfer names chip "
+                             << std::max(fromChip, toChip) << " but the "
+                             << "function spans " << chips << " chips";
+        return signalPassFailure();
+      }
+      if (fromChip != toChip) {
+        // Across the chip network: each source tile's DMA unit injects its
+        // shard into the first chip link (busy for the bytes only), and
+        // every link of the route is held for the whole message until it
+        // arrives (cut-through: the bytes plus the route's latency), so
+        // readers wait for the arrival.
+        std::map<int64_t, int64_t> sent;                 // tile -> bytes
+        std::map<int64_t, std::vector<int64_t>> destsOf; // tile -> dest tiles
+        std::vector<int64_t> srcTiles, dstTiles;
+        for (const spatial::ShardFlow &f : spatial::reshardFlows(
+                 shapeOf(transfer.getResult()), from, to, gridCols)) {
+          int64_t a = globalTile(fromChip, f.from), d = globalTile(toChip, f.to);
+          sent[a] += f.elements * elemBytes;
+          destsOf[a].push_back(d);
+          srcTiles.push_back(a);
+          dstTiles.push_back(d);
+        }
+        ArrayRef<int64_t> route = transfer.getChipLinks();
+        double rate = 0;
+        int64_t latency = 0;
+        for (int64_t l : route) {
+          if (l < 0 || l >= net.numLinks()) {
+            transfer.emitError() << "spatial-to-sched: chip link " << l
+                                 << " does not exist (the " << chips
+                                 << "-chip network has " << net.numLinks()
+                                 << ")";
+            return signalPassFailure();
+          }
+          const ChipNetwork::Link &link = net.link(l);
+          rate = rate == 0 ? link.bytesPerCycle
+                           : std::min(rate, link.bytesPerCycle);
+          latency += link.latencyCycles;
+        }
+        int64_t total = 0;
+        for (auto &[tile, bytes] : sent)
+          total += bytes;
+        std::vector<InstrRecord> instrs;
+        for (const auto &[tile, bytes] : sent) {
+          InstrRecord r;
+          r.unit = "dma";
+          r.resource = unitResource(tile, 2);
+          r.bytes = bytes;
+          r.duration = std::max<int64_t>(1, ceilDiv(bytes, rate));
+          r.tile = tile;
+          r.reads = {transfer.getSource()};
+          r.writes = {transfer.getResult()};
+          r.writeTiles = destsOf[tile];
+          instrs.push_back(r);
+        }
+        for (int64_t l : route) {
+          InstrRecord r;
+          r.unit = "chip_link";
+          r.resource = chipLinkResource(l);
+          r.bytes = total;
+          r.duration = ceilDiv(total, rate) + latency;
+          r.reads = {transfer.getSource()};
+          r.writes = {transfer.getResult()};
+          r.readTiles = srcTiles;
+          r.writeTiles = dstTiles;
+          instrs.push_back(r);
+        }
+        schedule(transfer, std::move(instrs), depsOf(transfer.getSource()));
+        continue;
+      }
       std::map<int64_t, int64_t> sent, linkBytes;      // tile/link -> bytes
       std::map<int64_t, std::vector<int64_t>> destsOf; // tile -> dest tiles
       // link -> the tiles whose shards cross it (from, to)
@@ -380,13 +470,14 @@ void SpatialToSchedPass::runOnOperation() {
       std::map<int64_t, bool> remote;
       for (const spatial::ShardFlow &f : spatial::reshardFlows(
                shapeOf(transfer.getResult()), from, to, gridCols)) {
-        sent[f.from] += f.elements * elemBytes;
-        destsOf[f.from].push_back(f.to);
-        remote[f.from] = remote[f.from] || f.from != f.to;
+        int64_t a = globalTile(fromChip, f.from), d = globalTile(toChip, f.to);
+        sent[a] += f.elements * elemBytes;
+        destsOf[a].push_back(d);
+        remote[a] = remote[a] || f.from != f.to;
         for (int64_t l : mesh.routeXY(f.from, f.to)) {
           linkBytes[l] += f.elements * elemBytes;
-          linkEnds[l].first.push_back(f.from);
-          linkEnds[l].second.push_back(f.to);
+          linkEnds[l].first.push_back(a);
+          linkEnds[l].second.push_back(d);
         }
       }
       if (linkRate <= 0 && !linkBytes.empty()) {
@@ -415,7 +506,7 @@ void SpatialToSchedPass::runOnOperation() {
       for (const auto &[link, bytes] : linkBytes) {
         InstrRecord r;
         r.unit = "link";
-        r.resource = linkResource(link);
+        r.resource = linkResource(fromChip, link);
         r.bytes = bytes;
         r.duration = ceilDiv(bytes, linkRate) + latency;
         // What it carries: the source shards it reads from, the result
@@ -502,7 +593,7 @@ void SpatialToSchedPass::runOnOperation() {
       BufferRecord b;
       b.id = static_cast<int64_t>(buffers.size());
       b.value = v;
-      b.tile = p->region.tileIndex(i, gridCols);
+      b.tile = globalTile(p->chip, p->region.tileIndex(i, gridCols));
       b.size = elems * (v.getDefiningOp<spatial::WeightOp>()
                             ? spatial::storedElementBytes(v)
                             : elemBytesOf(v));
@@ -522,13 +613,14 @@ void SpatialToSchedPass::runOnOperation() {
       addBuffers(r);
 
   // SRAM: per tile, check the live bytes fit, then assign offsets.
+  std::vector<std::vector<int64_t>> onTile(tiles);
+  for (const BufferRecord &b : buffers)
+    onTile[b.tile].push_back(b.id);
   for (int64_t tile = 0; tile < tiles; ++tile) {
-    std::vector<int64_t> ids;
+    std::vector<int64_t> ids = onTile[tile];
     std::vector<BufferLifetime> lifetimes;
-    for (const BufferRecord &b : buffers) {
-      if (b.tile != tile)
-        continue;
-      ids.push_back(b.id);
+    for (int64_t id : ids) {
+      const BufferRecord &b = buffers[id];
       lifetimes.push_back({b.size, b.start, b.end, b.copies, b.resident});
     }
     auto fail = [&](size_t index, int64_t needed, StringRef what) {
@@ -622,9 +714,22 @@ void SpatialToSchedPass::runOnOperation() {
     reportOversubscribed(func, taskParts, taskOps, numResources, ii,
                          maxII,
                          [&](int64_t r) {
-                           return r >= 3 * tiles
-                                      ? describeLink(mesh, r - 3 * tiles)
-                                      : describeUnit(r, gridCols);
+                           if (r >= 3 * tiles + chips * meshLinks) {
+                             const ChipNetwork::Link &l =
+                                 net.link(r - 3 * tiles - chips * meshLinks);
+                             return "chip link " + std::to_string(l.id) +
+                                    " (chip " + std::to_string(l.from) +
+                                    " -> chip " + std::to_string(l.to) + ")";
+                           }
+                           if (r >= 3 * tiles) {
+                             int64_t m = r - 3 * tiles;
+                             return (chips > 1 ? "chip " +
+                                                     std::to_string(m / meshLinks) +
+                                                     " "
+                                               : std::string()) +
+                                    describeLink(mesh, m % meshLinks);
+                           }
+                           return describeUnit(r, gridCols);
                          });
     return signalPassFailure();
   }
@@ -644,9 +749,15 @@ void SpatialToSchedPass::runOnOperation() {
     std::sort(ids.begin(), ids.end());
     return ids;
   };
+  std::map<void *, std::vector<int64_t>> buffersOf;
+  for (const BufferRecord &r : buffers)
+    buffersOf[r.value.getAsOpaquePointer()].push_back(r.id);
   auto emitBuffers = [&](Value v) {
-    for (const BufferRecord &r : buffers)
-      if (r.value == v)
+    auto found = buffersOf.find(v.getAsOpaquePointer());
+    if (found == buffersOf.end())
+      return;
+    for (int64_t id : found->second)
+      if (const BufferRecord &r = buffers[id]; true)
         BufferOp::create(
             b, v.getLoc(), b.getI64IntegerAttr(r.id), v,
             b.getI64IntegerAttr(r.tile), b.getI64IntegerAttr(r.offset),
@@ -679,7 +790,8 @@ void SpatialToSchedPass::runOnOperation() {
         }
         InstrOp::create(
             b, op.getLoc(), b.getI64IntegerAttr(r.id), b.getStringAttr(r.unit),
-            b.getI64IntegerAttr(r.unit == std::string("link")
+            b.getI64IntegerAttr(r.unit == std::string("link") ||
+                                        r.unit == std::string("chip_link")
                                     ? r.resource - 3 * tiles
                                     : r.tile),
             b.getI64IntegerAttr(times->start[r.task]),
@@ -691,7 +803,7 @@ void SpatialToSchedPass::runOnOperation() {
     for (Value r : op.getResults())
       emitBuffers(r);
   }
-  RooflineBound roof = model.roofline(descs, 1);
+  RooflineBound roof = model.roofline(descs, chips);
   b.setInsertionPoint(entry.getTerminator());
   SummaryOp::create(b, func.getLoc(), b.getI64IntegerAttr(times->makespan),
                     b.getI64IntegerAttr(peak), b.getI64IntegerAttr(lowerBound),

@@ -34,16 +34,25 @@ std::optional<Placement> placementOf(Value value) {
                                                   kArgShardDimAttr);
     if (!region || !dim || region.size() != 4)
       return std::nullopt;
-    return Placement{regionFromAttr(region.asArrayRef()), dim.getInt()};
+    auto chip = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
+                                                   kArgChipAttr);
+    return Placement{regionFromAttr(region.asArrayRef()), dim.getInt(),
+                     chip ? chip.getInt() : 0};
   }
   Operation *def = value.getDefiningOp();
   if (auto w = dyn_cast<WeightOp>(def))
-    return Placement{regionFromAttr(w.getRegion()), w.getShardDim()};
+    return Placement{regionFromAttr(w.getRegion()), w.getShardDim(),
+                     w.getChip()};
   if (auto k = dyn_cast<KernelOp>(def))
     return Placement{regionFromAttr(k.getRegion()),
-                     k.getShardDims()[cast<OpResult>(value).getResultNumber()]};
+                     k.getShardDims()[cast<OpResult>(value).getResultNumber()],
+                     k.getChip()};
   if (auto t = dyn_cast<TransferOp>(def))
-    return Placement{regionFromAttr(t.getToRegion()), t.getToShardDim()};
+    return Placement{regionFromAttr(t.getToRegion()), t.getToShardDim(),
+                     t.getToChip()};
+  if (auto c = dyn_cast<CollectiveOp>(def))
+    return Placement{TileRegion{}, -1,
+                     c.getChips()[cast<OpResult>(value).getResultNumber()]};
   return std::nullopt;
 }
 
@@ -77,6 +86,8 @@ LogicalResult WeightOp::verify() {
            << getType();
   if (failed(verifyRegion(*this, "region", getRegion())))
     return failure();
+  if (getChip() < 0)
+    return emitOpError("chip ") << getChip() << " is negative";
   return verifyShardDim(*this, getShardDim(), getType());
 }
 
@@ -119,8 +130,46 @@ LogicalResult TransferOp::verify() {
     return failure();
   if (getBytes() < 0 || getHops() < 0)
     return emitOpError("bytes and hops must be non-negative");
+  if (getFromChip() < 0 || getToChip() < 0)
+    return emitOpError("chips must be non-negative");
+  if (getFromChip() == getToChip() && !getChipLinks().empty())
+    return emitOpError("a transfer within one chip uses no chip links");
+  if (getFromChip() != getToChip() && getChipLinks().empty())
+    return emitOpError("a transfer between chips needs its chip links");
   if (!llvm::is_sorted(getLinks()))
     return emitOpError("links must be sorted");
+  return success();
+}
+
+LogicalResult CollectiveOp::verify() {
+  size_t n = getInputs().size();
+  if (n < 2 || getNumResults() != n || getChips().size() != n)
+    return emitOpError("needs one operand, result and chip per chip (at least "
+                       "2), got ")
+           << n << " operands, " << getNumResults() << " results and "
+           << getChips().size() << " chips";
+  StringRef kind = getKind();
+  if (kind != "all_reduce" && kind != "all_gather")
+    return emitOpError("kind must be all_reduce or all_gather, got '")
+           << kind << "'";
+  StringRef alg = getAlgorithm();
+  if (alg != "ring" && alg != "direct" && alg != "hierarchical")
+    return emitOpError("algorithm must be ring, direct or hierarchical, got '")
+           << alg << "'";
+  for (size_t i = 0; i < n; ++i) {
+    if (getChips()[i] < 0)
+      return emitOpError("chip ") << getChips()[i] << " is negative";
+    for (size_t j = 0; j < i; ++j)
+      if (getChips()[i] == getChips()[j])
+        return emitOpError("chip ") << getChips()[i] << " appears twice";
+  }
+  if (kind == "all_gather") {
+    auto first = cast<RankedTensorType>(getInputs().front().getType());
+    if (getAxis() < 0 || getAxis() >= first.getRank())
+      return emitOpError("axis ") << getAxis() << " is out of range";
+  }
+  if (getBytes() < 0)
+    return emitOpError("bytes must be non-negative");
   return success();
 }
 

@@ -10,6 +10,7 @@
 #include "loom/Dialect/Spatial/Transforms/KernelCost.h"
 #include "loom/Dialect/Spatial/Transforms/Mapping.h"
 #include "loom/Dialect/Spatial/Transforms/Passes.h"
+#include "loom/Target/ChipNetwork.h"
 #include "loom/Target/CostModel.h"
 
 #include "mlir/IR/Builders.h"
@@ -34,6 +35,13 @@ std::vector<int64_t> shapeOf(Value v) {
 
 DenseI64ArrayAttr regionAttr(Builder &b, const TileRegion &r) {
   return b.getDenseI64ArrayAttr({r.row, r.col, r.rows, r.cols});
+}
+
+/// The chip graph-partition put a kernel on (0 without partitioning).
+int64_t chipOf(Operation *op) {
+  if (auto a = op->getAttrOfType<IntegerAttr>(graph::kChipAttr))
+    return a.getInt();
+  return 0;
 }
 
 /// The number of independent pieces of work a kernel has: a tile given
@@ -66,6 +74,12 @@ private:
   std::optional<TileRegion> chooseSize(const KernelDesc &desc,
                                        CostBreakdown &cost,
                                        std::string &error);
+  /// `size`, or a larger region when the kernel's weights need more tiles'
+  /// SRAM than `size` has (a large embedding table, say).
+  std::optional<TileRegion> fitWeights(graph::KernelOp kernel,
+                                       const KernelDesc &desc,
+                                       const TileRegion &size,
+                                       CostBreakdown &cost, std::string &error);
   /// Where a region of `size` goes in the sequential mapping.
   TileRegion chooseOrigin(graph::KernelOp kernel, const TileRegion &size);
   /// Plans the mapping of the whole function (see Mapping.h); sets
@@ -75,8 +89,14 @@ private:
   void addResident(const std::vector<int64_t> &shape, int64_t elemBytes,
                    const Placement &p);
 
+  /// Turns a graph.all_reduce / all_gather into a spatial.collective.
+  LogicalResult placeCollective(Operation *op, OpBuilder &b);
+
   std::optional<CostModel> model_;
   std::optional<Mesh> mesh_;
+  /// The chips the function is partitioned over, and their network.
+  int64_t chips_ = 1;
+  std::optional<ChipNetwork> net_;
   /// Weight bytes resident on each tile so far.
   std::vector<int64_t> resident_;
   /// Transfers already made: (value, placement) -> transferred value.
@@ -88,8 +108,9 @@ private:
 void GraphToSpatialPass::addResident(const std::vector<int64_t> &shape,
                                      int64_t elemBytes, const Placement &p) {
   int64_t tiles = p.region.tiles();
+  int64_t base = p.chip * model_->target().tilesPerChip();
   for (int64_t i = 0; i < tiles; ++i)
-    resident_[p.region.tileIndex(i, mesh_->cols())] +=
+    resident_[base + p.region.tileIndex(i, mesh_->cols())] +=
         shardBox(shape, p.shardDim, tiles, i).elements() * elemBytes;
 }
 
@@ -134,6 +155,38 @@ GraphToSpatialPass::chooseSize(const KernelDesc &desc, CostBreakdown &cost,
   return TileRegion{0, 0, pick->rows, pick->cols};
 }
 
+std::optional<TileRegion>
+GraphToSpatialPass::fitWeights(graph::KernelOp kernel, const KernelDesc &desc,
+                               const TileRegion &size, CostBreakdown &cost,
+                               std::string &error) {
+  const TargetModel &target = model_->target();
+  int64_t weights = 0;
+  for (Value in : kernel.getInputs())
+    if (in.getDefiningOp<graph::ConstantOp>())
+      weights += cast<RankedTensorType>(in.getType()).getNumElements() *
+                 storedElementBytes(in);
+  // Leave a tenth of each tile for activations.
+  int64_t room = target.sramBytesPerTile() - target.sramBytesPerTile() / 10;
+  int64_t need = (weights + room - 1) / std::max<int64_t>(1, room);
+  if (need <= size.tiles())
+    return size;
+  std::optional<TileRegion> best;
+  for (int64_t r = 1; r <= target.tileRows(); ++r)
+    for (int64_t c = 1; c <= target.tileCols(); ++c)
+      if (r * c >= need && (!best || r * c < best->tiles()))
+        best = TileRegion{0, 0, r, c};
+  if (!best)
+    best = TileRegion{0, 0, target.tileRows(), target.tileCols()};
+  Region shape;
+  shape.tileRows = best->rows;
+  shape.tileCols = best->cols;
+  std::optional<CostBreakdown> est = model_->estimate(desc, shape, &error);
+  if (!est)
+    return std::nullopt;
+  cost = *est;
+  return best;
+}
+
 TileRegion GraphToSpatialPass::chooseOrigin(graph::KernelOp kernel,
                                             const TileRegion &size) {
   const TargetModel &target = model_->target();
@@ -147,17 +200,20 @@ TileRegion GraphToSpatialPass::chooseOrigin(graph::KernelOp kernel,
   };
   std::optional<Score> bestOrigin;
   const int64_t capacity = target.sramBytesPerTile();
+  const int64_t chip = chipOf(kernel);
+  const int64_t base = chip * target.tilesPerChip();
   for (int64_t r = 0; r + size.rows <= target.tileRows(); ++r) {
     for (int64_t c = 0; c + size.cols <= target.tileCols(); ++c) {
       TileRegion at{r, c, size.rows, size.cols};
       int64_t load = 0, weightBytes = 0, moved = 0;
       for (int64_t i = 0; i < at.tiles(); ++i)
-        load = std::max(load, resident_[at.tileIndex(i, target.tileCols())]);
+        load = std::max(load,
+                        resident_[base + at.tileIndex(i, target.tileCols())]);
       for (Value in : kernel.getInputs()) {
         std::vector<int64_t> shape = shapeOf(in);
         int64_t elemBytes =
             elementBytes(cast<RankedTensorType>(in.getType()).getElementType());
-        Placement want{at, chooseShardDim(shape, at.tiles())};
+        Placement want{at, chooseShardDim(shape, at.tiles()), chip};
         if (in.getDefiningOp<graph::ConstantOp>()) {
           // Shard 0 is the largest.
           weightBytes +=
@@ -166,17 +222,23 @@ TileRegion GraphToSpatialPass::chooseOrigin(graph::KernelOp kernel,
           continue;
         }
         std::optional<Placement> have = placementOf(in);
-        if (!have)
+        if (!have || have->chip != chip)
           continue;
         for (const ShardFlow &f :
              reshardFlows(shape, *have, want, target.tileCols()))
           moved += f.elements * elemBytes * mesh_->hops(f.from, f.to);
       }
       Score score{load + weightBytes <= capacity, moved, load};
-      bool better = !bestOrigin || (score.fits != bestOrigin->fits ? score.fits
-                                    : score.moved != bestOrigin->moved
-                                        ? score.moved < bestOrigin->moved
-                                        : score.load < bestOrigin->load);
+      // Across chips (large models, weights dominating) the tiles' weight
+      // loads are balanced first, then the moves minimised.
+      bool balance = chips_ > 1;
+      bool better =
+          !bestOrigin ||
+          (score.fits != bestOrigin->fits ? score.fits
+           : balance && score.load != bestOrigin->load
+               ? score.load < bestOrigin->load
+           : score.moved != bestOrigin->moved ? score.moved < bestOrigin->moved
+                                              : score.load < bestOrigin->load);
       if (better) {
         bestOrigin = score;
         region = at;
@@ -212,6 +274,47 @@ LogicalResult GraphToSpatialPass::planMapping(func::FuncOp func) {
     func->setAttr("spatial.mapping_report", b.getStringAttr(report));
   };
 
+  if (chips_ > 1) {
+    // Across chips: each chip's kernels take turns on its tiles, and the
+    // pipeline stages (on different chips) overlap successive inputs.
+    int64_t pp = 1, tp = 1;
+    if (auto a = func->getAttrOfType<IntegerAttr>(graph::kPipelineParallelAttr))
+      pp = a.getInt();
+    if (auto a = func->getAttrOfType<IntegerAttr>(graph::kTensorParallelAttr))
+      tp = a.getInt();
+    // Sequential: one input at a time (list scheduled, the least latency);
+    // pipelined: the stages overlap successive inputs (modulo scheduled).
+    if (forced == MappingMode::Hybrid)
+      return func.emitError()
+             << "graph-to-spatial: no hybrid mapping across " << chips_
+             << " chips: each chip's kernels are placed one at a time on "
+                "its tiles";
+    if (forced == MappingMode::Pipelined && pp == 1)
+      return func.emitError()
+             << "graph-to-spatial: no pipelined mapping across " << chips_
+             << " chips with one pipeline stage (pp 1): every chip works on "
+                "every input";
+    bool pipelineStages =
+        forced ? *forced == MappingMode::Pipelined : pp > 1;
+    func->setAttr(kMappingAttr, b.getStringAttr(pipelineStages ? "pipelined"
+                                                               : "sequential"));
+    func->setAttr(kPipelineGroupsAttr, b.getI64IntegerAttr(1));
+    func->setAttr(kChipsAttr, b.getI64IntegerAttr(chips_));
+    func->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(tp));
+    func->setAttr(kPipelineParallelAttr, b.getI64IntegerAttr(pp));
+    std::string report = "across " + std::to_string(chips_) + " chips (tp " +
+                         std::to_string(tp) + " x pp " + std::to_string(pp) +
+                         ", " + net_->topologyName() +
+                         " network): each chip's kernels one at a time on "
+                         "its tiles" +
+                         (pipelineStages
+                              ? ", pipeline stages overlapping inputs"
+                              : ", one input at a time");
+    if (auto r = func->getAttrOfType<StringAttr>(graph::kPartitionReportAttr))
+      report += "; partition: " + r.getValue().str();
+    func->setAttr("spatial.mapping_report", b.getStringAttr(report));
+    return success();
+  }
   // The planner's view of every kernel, and its sequential region.
   std::vector<MappingKernel> kernels;
   std::vector<TileRegion> sequentialRegions;
@@ -313,10 +416,26 @@ Value GraphToSpatialPass::placed(Value v, const Placement &want, OpBuilder &b,
     return v;
   std::vector<int64_t> key = {want.region.row, want.region.col,
                               want.region.rows, want.region.cols,
-                              want.shardDim};
+                              want.shardDim, want.chip};
   auto cached = transfers_.find({v.getAsOpaquePointer(), key});
   if (cached != transfers_.end())
     return cached->second;
+  if (have->chip != want.chip) {
+    // Across the chip network, from the source shards to the destination
+    // shards (the on-chip legs to and from the ports are not modelled).
+    auto type = cast<RankedTensorType>(v.getType());
+    int64_t bytes = type.getNumElements() * elementBytes(type.getElementType());
+    std::vector<int64_t> route = net_->route(have->chip, want.chip);
+    auto t = TransferOp::create(
+        b, loc, v.getType(), v, regionAttr(b, have->region),
+        b.getI64IntegerAttr(have->shardDim), regionAttr(b, want.region),
+        b.getI64IntegerAttr(want.shardDim), b.getI64IntegerAttr(bytes),
+        b.getI64IntegerAttr(static_cast<int64_t>(route.size())),
+        b.getDenseI64ArrayAttr({}), b.getI64IntegerAttr(have->chip),
+        b.getI64IntegerAttr(want.chip), b.getDenseI64ArrayAttr(route));
+    transfers_[{v.getAsOpaquePointer(), key}] = t;
+    return t;
+  }
 
   std::vector<int64_t> shape = shapeOf(v);
   int64_t elemBytes =
@@ -334,9 +453,48 @@ Value GraphToSpatialPass::placed(Value v, const Placement &want, OpBuilder &b,
       b.getI64IntegerAttr(have->shardDim), regionAttr(b, want.region),
       b.getI64IntegerAttr(want.shardDim), b.getI64IntegerAttr(bytes),
       b.getI64IntegerAttr(hops),
-      b.getDenseI64ArrayAttr(std::vector<int64_t>(links.begin(), links.end())));
+      b.getDenseI64ArrayAttr(std::vector<int64_t>(links.begin(), links.end())),
+      b.getI64IntegerAttr(want.chip), b.getI64IntegerAttr(want.chip),
+      b.getDenseI64ArrayAttr({}));
   transfers_[{v.getAsOpaquePointer(), key}] = t;
   return t;
+}
+
+LogicalResult GraphToSpatialPass::placeCollective(Operation *op, OpBuilder &b) {
+  ArrayRef<int64_t> chips;
+  std::string kind;
+  int64_t axis = -1;
+  if (auto ar = dyn_cast<graph::AllReduceOp>(op)) {
+    chips = ar.getChips();
+    kind = "all_reduce";
+  } else {
+    auto ag = cast<graph::AllGatherOp>(op);
+    chips = ag.getChips();
+    kind = "all_gather";
+    axis = ag.getAxis();
+  }
+  for (int64_t c : chips)
+    if (c >= chips_)
+      return op->emitError() << "graph-to-spatial: chip " << c
+                             << " is outside the " << chips_
+                             << " chips of the function (graph.chips)";
+  b.setInsertionPoint(op);
+  SmallVector<Value> inputs;
+  for (auto [v, chip] : llvm::zip(op->getOperands(), chips))
+    inputs.push_back(placed(v, Placement{TileRegion{}, -1, chip}, b,
+                            op->getLoc()));
+  std::vector<int64_t> group(chips.begin(), chips.end());
+  std::sort(group.begin(), group.end());
+  auto type = cast<RankedTensorType>(op->getOperand(0).getType());
+  int64_t bytes = type.getNumElements() * elementBytes(type.getElementType());
+  auto c = CollectiveOp::create(
+      b, op->getLoc(), op->getResultTypes(), inputs, b.getStringAttr(kind),
+      b.getI64IntegerAttr(axis), b.getDenseI64ArrayAttr(chips),
+      b.getStringAttr(net_->collectiveAlgorithm(group)),
+      b.getI64IntegerAttr(bytes));
+  op->replaceAllUsesWith(c->getResults());
+  op->erase();
+  return success();
 }
 
 void GraphToSpatialPass::runOnOperation() {
@@ -349,13 +507,25 @@ void GraphToSpatialPass::runOnOperation() {
   }
   model_.emplace(*target);
   mesh_.emplace(target->tileRows(), target->tileCols());
-  resident_.assign(target->tilesPerChip(), 0);
+  chips_ = 1;
+  if (auto a = func->getAttrOfType<IntegerAttr>(graph::kChipsAttr))
+    chips_ = std::max<int64_t>(1, a.getInt());
+  net_.emplace(*target, chips_);
+  if (chips_ > 1 && !net_->connected()) {
+    func.emitError() << "graph-to-spatial: " << target->desc().name
+                     << " has no chip-to-chip links (system.links), so it "
+                        "cannot run a program across "
+                     << chips_ << " chips";
+    return signalPassFailure();
+  }
+  resident_.assign(chips_ * target->tilesPerChip(), 0);
   transfers_.clear();
 
   // Check the input form before changing anything.
   Block &entry = func.getBody().front();
   for (Operation &op : entry) {
-    if (isa<graph::KernelOp, graph::ConstantOp, func::ReturnOp>(op))
+    if (isa<graph::KernelOp, graph::ConstantOp, func::ReturnOp,
+            graph::AllReduceOp, graph::AllGatherOp>(op))
       continue;
     op.emitError() << "graph-to-spatial: '" << op.getName()
                    << "' is not inside a graph.kernel (run graph-form-kernels "
@@ -377,16 +547,23 @@ void GraphToSpatialPass::runOnOperation() {
       return it->second;
     auto w = WeightOp::create(b, c.getLoc(), c.getType(), c.getValue(),
                               regionAttr(b, p.region),
-                              b.getI64IntegerAttr(p.shardDim));
+                              b.getI64IntegerAttr(p.shardDim),
+                              b.getI64IntegerAttr(p.chip));
     addResident(shapeOf(w), storedElementBytes(c), p);
     weights[c.getOperation()] = w;
     return w;
   };
 
   for (Operation &op : llvm::make_early_inc_range(entry)) {
+    if (isa<graph::AllReduceOp, graph::AllGatherOp>(op)) {
+      if (failed(placeCollective(&op, b)))
+        return signalPassFailure();
+      continue;
+    }
     auto kernel = dyn_cast<graph::KernelOp>(op);
     if (!kernel)
       continue;
+    const int64_t chip = chipOf(kernel);
     std::optional<KernelDesc> desc = describeKernel(
         kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error);
     CostBreakdown cost;
@@ -407,6 +584,8 @@ void GraphToSpatialPass::runOnOperation() {
     } else if (desc) {
       region = chooseSize(*desc, cost, error);
       if (region)
+        region = fitWeights(kernel, *desc, *region, cost, error);
+      if (region)
         region = chooseOrigin(kernel, *region);
     }
     if (!region) {
@@ -416,7 +595,8 @@ void GraphToSpatialPass::runOnOperation() {
     b.setInsertionPoint(kernel);
     SmallVector<Value> inputs;
     for (Value in : kernel.getInputs()) {
-      Placement want{*region, chooseShardDim(shapeOf(in), region->tiles())};
+      Placement want{*region, chooseShardDim(shapeOf(in), region->tiles()),
+                     chip};
       if (auto c = in.getDefiningOp<graph::ConstantOp>()) {
         inputs.push_back(placed(weightFor(c, want), want, b, kernel.getLoc()));
         continue;
@@ -427,6 +607,9 @@ void GraphToSpatialPass::runOnOperation() {
                           regionAttr(b, want.region));
           func.setArgAttr(arg.getArgNumber(), kArgShardDimAttr,
                           b.getI64IntegerAttr(want.shardDim));
+          if (chips_ > 1)
+            func.setArgAttr(arg.getArgNumber(), kArgChipAttr,
+                            b.getI64IntegerAttr(chip));
         }
       }
       inputs.push_back(placed(in, want, b, kernel.getLoc()));
@@ -450,7 +633,7 @@ void GraphToSpatialPass::runOnOperation() {
         b.getStringAttr(costBoundName(cost.bound)),
         b.getI64IntegerAttr(static_cast<int64_t>(desc->matrixFlops())),
         b.getI64IntegerAttr(desc->sramBytesRead + desc->sramBytesWritten),
-        b.getI64IntegerAttr(group));
+        b.getI64IntegerAttr(group), b.getI64IntegerAttr(chip));
     sk.getBody().takeBody(kernel.getBody());
     Operation *yield = sk.getBody().front().getTerminator();
     b.setInsertionPoint(yield);

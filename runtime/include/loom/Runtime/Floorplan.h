@@ -8,8 +8,13 @@
 //  - a header: model, target, grid, mapping, pipeline groups, initiation
 //    interval and total cycles;
 //  - one panel (a copy of the grid) per pipeline group, side by side and
-//    wrapping into rows, at most 16 ("+N more groups" beyond). Kernels of a
-//    group have disjoint regions, each drawn as one coloured rectangle
+//    wrapping into rows, at most 16 ("+N more groups" beyond). In a
+//    multi-chip program a panel holds a grid per chip, four to a row, each
+//    under its "chip N" label, at most 16 chips: beyond, the picture says
+//    "Partial floorplan: chips 0-15 of N drawn; M chips not drawn" (in the
+//    header note and under the panels), never leaving chips out silently;
+//    tile indices are then system-wide (chip * tiles per chip + local).
+//    Kernels of a group have disjoint regions, each drawn as one coloured rectangle
 //    labelled with the kernel's name and ONNX nodes ("conv1, relu1 +3 more")
 //    whose <title> (a hover tooltip) gives the kernel's id, name, every ONNX
 //    node, cycles and region. The "sequential" mapping runs the kernels one
@@ -25,7 +30,8 @@
 //    and busy cycles. Links are not per group, so they are drawn on every
 //    panel (the legend says so);
 //  - a legend of kernels (id, name, colour, cycles, region): all of them up
-//    to 40, otherwise the 40 with the most cycles; and of the links drawn.
+//    to 40, otherwise the 40 with the most cycles; of the links drawn; and,
+//    for several chips, the busiest chip links by bytes (at most 10).
 //
 // Colours are a fixed function of the kernel's position in program.kernels
 // (golden-ratio hue steps), and every number is printed with integer

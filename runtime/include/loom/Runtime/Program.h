@@ -15,15 +15,23 @@
 //     numElements * dtypeSize bytes; the tile grid and every kernel region
 //     are inside it; ops are known to the runtime (rt::isKnownOp); buffers
 //     lie inside one tile's SRAM with live_start <= live_end; instrs have
-//     non-negative start and duration, name a real tile or link, and are
-//     sorted by (start, id); links join neighbouring tiles.
+//     non-negative start and duration, name a real tile or link of the
+//     matching kind, and are sorted by (start, id); mesh links join
+//     neighbouring tiles of one chip; chips are in [1, 2^20] and every
+//     kernel, chip link and tile index names one of them; a chip link joins
+//     two different chips through their first tiles.
 // Any failure throws loom::rt::Error "<file>: <problem>".
 //
 // A Constant without data is accepted (a timing-only program may leave the
 // weights out); the functional simulator refuses to run it.
 //
 // Constants are zero-copy views of the file's bytes, which the Program keeps
-// alive (shared by copies of it).
+// alive (shared by copies of it). A splat constant keeps its one element;
+// ProgramTensor::value() expands it, which only a functional run does:
+// loading and timing never touch a constant's bytes.
+//
+// Multi-chip programs number tiles system-wide: tile t is local tile
+// t % tilesPerChip() of chip t / tilesPerChip().
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_RUNTIME_PROGRAM_H
@@ -44,12 +52,17 @@ enum class TensorKind : uint8_t { Input, Output, Constant, Intermediate };
 const char *tensorKindName(TensorKind kind);
 
 /// The unit an instruction occupies. Matrix, Vector and Dma are per tile
-/// (the instr's resource is the tile index); MeshLink is per link (its
-/// resource is the link id).
-enum class Unit : uint8_t { Matrix, Vector, Dma, MeshLink };
-inline constexpr int kNumUnits = 4;
-/// "matrix", "vector", "dma", "mesh_link".
+/// (the instr's resource is the system-wide tile index); MeshLink and
+/// ChipLink are per link (the resource is the id of a link record, an
+/// on-chip mesh link or a chip-to-chip link respectively).
+enum class Unit : uint8_t { Matrix, Vector, Dma, MeshLink, ChipLink };
+inline constexpr int kNumUnits = 5;
+/// "matrix", "vector", "dma", "mesh_link", "chip_link".
 const char *unitName(Unit unit);
+/// MeshLink or ChipLink: the resource is a link id, not a tile.
+inline bool isLinkUnit(Unit unit) {
+  return unit == Unit::MeshLink || unit == Unit::ChipLink;
+}
 
 struct ProgramTensor {
   int32_t id = 0;
@@ -57,12 +70,26 @@ struct ProgramTensor {
   DType dtype = DType::F32;
   Shape shape;
   TensorKind kind = TensorKind::Intermediate;
-  /// For a Constant with data: a view of the file's bytes.
+  /// For a Constant with data: a view of the file's bytes; for a splat, a
+  /// view of its one element (shape [], not `shape`).
   Tensor constant;
   bool hasData = false;
+  /// Every element equals the one `constant` holds.
+  bool splat = false;
+  /// One part of a model input or output split across chips (see
+  /// Program.fbs): a slice along `partAxis` (index `partIndex` of
+  /// `partCount` equal slices), or a replica when partAxis is -1.
+  int32_t partAxis = -1, partIndex = 0, partCount = 1;
+  bool isPart() const { return partCount > 1; }
 
   int64_t numElements() const;
   int64_t byteSize() const;
+  /// The full value of a constant with data: `constant` itself, or for a
+  /// splat a new tensor of `shape` filled with its element (allocated on
+  /// every call: callers that need it more than once keep it). Bool
+  /// constants are checked to hold only 0 and 1 here, not at load time.
+  /// Throws Error if there is no data.
+  Tensor value() const;
 };
 
 struct ProgramOp {
@@ -90,6 +117,8 @@ struct ProgramKernel {
   int64_t cycles = 0;
   /// Pipeline group: kernels of one group run on disjoint tiles.
   int32_t group = 0;
+  /// The chip the region is on (tileRow/tileCol are chip-local).
+  int32_t chip = 0;
 };
 
 struct ProgramInstr {
@@ -97,7 +126,8 @@ struct ProgramInstr {
   /// Kernel id, or -1 for a transfer between kernels.
   int32_t kernel = -1;
   Unit unit = Unit::Matrix;
-  /// Tile index (Matrix, Vector, Dma) or link id (MeshLink).
+  /// System-wide tile index (Matrix, Vector, Dma) or link id (MeshLink,
+  /// ChipLink).
   int32_t resource = 0;
   int64_t start = 0, duration = 0;
   std::vector<int32_t> deps, reads, writes;
@@ -123,9 +153,18 @@ struct ProgramBuffer {
   int64_t footprint() const { return size * copies; }
 };
 
+/// A directed link: a mesh link between neighbouring tiles of one chip, or
+/// a chip link from chip fromChip to chip toChip, whose ends are the first
+/// tiles of the two chips. Tiles are system-wide; a mesh link's chips are
+/// those of its tiles.
 struct ProgramLink {
   int32_t id = 0;
   int32_t fromTile = 0, toTile = 0;
+  bool chipLink = false;
+  int32_t fromChip = 0, toChip = 0;
+  /// Chip links: the bundle's bandwidth and wire latency.
+  double bytesPerCycle = 0;
+  int64_t latencyCycles = 0;
 };
 
 class Program {
@@ -140,8 +179,14 @@ public:
   std::string path;
   int32_t version = 1;
   std::string model, targetName, targetJson;
+  /// The tile grid of one chip.
   int32_t tileRows = 1, tileCols = 1;
   int64_t sramBytesPerTile = 0;
+  /// Chips the program runs on, chips per tensor-parallel group, pipeline
+  /// stages, and the chip network's topology (see Program.fbs).
+  int32_t chips = 1;
+  int32_t tensorParallel = 1, pipelineParallel = 1;
+  std::string topology;
   double clockHz = 0;
   std::vector<ProgramTensor> tensors;
   /// Tensor ids in the model's input / output order.
@@ -165,7 +210,13 @@ public:
     return initiationInterval > 0 && initiationInterval < totalCycles;
   }
 
-  int64_t numTiles() const { return int64_t(tileRows) * tileCols; }
+  /// Tiles of one chip, and of the whole system (chips * tilesPerChip()).
+  int64_t tilesPerChip() const { return int64_t(tileRows) * tileCols; }
+  int64_t numTiles() const { return int64_t(chips) * tilesPerChip(); }
+  /// The chip of system-wide tile `tile`.
+  int64_t chipOf(int64_t tile) const {
+    return tilesPerChip() > 0 ? tile / tilesPerChip() : 0;
+  }
 
   /// Lookups by id; throw Error if the id does not exist.
   const ProgramTensor &tensor(int32_t id) const;

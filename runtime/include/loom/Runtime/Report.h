@@ -6,8 +6,10 @@
 //   - a header: model, target, mapping, latency, interval, roofline ratio;
 //   - the floorplan (rt::renderFloorplanSvg), one panel per pipeline group;
 //   - a heat map of each tile's utilisation (busy cycles of its matrix,
-//     vector and DMA units per initiation interval);
-//   - a timeline of every unit and mesh link (bars coloured by kernel);
+//     vector and DMA units per initiation interval); with several chips a
+//     grid per chip under its label, at most 16 ("Partial: ..." beyond);
+//   - a timeline of every unit, mesh link and chip link (bars coloured by
+//     kernel);
 //   - a roofline plot: each kernel's attained FLOP/s against its arithmetic
 //     intensity (FLOPs per SRAM byte), under the target's compute and SRAM
 //     bandwidth ceilings for the kernel's precision;

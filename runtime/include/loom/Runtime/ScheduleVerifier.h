@@ -22,9 +22,11 @@
 //     and writes its tile's buffers, a DMA instr reads its tile's), and
 //     every instr reads and writes only buffers live for its whole run;
 //  5. no unit or link is double-booked: two instrs on one resource (a
-//     tile's matrix, vector or DMA unit, or one mesh link) never overlap,
-//     also across iterations: their intervals modulo II are disjoint and
-//     none is longer than II;
+//     tile's matrix, vector or DMA unit, one mesh link, or one chip link:
+//     link records with the same kind and ends are one resource) never
+//     overlap, also across iterations: their intervals modulo II are
+//     disjoint and none is longer than II; and a link instr names a link of
+//     its kind (MeshLink: a mesh link, ChipLink: a chip link);
 //  6. every buffer (all its rotating copies) lies inside its tile's SRAM;
 //  7. a rotating buffer has enough copies: copies * II covers its lifetime;
 //  8. no two buffers of one tile share a byte while both are live, across
@@ -33,7 +35,10 @@
 //     resident buffers);
 //  9. no instr ends after the program's total_cycles (its stated latency).
 // Checks run in that order; violations are named by instr, buffer, kernel
-// and ONNX node.
+// and ONNX node, tiles as "tile 5 (1,1)" (row, column) or, in a multi-chip
+// program, "tile 5 (chip 1, 0,1)" (chip, then row and column on it), and
+// chip links as "chip link 3 (chip 0 -> chip 1)". Every check is a sort and
+// a sweep or a graph walk: time near-linear in the instrs and buffers.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_RUNTIME_SCHEDULEVERIFIER_H

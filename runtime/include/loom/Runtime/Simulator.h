@@ -5,7 +5,7 @@
 // instruction, buffer and kernel (with the kernel's ONNX nodes):
 //  - an instr starts before one of its deps has finished;
 //  - two instrs overlap on one resource (a tile's matrix, vector or DMA unit,
-//    or one mesh link);
+//    one mesh link or one chip link);
 //  - two buffers of one tile overlap in SRAM address while both are live
 //    (their [live_start, live_end) intervals overlap);
 //  - an instr reads or writes a buffer that is not live for the whole instr.
@@ -15,7 +15,10 @@
 // Functional mode then executes every kernel's ops in kernel order through
 // rt::executeOp (ExecMode::Fast; bf16 inputs for kernels of precision
 // "bf16"), holding tensors by id and freeing each intermediate after its last
-// use. Timing mode does no arithmetic and touches no weights.
+// use. A splat constant is expanded once per run, when an op first reads
+// it, and freed after its last use. Timing mode does no arithmetic,
+// allocates no tensor and touches no weights: it costs time linear in the
+// instrs (and a sort), whatever the model's size.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_RUNTIME_SIMULATOR_H
@@ -32,8 +35,8 @@ namespace loom::rt {
 
 struct UnitStats {
   Unit unit = Unit::Matrix;
-  /// Units of this kind: one per tile (matrix, vector, dma), or the number
-  /// of mesh links.
+  /// Units of this kind: one per tile of every chip (matrix, vector, dma),
+  /// or the number of mesh links or chip links.
   int64_t count = 0;
   int64_t busyCycles = 0;
   /// busyCycles / (II * count) (the steady state: II is totalCycles unless
@@ -60,6 +63,18 @@ struct LinkStats {
   int32_t fromTile = 0, toTile = 0;
   int64_t bytes = 0;
   int64_t busyCycles = 0;
+  /// For a chip link: the chips it joins.
+  int32_t fromChip = 0, toChip = 0;
+};
+
+/// One chip's tile units (matrix, vector and DMA of each of its tiles).
+struct ChipStats {
+  int32_t chip = 0;
+  int64_t busyCycles = 0;
+  /// busyCycles / (II * tiles per chip * 3).
+  double utilisation = 0;
+  /// Its share of the busy cycles of all chips' tile units.
+  double share = 0;
 };
 
 struct SimStats {
@@ -83,16 +98,23 @@ struct SimStats {
   int64_t streamCycles = 0;
   void setStream(int64_t inputs);
   int64_t numInstrs = 0;
-  /// Matrix, Vector, Dma, MeshLink in that order.
+  /// Matrix, Vector, Dma, MeshLink, ChipLink in that order.
   std::vector<UnitStats> units;
+  /// Chips of the program; per chip (indexed by chip) when there are
+  /// several (empty for one chip).
+  int32_t chips = 1;
+  std::vector<ChipStats> chipStats;
   /// Most bytes live at once, per tile (indexed by tile) and over all tiles.
   std::vector<int64_t> sramPeakPerTile;
   int64_t sramPeakBytes = 0;
   int64_t sramBytesPerTile = 0;
   /// Per mesh link, in program order.
   std::vector<LinkStats> links;
-  /// Bytes over the busiest link.
+  /// Bytes over the busiest mesh link.
   int64_t maxLinkBytes = 0;
+  /// Per chip link, in program order, and the bytes over the busiest.
+  std::vector<LinkStats> chipLinks;
+  int64_t maxChipLinkBytes = 0;
   /// Bytes moved by DMA instrs, all tiles.
   int64_t dmaBytes = 0;
   /// Per kernel, in program (execution) order.
@@ -154,9 +176,12 @@ public:
                           const FunctionalHooks &hooks = {}) const;
 
   /// The Chrome/Perfetto trace of the schedule (JSON object with a
-  /// "traceEvents" array): pid = chip (0), one tid per tile unit
-  /// (tile * 3 + {matrix 0, vector 1, dma 2}) and per mesh link
-  /// (3 * tiles + link position), 'X' events named by kernel with args
+  /// "traceEvents" array): pid = chip (0 for a single chip), one tid per
+  /// tile unit (tile * 3 + {matrix 0, vector 1, dma 2}, tile system-wide)
+  /// and per mesh link (3 * tiles + link position) in the chip of its
+  /// tiles; chip links are tracks "chip A -> B" (tid 3 * tiles + link
+  /// position) of their own process (pid = chips, "chip links");
+  /// 'X' events named by kernel with args
   /// {onnx_nodes, kernel, bytes, instr, unit}, ts/dur in microseconds at the
   /// program's clock, and 'M' thread_name/process_name events naming each
   /// track. A transfer's events are named "transfer A -> B" by the kernels

@@ -17,4 +17,20 @@
 #define GET_OP_CLASSES
 #include "loom/Dialect/Graph/IR/GraphOps.h.inc"
 
+namespace loom::graph {
+/// Discardable attributes set by `graph-partition` (see Passes.td):
+/// the chip an op (or graph.kernel) runs on,
+inline constexpr const char *kChipAttr = "graph.chip";
+/// on the function: chips, tensor- and pipeline-parallel degrees and the
+/// partition report,
+inline constexpr const char *kChipsAttr = "graph.chips";
+inline constexpr const char *kTensorParallelAttr = "graph.tp";
+inline constexpr const char *kPipelineParallelAttr = "graph.pp";
+inline constexpr const char *kPartitionReportAttr = "graph.partition_report";
+/// and on an argument or result that is one part of a model input or
+/// output: array<i64: axis, index, count> (axis -1: a replica on each chip),
+/// beside its `graph.name`.
+inline constexpr const char *kPartAttr = "graph.part";
+} // namespace loom::graph
+
 #endif // LOOM_DIALECT_GRAPH_IR_GRAPH_H

@@ -479,6 +479,48 @@ def Graph_OneHotOp : Graph_Op<"one_hot", [Pure]> {
 // Kernels: fused groups of ops, the unit that is mapped and scheduled
 //===----------------------------------------------------------------------===//
 
+//===----------------------------------------------------------------------===//
+// Collectives across chips (made by graph-partition for tensor parallelism)
+//===----------------------------------------------------------------------===//
+
+def Graph_AllReduceOp : Graph_Op<"all_reduce", [Pure, SameOperandsAndResultType]> {
+  let summary = "Sum of one tensor per chip, delivered to every chip";
+  let description = [{
+    Operand `i` is the partial value on chip `chips[i]`; every result is the
+    elementwise sum of all operands (result `i` on chip `chips[i]`). The
+    sum is taken in operand order. `graph-to-spatial` turns it into a
+    `spatial.collective`, which is lowered to chip-to-chip transfers.
+
+    Example:
+    ```mlir
+    %r:2 = graph.all_reduce %a, %b {chips = array<i64: 0, 1>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
+    ```
+  }];
+  let arguments = (ins Variadic<Graph_Tensor>:$inputs, DenseI64ArrayAttr:$chips);
+  let results = (outs Variadic<Graph_Tensor>:$outputs);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+  let hasVerifier = 1;
+}
+
+def Graph_AllGatherOp : Graph_Op<"all_gather", [Pure]> {
+  let summary = "Concatenation of one shard per chip, delivered to every chip";
+  let description = [{
+    Operand `i` is the shard on chip `chips[i]`; every result is the
+    concatenation of all operands along `axis` (result `i` on chip
+    `chips[i]`).
+
+    Example:
+    ```mlir
+    %r:2 = graph.all_gather %a, %b {axis = 1 : i64, chips = array<i64: 0, 1>} : (tensor<1x4xf32>, tensor<1x4xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
+    ```
+  }];
+  let arguments = (ins Variadic<Graph_Tensor>:$inputs, I64Attr:$axis,
+                       DenseI64ArrayAttr:$chips);
+  let results = (outs Variadic<Graph_Tensor>:$outputs);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+  let hasVerifier = 1;
+}
+
 def Graph_KernelOp : Graph_Op<"kernel", [IsolatedFromAbove,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "A fused group of graph ops: one unit of mapping and scheduling";

@@ -48,6 +48,53 @@ def GraphFoldBatchNorm : Pass<"graph-fold-batch-norm", "mlir::func::FuncOp"> {
   }];
 }
 
+def GraphPartition : Pass<"graph-partition", "mlir::func::FuncOp"> {
+  let summary = "Split a model across chips: tensor and pipeline parallelism";
+  let description = [{
+    Partitions the function over `chips` chips as `tp` x `pp`: `pp`
+    pipeline stages (contiguous ranges of ops, balanced by the cost model's
+    time under each chip's SRAM), each on a tensor-parallel group of `tp`
+    chips. Chip `stage * tp + rank` runs rank `rank` of stage `stage`.
+
+    Tensor parallelism propagates a sharding through the graph in op order:
+    every value is replicated, split along one dimension, or a partial sum.
+    A matmul by a constant weight splits the weight by columns when its
+    input is replicated (column-parallel) and by rows when its input is
+    split along the contracted dimension (row-parallel, giving partial
+    sums); elementwise ops, softmax and normalisations over other axes,
+    reshapes, transposes, concats and slices keep a split; batched matmuls
+    of two activations split along a batch dimension (attention heads)
+    stay local. Where an op needs a replicated value, a `graph.all_reduce`
+    (partial sums) or `graph.all_gather` (splits) is inserted. Every op is
+    cloned per rank with the rank's local shapes; constants are sliced per
+    rank; model inputs and outputs that are split or replicated become one
+    function argument or result per chip, marked `graph.part`, which the
+    runtime scatters and gathers.
+
+    With `tp` or `pp` 0 the pass chooses both from the cost model: every
+    tp x pp = chips whose stages fit in SRAM, the best estimate for the
+    objective (latency: the sum of stage times and collectives; throughput:
+    the slowest stage). A model whose weights and inputs exceed the chips'
+    SRAM fails with the bytes needed and the fewest chips that could hold
+    them. The choice and the estimates are in the function attribute
+    `graph.partition_report`.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"tiny\"",
+           "Target preset name or JSON file">,
+    Option<"chips", "chips", "int64_t", /*default=*/"1",
+           "Chips to partition over (tp x pp)">,
+    Option<"tp", "tp", "int64_t", /*default=*/"0",
+           "Tensor-parallel degree (0: choose)">,
+    Option<"pp", "pp", "int64_t", /*default=*/"0",
+           "Pipeline stages (0: choose)">,
+    Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
+           "Matrix precision (sets the bytes a weight takes)">,
+    Option<"objective", "objective", "std::string", /*default=*/"\"latency\"",
+           "latency or throughput">,
+  ];
+}
+
 def GraphFormKernels : Pass<"graph-form-kernels", "mlir::func::FuncOp"> {
   let summary = "Group every compute op into graph.kernel ops, fusing "
                 "elementwise epilogues into matmul/conv anchors";

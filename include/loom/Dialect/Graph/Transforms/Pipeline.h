@@ -27,10 +27,27 @@ struct GraphPipelineOptions
       llvm::cl::desc("Target preset name or JSON file; when empty, "
                      "graph-choose-layout is not run"),
       llvm::cl::init("")};
+  Option<int64_t> chips{*this, "chips",
+                        llvm::cl::desc("Chips to partition over (1: none)"),
+                        llvm::cl::init(1)};
+  Option<int64_t> tp{*this, "tp",
+                     llvm::cl::desc("Tensor-parallel degree (0: choose)"),
+                     llvm::cl::init(0)};
+  Option<int64_t> pp{*this, "pp",
+                     llvm::cl::desc("Pipeline stages (0: choose)"),
+                     llvm::cl::init(0)};
+  Option<std::string> objective{
+      *this, "objective",
+      llvm::cl::desc("Partition objective: latency or throughput"),
+      llvm::cl::init("latency")};
+
+  /// True if graph-partition runs: more than one chip asked for.
+  bool partitioned() const { return chips > 1 || tp > 1 || pp > 1; }
 };
 
 /// Adds to `pm` (anchored on the module): graph-verify-shapes, canonicalize,
 /// graph-fold-batch-norm, graph-fold-constants, canonicalize,
+/// graph-partition (for more than one chip),
 /// graph-form-kernels, graph-precision-policy and, when `opts.target` is set,
 /// graph-choose-layout.
 void buildGraphPipeline(mlir::OpPassManager &pm,

@@ -36,13 +36,15 @@ struct TileRegion {
   }
 };
 
-/// Where a tensor lives: a region and the dimension it is split along.
+/// Where a tensor lives: a region of one chip's tiles and the dimension it
+/// is split along.
 struct Placement {
   TileRegion region;
   int64_t shardDim = -1;
+  int64_t chip = 0;
 
   bool operator==(const Placement &o) const {
-    return region == o.region && shardDim == o.shardDim;
+    return region == o.region && shardDim == o.shardDim && chip == o.chip;
   }
 };
 

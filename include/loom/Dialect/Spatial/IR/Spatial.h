@@ -30,6 +30,13 @@ inline constexpr const char *kArgShardDimAttr = "spatial.shard_dim";
 /// groups; spatial-to-sched modulo-schedules the last two.
 inline constexpr const char *kMappingAttr = "spatial.mapping";
 inline constexpr const char *kPipelineGroupsAttr = "spatial.pipeline_groups";
+/// On a function argument: the chip its placement is on (default 0).
+inline constexpr const char *kArgChipAttr = "spatial.chip";
+/// On the function: chips, tensor- and pipeline-parallel degrees and the
+/// chip network's topology, when the program spans several chips.
+inline constexpr const char *kChipsAttr = "spatial.chips";
+inline constexpr const char *kTensorParallelAttr = "spatial.tp";
+inline constexpr const char *kPipelineParallelAttr = "spatial.pp";
 
 /// A region attribute (row, col, rows, cols) as a TileRegion.
 TileRegion regionFromAttr(llvm::ArrayRef<int64_t> region);

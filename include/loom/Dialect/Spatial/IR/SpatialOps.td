@@ -24,7 +24,8 @@ def Spatial_Dialect : Dialect {
   let cppNamespace = "::loom::spatial";
   let summary = "Kernels placed on tile regions, with explicit on-chip transfers";
   let description = [{
-    The `spatial` dialect says where everything lives on one chip. A
+    The `spatial` dialect says where everything lives: on which chip
+    (`chip`, default 0) and on which tiles of it. A
     *placement* is a tile region (`region = array<i64: row, col, rows,
     cols>`, the top-left tile and the size of a rectangle of the tile grid)
     and a *shard dimension*: the tensor is split into `rows * cols` contiguous
@@ -62,7 +63,8 @@ def Spatial_WeightOp : Spatial_Op<"weight", [Pure]> {
     ```
   }];
   let arguments = (ins ElementsAttr:$value, DenseI64ArrayAttr:$region,
-                       Spatial_I64Attr:$shard_dim);
+                       Spatial_I64Attr:$shard_dim,
+                       DefaultValuedAttr<Spatial_I64Attr, "0">:$chip);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -99,7 +101,8 @@ def Spatial_KernelOp : Spatial_Op<"kernel", [IsolatedFromAbove,
                        DenseI64ArrayAttr:$region,
                        DenseI64ArrayAttr:$shard_dims, Spatial_I64Attr:$cycles,
                        StrAttr:$bound, Spatial_I64Attr:$flops, Spatial_I64Attr:$bytes,
-                       DefaultValuedAttr<Spatial_I64Attr, "0">:$group);
+                       DefaultValuedAttr<Spatial_I64Attr, "0">:$group,
+                       DefaultValuedAttr<Spatial_I64Attr, "0">:$chip);
   let results = (outs Variadic<AnyRankedTensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -126,6 +129,11 @@ def Spatial_TransferOp : Spatial_Op<"transfer", [Pure,
     longest route (XY dimension-order routing); `links` lists, sorted, the
     ids of the directed mesh links the routes use (see `loom::spatial::Mesh`).
 
+    Between chips (`from_chip` != `to_chip`) the tensor crosses the chip
+    network instead: `hops` counts chip-to-chip hops and `chip_links` lists,
+    in route order, the chip links it uses (see `loom::ChipNetwork`); the
+    on-chip legs to and from each chip's port are not modelled.
+
     Example:
     ```mlir
     %t = spatial.transfer %x {bytes = 96 : i64, from_region = array<i64: 0, 0, 1, 2>, from_shard_dim = 0 : i64, hops = 1 : i64, links = array<i64: 0>, to_region = array<i64: 0, 0, 1, 1>, to_shard_dim = -1 : i64} : tensor<4x8xf32>
@@ -134,9 +142,40 @@ def Spatial_TransferOp : Spatial_Op<"transfer", [Pure,
   let arguments = (ins AnyRankedTensor:$source, DenseI64ArrayAttr:$from_region,
                        Spatial_I64Attr:$from_shard_dim, DenseI64ArrayAttr:$to_region,
                        Spatial_I64Attr:$to_shard_dim, Spatial_I64Attr:$bytes, Spatial_I64Attr:$hops,
-                       DenseI64ArrayAttr:$links);
+                       DenseI64ArrayAttr:$links,
+                       DefaultValuedAttr<Spatial_I64Attr, "0">:$from_chip,
+                       DefaultValuedAttr<Spatial_I64Attr, "0">:$to_chip,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$chip_links);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$source attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Spatial_CollectiveOp : Spatial_Op<"collective", [Pure]> {
+  let summary = "An all-reduce or all-gather across chips";
+  let description = [{
+    Operand `i` lives on chip `chips[i]`, whole on that chip's first tile
+    (region 0, 0, 1, 1; shard dimension -1), and so does result `i`.
+    `kind` "all_reduce": every result is the sum of the operands;
+    "all_gather": every result is their concatenation along `axis`.
+    `algorithm` is how `spatial-lower-collectives` turns it into chip-to-chip
+    transfers and per-chip kernels, chosen for the topology: "ring"
+    (reduce-scatter and all-gather around a ring of direct links), "direct"
+    (every chip sends each other chip its chunk at once, over direct
+    links), or "hierarchical" (direct inside each node, then across nodes
+    between the chips of equal rank, then direct inside each node again).
+    `bytes` is one operand's size.
+
+    Example:
+    ```mlir
+    %r:2 = spatial.collective %a, %b {algorithm = "direct", axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 1>, kind = "all_reduce"} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, StrAttr:$kind,
+                       Spatial_I64Attr:$axis, DenseI64ArrayAttr:$chips,
+                       StrAttr:$algorithm, Spatial_I64Attr:$bytes);
+  let results = (outs Variadic<AnyRankedTensor>:$outputs);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
   let hasVerifier = 1;
 }
 

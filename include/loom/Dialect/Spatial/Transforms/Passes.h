@@ -2,6 +2,7 @@
 #ifndef LOOM_DIALECT_SPATIAL_TRANSFORMS_PASSES_H
 #define LOOM_DIALECT_SPATIAL_TRANSFORMS_PASSES_H
 
+#include "loom/Dialect/Graph/IR/Graph.h"
 #include "loom/Dialect/Spatial/IR/Spatial.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

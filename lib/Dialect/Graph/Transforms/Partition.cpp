@@ -1,0 +1,1162 @@
+//===- Partition.cpp - Tensor and pipeline parallelism across chips -------===//
+//
+// Splits a function over tp x pp chips. See Passes.td for the rules.
+//
+// The work is in three steps:
+//  1. `propagate` decides, op by op, how every value is held across the
+//     tp ranks (replicated, split along a dimension, or partial sums) and
+//     which collectives that needs; it touches no IR, so every tp candidate
+//     can be costed.
+//  2. `stages` cuts the ops into pp contiguous stages balancing the
+//     estimated time under each chip's SRAM.
+//  3. `Rewriter` clones every op per rank with local shapes, inserts the
+//     collectives, slices constants and splits model inputs and outputs
+//     into per-chip parts.
+//
+//===----------------------------------------------------------------------===//
+#include "loom/Dialect/Graph/IR/Graph.h"
+#include "loom/Dialect/Graph/Transforms/Passes.h"
+#include "loom/Reference/Evaluator.h"
+#include "loom/Runtime/Reference.h"
+#include "loom/Target/ChipNetwork.h"
+#include "loom/Target/TargetModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/BitVector.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+
+namespace loom::graph {
+#define GEN_PASS_DEF_GRAPHPARTITION
+#include "loom/Dialect/Graph/Transforms/Passes.h.inc"
+
+using namespace mlir;
+
+namespace {
+
+/// How a value is held across the ranks of a tensor-parallel group.
+struct Shard {
+  enum Kind : uint8_t { Rep, Split, Partial } kind = Rep;
+  int64_t dim = -1;
+  bool operator==(const Shard &o) const {
+    return kind == o.kind && (kind != Split || dim == o.dim);
+  }
+  bool operator<(const Shard &o) const {
+    return kind != o.kind ? kind < o.kind : dim < o.dim;
+  }
+  static Shard rep() { return {}; }
+  static Shard split(int64_t d) { return {Split, d}; }
+  static Shard partial() { return {Partial, -1}; }
+};
+
+RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
+
+int64_t bytesOf(Value v) {
+  RankedTensorType t = typeOf(v);
+  int64_t bits = t.getElementType().isIntOrFloat()
+                     ? t.getElementType().getIntOrFloatBitWidth()
+                     : 32;
+  return t.getNumElements() * std::max<int64_t>(1, bits / 8);
+}
+
+bool isFree(Value v) {
+  return isa<BlockArgument>(v) || v.getDefiningOp<ConstantOp>();
+}
+
+bool isElementwiseOp(Operation *op) {
+  return isa<NegOp, AbsOp, SqrtOp, ReciprocalOp, ExpOp, LogOp, ErfOp, TanhOp,
+             SigmoidOp, ReluOp, SinOp, CosOp, FloorOp, CeilOp, RoundOp,
+             SignOp, SoftsignOp, SoftplusOp, HardSwishOp, LeakyReluOp, EluOp,
+             CeluOp, SeluOp, HardSigmoidOp, CastOp, AddOp, SubOp, MulOp,
+             DivOp, MinOp, MaxOp, PowOp, PReluOp>(op);
+}
+
+/// The decision for one op: the form each operand must take, and the form
+/// of its results.
+struct OpPlan {
+  std::vector<Shard> operands;
+  Shard result;
+  /// When >= 0: the op runs split along this result dimension and its
+  /// result is gathered at once (so `result` is replicated).
+  int64_t gatherAfter = -1;
+};
+
+/// A collective the plan needs (for costing).
+struct CollectiveNeed {
+  bool reduce; // all_reduce (else all_gather)
+  int64_t bytes;
+  Operation *before; // the op that needs it
+};
+
+/// Step 1: sharding propagation for `tp` ranks.
+struct Propagation {
+  int64_t tp = 1;
+  std::map<void *, Shard> state; // value -> form
+  std::map<Operation *, OpPlan> plans;
+  std::vector<CollectiveNeed> collectives;
+  /// Ops whose work is divided by tp (the rest is replicated).
+  std::map<Operation *, bool> divided;
+
+  Shard of(Value v) const {
+    auto it = state.find(v.getAsOpaquePointer());
+    return it == state.end() ? Shard::rep() : it->second;
+  }
+  bool splittable(Value v, int64_t d) const {
+    RankedTensorType t = typeOf(v);
+    return d >= 0 && d < t.getRank() && t.getDimSize(d) % tp == 0 &&
+           t.getDimSize(d) >= tp;
+  }
+  /// Records what turning `v` into `want` costs.
+  void need(Value v, Shard want, Operation *user) {
+    Shard have = of(v);
+    if (have == want || isFree(v))
+      return;
+    if (have.kind == Shard::Partial)
+      collectives.push_back({true, bytesOf(v), user});
+    else if (have.kind == Shard::Split && want.kind != Shard::Partial)
+      collectives.push_back({false, bytesOf(v), user});
+  }
+
+  void run(func::FuncOp func) {
+    for (Operation &op : func.getBody().front()) {
+      if (isa<ConstantOp>(op))
+        continue;
+      if (isa<func::ReturnOp>(op)) {
+        OpPlan plan;
+        for (Value v : op.getOperands()) {
+          Shard s = of(v);
+          // Splits become per-chip output parts; partial sums are reduced.
+          plan.operands.push_back(s.kind == Shard::Partial ? Shard::rep() : s);
+          need(v, plan.operands.back(), &op);
+        }
+        plans[&op] = plan;
+        continue;
+      }
+      OpPlan plan = decide(&op);
+      for (auto [v, want] : llvm::zip(op.getOperands(), plan.operands))
+        need(v, want, &op);
+      if (plan.gatherAfter >= 0)
+        collectives.push_back({false, bytesOf(op.getResult(0)), &op});
+      for (Value r : op.getResults())
+        state[r.getAsOpaquePointer()] = plan.result;
+      divided[&op] = plan.result.kind != Shard::Rep || plan.gatherAfter >= 0;
+      plans[&op] = std::move(plan);
+    }
+  }
+
+  OpPlan allRep(Operation *op) {
+    OpPlan p;
+    p.operands.assign(op->getNumOperands(), Shard::rep());
+    return p;
+  }
+
+  OpPlan decide(Operation *op) {
+    if (tp == 1 || op->getNumResults() != 1)
+      return allRep(op);
+    Value out = op->getResult(0);
+    int64_t outRank = typeOf(out).getRank();
+
+    if (auto mm = dyn_cast<MatMulOp>(op)) {
+      Value a = mm.getLhs(), b = mm.getRhs();
+      int64_t ra = typeOf(a).getRank(), rb = typeOf(b).getRank();
+      if (b.getDefiningOp<ConstantOp>() && rb == 2 && ra >= 1) {
+        Shard sa = of(a);
+        OpPlan p;
+        if (sa.kind == Shard::Split && sa.dim == ra - 1 && splittable(b, 0)) {
+          p.operands = {sa, Shard::split(0)};
+          p.result = Shard::partial();
+          return p;
+        }
+        if (splittable(b, 1)) {
+          p.operands = {Shard::rep(), Shard::split(1)};
+          p.result = Shard::split(outRank - 1);
+          return p;
+        }
+        return allRep(op);
+      }
+      // Two activations: keep a split along a shared batch dimension.
+      if (ra == rb && ra >= 3) {
+        for (Value v : {a, b}) {
+          Shard s = of(v);
+          if (s.kind == Shard::Split && s.dim < ra - 2 && splittable(a, s.dim) &&
+              splittable(b, s.dim)) {
+            OpPlan p;
+            p.operands = {Shard::split(s.dim), Shard::split(s.dim)};
+            p.result = Shard::split(s.dim);
+            return p;
+          }
+        }
+      }
+      return allRep(op);
+    }
+
+    if (isElementwiseOp(op)) {
+      // Partial sums survive only a sum of partial sums.
+      bool allPartial = isa<AddOp, SubOp>(op);
+      for (Value v : op->getOperands())
+        allPartial = allPartial && of(v).kind == Shard::Partial;
+      if (allPartial) {
+        OpPlan p;
+        p.operands.assign(op->getNumOperands(), Shard::partial());
+        p.result = Shard::partial();
+        return p;
+      }
+      // The split (aligned to the result's dimensions) shared by every
+      // split operand; operands that broadcast along it stay whole.
+      std::optional<int64_t> dim;
+      for (Value v : op->getOperands()) {
+        Shard s = of(v);
+        if (s.kind != Shard::Split)
+          continue;
+        int64_t aligned = s.dim + outRank - typeOf(v).getRank();
+        if (dim && *dim != aligned)
+          return allRep(op);
+        dim = aligned;
+      }
+      if (!dim || !splittable(out, *dim))
+        return allRep(op);
+      OpPlan p;
+      for (Value v : op->getOperands()) {
+        int64_t d = *dim - (outRank - typeOf(v).getRank());
+        bool broadcasts = d < 0 || typeOf(v).getDimSize(d) == 1;
+        // A split meeting a whole computed value (the residual stream):
+        // gather the split once rather than keep the stream split.
+        if (!broadcasts && !isFree(v) && of(v).kind != Shard::Split)
+          return allRep(op);
+        p.operands.push_back(broadcasts ? Shard::rep() : Shard::split(d));
+      }
+      p.result = Shard::split(*dim);
+      return p;
+    }
+
+    Value in = op->getOperand(0);
+    Shard s = of(in);
+    auto keep = [&](Shard operand, Shard result) {
+      OpPlan p = allRep(op);
+      p.operands[0] = operand;
+      p.result = result;
+      return p;
+    };
+    if (isa<ReshapeOp>(op)) {
+      if (s.kind == Shard::Partial)
+        return keep(s, s);
+      if (s.kind != Shard::Split)
+        return allRep(op);
+      std::optional<int64_t> e = reshapeDim(typeOf(in).getShape(),
+                                            typeOf(out).getShape(), s.dim);
+      if (e && splittable(out, *e))
+        return keep(s, Shard::split(*e));
+      return allRep(op);
+    }
+    if (auto tr = dyn_cast<TransposeOp>(op)) {
+      if (s.kind == Shard::Partial)
+        return keep(s, s);
+      if (s.kind != Shard::Split)
+        return allRep(op);
+      ArrayRef<int64_t> perm = tr.getPerm();
+      for (int64_t e = 0; e < (int64_t)perm.size(); ++e)
+        if (perm[e] == s.dim)
+          return keep(s, Shard::split(e));
+      return allRep(op);
+    }
+    if (auto cat = dyn_cast<ConcatOp>(op)) {
+      std::optional<int64_t> dim;
+      for (Value v : op->getOperands())
+        if (of(v).kind == Shard::Split) {
+          if (dim && *dim != of(v).dim)
+            return allRep(op);
+          dim = of(v).dim;
+        } else if (of(v).kind == Shard::Partial) {
+          return allRep(op);
+        }
+      if (!dim || *dim == static_cast<int64_t>(cat.getAxis()) || !splittable(out, *dim))
+        return allRep(op);
+      OpPlan p;
+      p.operands.assign(op->getNumOperands(), Shard::split(*dim));
+      p.result = Shard::split(*dim);
+      return p;
+    }
+    if (auto sl = dyn_cast<SliceOp>(op)) {
+      if (s.kind != Shard::Split || llvm::is_contained(sl.getAxes(), s.dim))
+        return allRep(op);
+      return keep(s, s);
+    }
+    if (auto sm = dyn_cast<SoftmaxOp>(op)) {
+      if (s.kind != Shard::Split || s.dim == static_cast<int64_t>(sm.getAxis()))
+        return allRep(op);
+      return keep(s, s);
+    }
+    if (auto ln = dyn_cast<LayerNormOp>(op)) {
+      if (s.kind != Shard::Split || s.dim >= static_cast<int64_t>(ln.getAxis()))
+        return allRep(op);
+      return keep(s, s);
+    }
+    if (auto g = dyn_cast<GatherOp>(op)) {
+      // An embedding table split along its row (hidden) dimension: every
+      // rank looks up its slice of the hidden vector.
+      Value table = g.getInput();
+      int64_t rt = typeOf(table).getRank();
+      if (g.getAxis() == 0 && rt == 2 && table.getDefiningOp<ConstantOp>() &&
+          splittable(table, 1) && of(g.getIndices()).kind == Shard::Rep) {
+        // The rows are gathered at once: the residual stream they start
+        // stays whole on every chip.
+        OpPlan p;
+        p.operands = {Shard::split(1), Shard::rep()};
+        p.result = Shard::rep();
+        p.gatherAfter = outRank - 1;
+        return p;
+      }
+      return allRep(op);
+    }
+    return allRep(op);
+  }
+
+  /// The result dimension a split of input dimension `d` maps to through
+  /// a reshape, if the split stays a contiguous split of one dimension.
+  std::optional<int64_t> reshapeDim(ArrayRef<int64_t> in,
+                                    ArrayRef<int64_t> out, int64_t d) {
+    int64_t prefix = 1;
+    for (int64_t i = 0; i < d; ++i)
+      prefix *= in[i];
+    int64_t p = 1;
+    for (int64_t e = 0; e < (int64_t)out.size(); ++e) {
+      if (p == prefix && out[e] != 1) {
+        if (out[e] == in[d])
+          return e;
+        // in[d] split into out[e..]: the split follows out[e].
+        int64_t prod = 1;
+        for (int64_t f = e; f < (int64_t)out.size() && prod < in[d]; ++f)
+          prod *= out[f];
+        if (prod == in[d] && out[e] % tp == 0)
+          return e;
+        // in[d..] merged into out[e]: the split follows in[d].
+        prod = 1;
+        for (int64_t f = d; f < (int64_t)in.size() && prod < out[e]; ++f)
+          prod *= in[f];
+        if (prod == out[e] && in[d] % tp == 0)
+          return e;
+        return std::nullopt;
+      }
+      p *= out[e];
+      if (p > prefix)
+        return std::nullopt;
+    }
+    return std::nullopt;
+  }
+};
+
+/// Estimated seconds and SRAM bytes of one op on one chip.
+struct OpCost {
+  double seconds = 0;
+  int64_t weightBytes = 0; // constants (stored at the matrix precision)
+  int64_t inputBytes = 0;  // model inputs it reads first
+};
+
+struct Estimate {
+  int64_t tp = 1, pp = 1;
+  bool fits = false;
+  double latency = 0, interval = 0;
+  std::vector<int64_t> stageOf; // per costed op
+  std::string why;              // why it does not fit
+};
+
+struct GraphPartitionPass : impl::GraphPartitionBase<GraphPartitionPass> {
+  using Base::Base;
+  void runOnOperation() override;
+
+private:
+  /// The fewest chips, from `from` up to `limit`, on which some tp x pp
+  /// partition fits; 0 if none does.
+  int64_t smallestFit(func::FuncOp func, int64_t from, int64_t limit);
+  Propagation &propagation(func::FuncOp func, int64_t tp);
+
+  std::optional<TargetModel> target_;
+  std::vector<Operation *> ops_; // costed ops, in order
+  std::map<int64_t, Propagation> props_;
+  std::map<int64_t, std::shared_ptr<ChipNetwork>> networks_;
+
+  OpCost costOf(Operation *op, const Propagation &prop,
+                std::set<void *> &seenArgs);
+  Estimate estimate(func::FuncOp func, int64_t tp, int64_t pp,
+                    const Propagation &prop);
+  double collectiveSeconds(const CollectiveNeed &c, int64_t tp);
+  LogicalResult rewrite(func::FuncOp func, const Propagation &prop,
+                        const Estimate &plan);
+};
+
+OpCost GraphPartitionPass::costOf(Operation *op, const Propagation &prop,
+                                  std::set<void *> &seenArgs) {
+  OpCost c;
+  const TargetModel &t = *target_;
+  NumericFormat format = precision == "fp8"    ? NumericFormat::F8
+                         : precision == "bf16" ? NumericFormat::BF16
+                         : precision == "fp16" ? NumericFormat::F16
+                                               : NumericFormat::F32;
+  int64_t weightElemBytes = precision == "fp8" ? 1 : precision == "fp32" ? 4 : 2;
+  double flops = 0;
+  int64_t bytes = 0;
+  bool matrix = false;
+  if (auto mm = dyn_cast<MatMulOp>(op)) {
+    ArrayRef<int64_t> a = typeOf(mm.getLhs()).getShape();
+    int64_t k = a.empty() ? 1 : a.back();
+    flops = 2.0 * double(typeOf(mm.getResult()).getNumElements()) * double(k);
+    matrix = t.matrixSupports(format);
+  } else {
+    for (Value r : op->getResults())
+      flops += double(typeOf(r).getNumElements());
+  }
+  for (Value v : op->getOperands()) {
+    if (auto cst = v.getDefiningOp<ConstantOp>()) {
+      int64_t b = isa<MatMulOp>(op) && typeOf(v).getElementType().isF32()
+                      ? typeOf(v).getNumElements() * weightElemBytes
+                      : bytesOf(v);
+      c.weightBytes += b;
+      bytes += b;
+      continue;
+    }
+    bytes += bytesOf(v);
+    if (isa<BlockArgument>(v) && seenArgs.insert(v.getAsOpaquePointer()).second)
+      c.inputBytes += bytesOf(v);
+  }
+  for (Value r : op->getResults())
+    bytes += bytesOf(r);
+  double peak = matrix ? t.peakMatrixFlopsPerChip(format)
+                       : t.peakVectorOpsPerChip();
+  double bw = t.sramBytesPerSecondPerChip();
+  double split = prop.divided.count(op) && prop.divided.at(op) ? prop.tp : 1;
+  // A fixed cost per op (a unit's pipeline latency) keeps many tiny ops
+  // from looking free.
+  double fixed = 64.0 / t.clockHz();
+  c.seconds = std::max(flops / std::max(peak, 1.0), double(bytes) / bw) / split +
+              fixed;
+  if (split > 1) {
+    c.weightBytes /= prop.tp;
+    c.inputBytes /= prop.tp;
+  }
+  return c;
+}
+
+double GraphPartitionPass::collectiveSeconds(const CollectiveNeed &c,
+                                             int64_t tp) {
+  std::shared_ptr<ChipNetwork> &cached = networks_[tp];
+  if (!cached)
+    cached = std::make_shared<ChipNetwork>(*target_, tp);
+  const ChipNetwork &net = *cached;
+  std::vector<int64_t> group;
+  for (int64_t i = 0; i < tp; ++i)
+    group.push_back(i);
+  std::string alg = net.collectiveAlgorithm(group);
+  int64_t chunk = (c.bytes + tp - 1) / tp;
+  // One step: every rank sends a chunk to a neighbour (ring) or to every
+  // other rank at once (direct); the slowest pair sets the pace.
+  double step = net.transferCycles(0, 1 % tp, chunk);
+  double steps = alg == "ring" ? double(tp - 1) : alg == "direct" ? 1.0 : 2.0;
+  if (alg == "hierarchical")
+    step = net.transferCycles(0, tp - 1, chunk);
+  double phases = c.reduce ? 2.0 : 1.0;
+  return phases * steps * step / target_->clockHz();
+}
+
+Estimate GraphPartitionPass::estimate(func::FuncOp func, int64_t tp, int64_t pp,
+                                      const Propagation &prop) {
+  Estimate e;
+  e.tp = tp;
+  e.pp = pp;
+  std::set<void *> seenArgs;
+  std::vector<OpCost> costs;
+  for (Operation *op : ops_)
+    costs.push_back(costOf(op, prop, seenArgs));
+  // Collectives are charged to the op that needs them.
+  std::map<Operation *, double> extra;
+  for (const CollectiveNeed &c : prop.collectives)
+    extra[c.before] += collectiveSeconds(c, tp);
+  std::vector<double> seconds;
+  for (size_t i = 0; i < ops_.size(); ++i)
+    seconds.push_back(costs[i].seconds + extra[ops_[i]]);
+  double total = 0;
+  for (double s : seconds)
+    total += s;
+  // A fifth of each chip is left for activations and for the uneven spread
+  // of weights over its tiles.
+  const double capacity = double(target_->sramBytesPerChip()) * 0.8;
+  // Where stages may be cut: before op i, the bytes of computed values
+  // made before it and read from it on (they cross to the next stage).
+  // Only cuts within 4x of the cheapest are allowed: between layers (the
+  // residual stream), not inside attention (the KV cache).
+  std::map<Operation *, size_t> position;
+  for (size_t i = 0; i < ops_.size(); ++i)
+    position[ops_[i]] = i;
+  std::vector<double> crossing(ops_.size() + 1, 0);
+  for (size_t i = 0; i < ops_.size(); ++i)
+    for (Value r : ops_[i]->getResults()) {
+      size_t last = i;
+      for (Operation *u : r.getUsers())
+        if (auto it = position.find(u); it != position.end())
+          last = std::max(last, it->second);
+      if (last > i) {
+        crossing[i + 1] += double(bytesOf(r));
+        crossing[last + 1] -= double(bytesOf(r));
+      }
+    }
+  for (size_t i = 1; i <= ops_.size(); ++i)
+    crossing[i] += crossing[i - 1];
+  double cheapest = -1;
+  for (size_t i = 1; i < ops_.size(); ++i)
+    if (crossing[i] > 0 && (cheapest < 0 || crossing[i] < cheapest))
+      cheapest = crossing[i];
+  auto cuttable = [&](size_t i) {
+    return cheapest < 0 || crossing[i] <= 4 * cheapest;
+  };
+  // Segments: the runs of ops between allowed cuts.
+  struct Segment {
+    size_t begin, end;
+    double seconds = 0, bytes = 0;
+  };
+  std::vector<Segment> segments;
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    if (segments.empty() || cuttable(i))
+      segments.push_back({i, i});
+    Segment &g = segments.back();
+    g.end = i + 1;
+    g.seconds += seconds[i];
+    g.bytes += double(costs[i].weightBytes + costs[i].inputBytes);
+  }
+  // The fewest stages of at most `limit` seconds each, filled greedily
+  // segment by segment, each within SRAM; the stage of every op, or empty.
+  auto pack = [&](double limit) -> std::vector<int64_t> {
+    std::vector<int64_t> stage(ops_.size(), 0);
+    int64_t s = 0;
+    double time = 0, bytes = 0;
+    for (size_t k = 0; k < segments.size(); ++k) {
+      const Segment &g = segments[k];
+      if (g.bytes > capacity)
+        return {};
+      if (k > 0 && (time + g.seconds > limit || bytes + g.bytes > capacity)) {
+        ++s;
+        time = bytes = 0;
+      }
+      if (s >= pp)
+        return {};
+      time += g.seconds;
+      bytes += g.bytes;
+      for (size_t i = g.begin; i < g.end; ++i)
+        stage[i] = s;
+    }
+    return stage;
+  };
+  // Binary search for the smallest stage time that packs into pp stages.
+  // (Rounding: sums taken in another order may exceed `total` by an ulp.)
+  double lo = 0, hi = total * (1 + 1e-9) + 1e-12;
+  std::vector<int64_t> best = pack(hi);
+  if (best.empty()) {
+    e.why = "the ops do not pack into " + std::to_string(pp) +
+            " stages within each chip's SRAM";
+    return e;
+  }
+  for (int it = 0; it < 40; ++it) {
+    double mid = (lo + hi) / 2;
+    std::vector<int64_t> s = pack(mid);
+    if (s.empty())
+      lo = mid;
+    else {
+      hi = mid;
+      best = std::move(s);
+    }
+  }
+  e.fits = true;
+  e.stageOf = best;
+  std::vector<double> stageTime(pp, 0);
+  for (size_t i = 0; i < ops_.size(); ++i)
+    stageTime[best[i]] += seconds[i];
+  // A hop between stages: the activations crossing it (small for decode)
+  // cost about one link latency.
+  double hop = target_->chipLinkLatencySeconds();
+  e.latency = total + double(pp - 1) * hop;
+  e.interval = 0;
+  for (double s : stageTime)
+    e.interval = std::max(e.interval, s);
+  (void)func;
+  return e;
+}
+
+//===----------------------------------------------------------------------===//
+// Step 3: the rewrite
+//===----------------------------------------------------------------------===//
+
+/// The slice [lo, hi) of constant `attr` along `dim`.
+ElementsAttr sliceConstantRange(ElementsAttr attr, int64_t dim, int64_t lo,
+                                int64_t hi, std::string &error) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] = hi - lo;
+  auto sliced = RankedTensorType::get(shape, type.getElementType());
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat())
+    return dense.resizeSplat(sliced);
+  std::optional<rt::Tensor> t = tryTensorFromAttr(attr, error);
+  if (!t)
+    return {};
+  rt::Tensor part = rt::ref::slice(*t, {lo}, {hi}, {dim}, {1});
+  return attrFromTensor(part, sliced);
+}
+
+/// The slice of constant `attr` along `dim` for rank `r` of `n`.
+ElementsAttr sliceConstant(ElementsAttr attr, int64_t dim, int64_t r, int64_t n,
+                           std::string &error) {
+  int64_t chunk = cast<RankedTensorType>(attr.getType()).getDimSize(dim) / n;
+  return sliceConstantRange(attr, dim, r * chunk, (r + 1) * chunk, error);
+}
+
+/// A projection whose output is only ever read in column slices (a fused
+/// QKV projection split into Q, K and V) becomes one projection per slice:
+///   %m = matmul %x, %W ; %a = add %b, %m ; slice %a [lo, hi) on the last axis
+/// -> matmul %x, %W[:, lo:hi] ; add %b[lo:hi]. Each can then be split by
+/// columns across chips on its own (by heads).
+void unfuseSlicedProjections(func::FuncOp func) {
+  std::vector<MatMulOp> candidates;
+  func.walk([&](MatMulOp mm) { candidates.push_back(mm); });
+  for (MatMulOp mm : candidates) {
+    auto w = mm.getRhs().getDefiningOp<ConstantOp>();
+    if (!w || typeOf(w).getRank() != 2 || mm->use_empty())
+      continue;
+    int64_t rank = typeOf(mm.getResult()).getRank();
+    Value out = mm.getResult();
+    AddOp bias;
+    ConstantOp biasConst;
+    if (auto add = dyn_cast<AddOp>(*mm->getUsers().begin());
+        add && mm->hasOneUse()) {
+      Value other = add.getLhs() == out ? add.getRhs() : add.getLhs();
+      auto c = other.getDefiningOp<ConstantOp>();
+      if (c && typeOf(c).getRank() == 1 &&
+          typeOf(c).getDimSize(0) == typeOf(out).getShape().back() &&
+          add.getResult().getType() == out.getType()) {
+        bias = add;
+        biasConst = c;
+        out = add.getResult();
+      }
+    }
+    if (!bias && !isa<SliceOp>(*mm->getUsers().begin()))
+      continue;
+    std::vector<SliceOp> slices;
+    bool ok = !out.use_empty();
+    for (Operation *u : out.getUsers()) {
+      auto sl = dyn_cast<SliceOp>(u);
+      ok = ok && sl && sl.getAxes().size() == 1 &&
+           (sl.getAxes()[0] == rank - 1 || sl.getAxes()[0] == -1) &&
+           sl.getSteps()[0] == 1 && sl.getStarts()[0] >= 0 &&
+           sl.getEnds()[0] > sl.getStarts()[0];
+      if (ok)
+        slices.push_back(sl);
+    }
+    if (!ok || slices.size() < 2)
+      continue;
+    std::string error;
+    for (SliceOp sl : slices) {
+      int64_t lo = sl.getStarts()[0], hi = sl.getEnds()[0];
+      ElementsAttr wPart = sliceConstantRange(w.getValue(), 1, lo, hi, error);
+      ElementsAttr bPart;
+      if (biasConst)
+        bPart = sliceConstantRange(biasConst.getValue(), 0, lo, hi, error);
+      if (!wPart || (biasConst && !bPart))
+        return;
+      OpBuilder b(sl);
+      Value wv = ConstantOp::create(b, w.getLoc(),
+                                    cast<RankedTensorType>(wPart.getType()),
+                                    wPart);
+      Value r = MatMulOp::create(b, mm.getLoc(), sl.getResult().getType(),
+                                 mm.getLhs(), wv);
+      if (bias) {
+        Value bv = ConstantOp::create(b, biasConst.getLoc(),
+                                      cast<RankedTensorType>(bPart.getType()),
+                                      bPart);
+        r = AddOp::create(b, bias.getLoc(), sl.getResult().getType(), r, bv);
+      }
+      sl.getResult().replaceAllUsesWith(r);
+      sl.erase();
+    }
+    if (bias)
+      bias.erase();
+    mm.erase();
+  }
+}
+
+class Rewriter {
+public:
+  Rewriter(func::FuncOp func, const Propagation &prop,
+           const std::vector<Operation *> &ops,
+           const std::vector<int64_t> &stageOf, int64_t tp)
+      : func_(func), prop_(prop), tp_(tp), b_(func.getContext()) {
+    for (size_t i = 0; i < ops.size(); ++i)
+      stage_[ops[i]] = stageOf[i];
+  }
+
+  LogicalResult run();
+
+private:
+  int64_t chip(int64_t stage, int64_t rank) const { return stage * tp_ + rank; }
+  Type localType(Value v, Shard s) const {
+    RankedTensorType t = typeOf(v);
+    if (s.kind != Shard::Split)
+      return t;
+    SmallVector<int64_t> shape(t.getShape());
+    shape[s.dim] /= tp_;
+    return RankedTensorType::get(shape, t.getElementType());
+  }
+  /// `v` in form `want` on every rank of `stage` (one value per rank).
+  FailureOr<std::vector<Value>> get(Value v, Shard want, int64_t stage,
+                                    Location loc);
+  std::vector<Value> slices(const std::vector<Value> &whole, Value orig,
+                            int64_t dim, int64_t stage, Location loc);
+  std::vector<Value> collective(const std::vector<Value> &parts, Value orig,
+                                Shard have, int64_t stage, Location loc);
+  Value argPart(BlockArgument arg, Shard s, int64_t rank);
+
+  func::FuncOp func_;
+  const Propagation &prop_;
+  int64_t tp_;
+  OpBuilder b_;
+  std::map<Operation *, int64_t> stage_;
+  /// Per original value: its per-rank values in its own form.
+  std::map<void *, std::vector<Value>> local_;
+  /// (value, form, stage) -> per-rank values.
+  std::map<std::tuple<void *, Shard, int64_t>, std::vector<Value>> cache_;
+  /// New arguments: (arg, form) -> per-rank argument.
+  std::map<std::pair<void *, Shard>, std::vector<Value>> argParts_;
+  std::vector<std::pair<Value, std::array<int64_t, 4>>> newArgs_; // arg, (orig, axis, index, count)
+  std::string error_;
+};
+
+Value Rewriter::argPart(BlockArgument arg, Shard s, int64_t rank) {
+  auto key = std::make_pair(arg.getAsOpaquePointer(), s);
+  auto &parts = argParts_[key];
+  if (parts.empty()) {
+    Block &entry = func_.getBody().front();
+    for (int64_t r = 0; r < tp_; ++r) {
+      BlockArgument a = entry.addArgument(localType(arg, s), arg.getLoc());
+      parts.push_back(a);
+      newArgs_.push_back({a, {int64_t(arg.getArgNumber()),
+                              s.kind == Shard::Split ? s.dim : -1, r, tp_}});
+    }
+  }
+  return parts[rank];
+}
+
+std::vector<Value> Rewriter::slices(const std::vector<Value> &whole, Value orig,
+                                    int64_t dim, int64_t stage, Location loc) {
+  std::vector<Value> out;
+  int64_t chunk = typeOf(orig).getDimSize(dim) / tp_;
+  for (int64_t r = 0; r < tp_; ++r) {
+    auto s = SliceOp::create(
+        b_, loc, localType(orig, Shard::split(dim)), whole[r],
+        b_.getDenseI64ArrayAttr({r * chunk}),
+        b_.getDenseI64ArrayAttr({(r + 1) * chunk}),
+        b_.getDenseI64ArrayAttr({dim}), b_.getDenseI64ArrayAttr({1}));
+    s->setAttr(kChipAttr, b_.getI64IntegerAttr(chip(stage, r)));
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<Value> Rewriter::collective(const std::vector<Value> &parts,
+                                        Value orig, Shard have, int64_t stage,
+                                        Location loc) {
+  std::vector<int64_t> chips;
+  for (int64_t r = 0; r < tp_; ++r)
+    chips.push_back(chip(stage, r));
+  SmallVector<Type> types(tp_, orig.getType());
+  Operation *op;
+  if (have.kind == Shard::Partial)
+    op = AllReduceOp::create(b_, loc, types, parts,
+                             b_.getDenseI64ArrayAttr(chips));
+  else
+    op = AllGatherOp::create(b_, loc, types, parts,
+                             b_.getI64IntegerAttr(have.dim),
+                             b_.getDenseI64ArrayAttr(chips));
+  return std::vector<Value>(op->result_begin(), op->result_end());
+}
+
+FailureOr<std::vector<Value>> Rewriter::get(Value v, Shard want, int64_t stage,
+                                            Location loc) {
+  auto key = std::make_tuple(v.getAsOpaquePointer(), want, stage);
+  if (auto it = cache_.find(key); it != cache_.end())
+    return it->second;
+  std::vector<Value> out;
+  if (tp_ == 1 && isFree(v)) {
+    out.push_back(v);
+  } else if (auto c = v.getDefiningOp<ConstantOp>()) {
+    for (int64_t r = 0; r < tp_; ++r) {
+      ElementsAttr value = c.getValue();
+      if (want.kind == Shard::Split) {
+        value = sliceConstant(value, want.dim, r, tp_, error_);
+        if (!value)
+          return failure();
+      }
+      out.push_back(ConstantOp::create(b_, c.getLoc(),
+                                       cast<RankedTensorType>(value.getType()),
+                                       value));
+    }
+  } else if (auto arg = dyn_cast<BlockArgument>(v)) {
+    for (int64_t r = 0; r < tp_; ++r)
+      out.push_back(argPart(arg, want, r));
+  } else {
+    Shard have = prop_.of(v);
+    std::vector<Value> parts = local_.at(v.getAsOpaquePointer());
+    // Collectives and slices run on the producer's chips.
+    if (Operation *def = v.getDefiningOp(); def && stage_.count(def))
+      stage = stage_.at(def);
+    if (!(have == want)) {
+      if (have.kind != Shard::Rep) {
+        parts = collective(parts, v, have, stage, loc);
+        have = Shard::rep();
+      }
+      if (want.kind == Shard::Split)
+        parts = slices(parts, v, want.dim, stage, loc);
+    }
+    out = std::move(parts);
+  }
+  cache_[key] = out;
+  return out;
+}
+
+LogicalResult Rewriter::run() {
+  Block &entry = func_.getBody().front();
+  const unsigned originalArgs = entry.getNumArguments();
+  std::vector<Operation *> order;
+  for (Operation &op : entry)
+    order.push_back(&op);
+  int64_t lastStage = 0;
+  for (Operation *op : order) {
+    if (isa<ConstantOp>(op))
+      continue;
+    auto planIt = prop_.plans.find(op);
+    if (planIt == prop_.plans.end())
+      continue;
+    const OpPlan &plan = planIt->second;
+    b_.setInsertionPoint(op);
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      // Results: a split output becomes one result per rank; anything else
+      // is rank 0's copy. Outputs come from the last stage's chips.
+      SmallVector<Value> results;
+      SmallVector<std::array<int64_t, 4>> parts; // orig, axis, index, count
+      for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+        Shard want = plan.operands[i];
+        int64_t stage = lastStage;
+        if (Operation *def = v.getDefiningOp(); def && stage_.count(def))
+          stage = stage_.at(def);
+        if (tp_ > 1 && want.kind == Shard::Split) {
+          FailureOr<std::vector<Value>> vs = get(v, want, stage, op->getLoc());
+          if (failed(vs))
+            return failure();
+          for (int64_t r = 0; r < tp_; ++r) {
+            results.push_back((*vs)[r]);
+            parts.push_back({int64_t(i), want.dim, r, tp_});
+          }
+          continue;
+        }
+        if (!isFree(v)) {
+          FailureOr<std::vector<Value>> vs =
+              get(v, Shard::rep(), stage, op->getLoc());
+          if (failed(vs))
+            return failure();
+          results.push_back((*vs)[0]);
+        } else {
+          results.push_back(v);
+        }
+        parts.push_back({int64_t(i), -2, 0, 1});
+      }
+      // Rewrite the signature: results, then arguments.
+      SmallVector<DictionaryAttr> oldResAttrs;
+      for (unsigned i = 0; i < func_.getNumResults(); ++i)
+        oldResAttrs.push_back(func_.getResultAttrDict(i));
+      auto newRet = func::ReturnOp::create(b_, ret.getLoc(), results);
+      ret.erase();
+      SmallVector<Type> resultTypes;
+      for (Value r : newRet.getOperands())
+        resultTypes.push_back(r.getType());
+      SmallVector<Type> argTypes(entry.getArgumentTypes());
+      func_.setType(FunctionType::get(func_.getContext(), argTypes, resultTypes));
+      for (auto [i, p] : llvm::enumerate(parts)) {
+        if (oldResAttrs[p[0]])
+          func_.setResultAttrs(i, oldResAttrs[p[0]]);
+        if (p[1] != -2)
+          func_.setResultAttr(i, kPartAttr,
+                              b_.getDenseI64ArrayAttr({p[1], p[2], p[3]}));
+      }
+      continue;
+    }
+    int64_t stage = stage_.count(op) ? stage_.at(op) : lastStage;
+    lastStage = stage;
+    std::vector<std::vector<Value>> operands;
+    for (auto [v, want] : llvm::zip(op->getOperands(), plan.operands)) {
+      FailureOr<std::vector<Value>> vs = get(v, want, stage, op->getLoc());
+      if (failed(vs))
+        return failure();
+      operands.push_back(*vs);
+    }
+    std::vector<Value> results;
+    Shard runAs = plan.gatherAfter >= 0 ? Shard::split(plan.gatherAfter)
+                                        : plan.result;
+    for (int64_t r = 0; r < tp_; ++r) {
+      OperationState state(op->getLoc(), op->getName());
+      for (auto &vs : operands)
+        state.addOperands(vs[r]);
+      for (Value res : op->getResults())
+        state.addTypes(localType(res, runAs));
+      state.addAttributes(op->getAttrs());
+      Operation *clone = b_.create(state);
+      clone->setAttr(kChipAttr, b_.getI64IntegerAttr(chip(stage, r)));
+      if (clone->getNumResults() == 1)
+        results.push_back(clone->getResult(0));
+    }
+    if (plan.gatherAfter >= 0) {
+      b_.setInsertionPoint(op);
+      results = collective(results, op->getResult(0), runAs, stage,
+                           op->getLoc());
+    }
+    if (op->getNumResults() == 1)
+      local_[op->getResult(0).getAsOpaquePointer()] = std::move(results);
+  }
+  // The original ops are dead now: erase them (users first), then clones no
+  // one uses (replicated work of ranks whose copy nobody reads).
+  for (Operation *op : llvm::reverse(order))
+    if (op != order.back() && !isa<ConstantOp>(op) && op->use_empty())
+      op->erase();
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(entry)))
+      if (!op.hasTrait<OpTrait::IsTerminator>() && op.use_empty() &&
+          isMemoryEffectFree(&op)) {
+        op.erase();
+        changed = true;
+      }
+  }
+  // Arguments: the original ones go (if unused), the parts stay, named as
+  // the model input they are part of.
+  SmallVector<DictionaryAttr> oldArgAttrs;
+  for (unsigned i = 0; i < originalArgs; ++i)
+    oldArgAttrs.push_back(func_.getArgAttrDict(i));
+  for (auto &[arg, info] : newArgs_) {
+    unsigned n = cast<BlockArgument>(arg).getArgNumber();
+    if (oldArgAttrs[info[0]])
+      func_.setArgAttrs(n, oldArgAttrs[info[0]]);
+    func_.setArgAttr(n, kPartAttr,
+                     b_.getDenseI64ArrayAttr({info[1], info[2], info[3]}));
+  }
+  // Unused parts are still parts of the input (the host writes them); only
+  // original arguments that every use moved off are dropped, when a part
+  // replaces them.
+  llvm::BitVector drop(entry.getNumArguments());
+  std::set<int64_t> replaced;
+  for (auto &[arg, info] : newArgs_)
+    replaced.insert(info[0]);
+  for (unsigned i = 0; i < originalArgs; ++i)
+    if (replaced.count(i) && entry.getArgument(i).use_empty())
+      drop.set(i);
+  if (failed(func_.eraseArguments(drop)))
+    return failure();
+  return success();
+}
+
+Propagation &GraphPartitionPass::propagation(func::FuncOp func, int64_t tp) {
+  Propagation &prop = props_[tp];
+  if (prop.tp != tp || prop.plans.empty()) {
+    prop = Propagation();
+    prop.tp = tp;
+    prop.run(func);
+  }
+  return prop;
+}
+
+int64_t GraphPartitionPass::smallestFit(func::FuncOp func, int64_t from,
+                                        int64_t limit) {
+  for (int64_t m = std::max<int64_t>(1, from); m <= limit; ++m)
+    for (int64_t t = 1; t <= m && t <= 64; ++t) {
+      if (m % t || m / t > (int64_t)ops_.size())
+        continue;
+      if (estimate(func, t, m / t, propagation(func, t)).fits)
+        return m;
+    }
+  return 0;
+}
+
+void GraphPartitionPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  std::string error;
+  target_ = TargetModel::load(target, error);
+  if (!target_) {
+    func.emitError() << "graph-partition: " << error;
+    return signalPassFailure();
+  }
+  if (chips < 1 || tp < 0 || pp < 0) {
+    func.emitError() << "graph-partition: chips, tp and pp must be positive";
+    return signalPassFailure();
+  }
+  if (objective != "latency" && objective != "throughput") {
+    func.emitError() << "graph-partition: objective '" << objective
+                     << "' is not latency or throughput";
+    return signalPassFailure();
+  }
+  int64_t n = chips;
+  const int64_t askedTp = tp, askedPp = pp;
+  if (tp > 0 && pp > 0 && tp * pp != n) {
+    if (n == 1)
+      n = tp * pp;
+    else {
+      func.emitError() << "graph-partition: tp " << askedTp << " x pp "
+                       << askedPp << " is " << askedTp * askedPp
+                       << " chips, not the " << n << " asked for";
+      return signalPassFailure();
+    }
+  }
+  if ((askedTp > 0 && n % askedTp) || (askedPp > 0 && n % askedPp)) {
+    bool badTp = askedTp > 0 && n % askedTp;
+    func.emitError() << "graph-partition: " << (badTp ? "tp " : "pp ")
+                     << (badTp ? askedTp : askedPp) << " does not divide "
+                     << n << " chips";
+    return signalPassFailure();
+  }
+  Builder b(func.getContext());
+
+  // Does it fit at all?
+  int64_t weightElemBytes = precision == "fp8" ? 1 : precision == "fp32" ? 4 : 2;
+  int64_t needed = 0;
+  for (Operation &op : func.getBody().front())
+    if (auto c = dyn_cast<ConstantOp>(op)) {
+      bool matrix = llvm::any_of(op.getUsers(), [](Operation *u) {
+        return isa<MatMulOp>(u);
+      });
+      needed += matrix && typeOf(c).getElementType().isF32()
+                    ? typeOf(c).getNumElements() * weightElemBytes
+                    : bytesOf(c);
+    }
+  int64_t weights = needed;
+  for (BlockArgument a : func.getArguments())
+    needed += bytesOf(a);
+  const int64_t perChip = target_->sramBytesPerChip();
+  auto prepare = [&] {
+    unfuseSlicedProjections(func);
+    ops_.clear();
+    props_.clear();
+    for (Operation &op : func.getBody().front())
+      if (!isa<ConstantOp, func::ReturnOp>(op))
+        ops_.push_back(&op);
+  };
+  // The smallest chip count that fits, for the errors: from the bytes'
+  // lower bound up (a partition needs room for activations too, and whole
+  // layers per stage).
+  auto fewest = [&](int64_t from) -> std::string {
+    int64_t limit = std::max<int64_t>(4 * from, from + 64);
+    int64_t m = smallestFit(func, from, limit);
+    if (m == 0)
+      return "no partition of up to " + std::to_string(limit) +
+             " chips fits either";
+    return "the fewest chips that fit are " + std::to_string(m) +
+           " (--chips=" + std::to_string(m) + ")";
+  };
+  if (needed > perChip * n) {
+    int64_t least = (needed + perChip - 1) / perChip;
+    prepare();
+    func.emitError() << "graph-partition: the model does not fit on " << n
+                     << " chip" << (n == 1 ? "" : "s") << " of "
+                     << target_->desc().name << ": it needs " << needed
+                     << " bytes of SRAM (" << weights << " of weights, "
+                     << needed - weights << " of inputs) but " << n
+                     << " chip" << (n == 1 ? " holds " : "s hold ")
+                     << perChip * n << "; " << fewest(least);
+    return signalPassFailure();
+  }
+  // One chip: nothing to split (the check above is all this pass does).
+  if (n == 1 && askedTp <= 1 && askedPp <= 1)
+    return;
+  prepare();
+
+  // Candidates: every tp x pp = n the options allow.
+  std::vector<Estimate> candidates;
+  std::string report;
+  for (int64_t t = 1; t <= n; ++t) {
+    if (n % t || (tp > 0 && t != tp) || (pp > 0 && n / t != pp))
+      continue;
+    int64_t p = n / t;
+    if (p > (int64_t)ops_.size())
+      continue;
+    Propagation &prop = propagation(func, t);
+    Estimate e = estimate(func, t, p, prop);
+    char buf[200];
+    if (e.fits)
+      std::snprintf(buf, sizeof buf, "tp %lld x pp %lld: latency %.2f us, "
+                    "interval %.2f us, %zu collectives",
+                    (long long)t, (long long)p, e.latency * 1e6,
+                    e.interval * 1e6, prop.collectives.size());
+    else
+      std::snprintf(buf, sizeof buf, "tp %lld x pp %lld: does not fit (%s)",
+                    (long long)t, (long long)p, e.why.c_str());
+    report += (report.empty() ? "" : "; ") + std::string(buf);
+    candidates.push_back(std::move(e));
+  }
+  const Estimate *chosen = nullptr;
+  for (const Estimate &e : candidates) {
+    if (!e.fits)
+      continue;
+    double key = objective == "latency" ? e.latency : e.interval;
+    double best = !chosen ? 0
+                  : objective == "latency" ? chosen->latency
+                                           : chosen->interval;
+    if (!chosen || key < best * (1 - 1e-9))
+      chosen = &e;
+  }
+  if (!chosen) {
+    std::string hint = tp > 0 || pp > 0 ? "" : "; " + fewest(n + 1);
+    InFlightDiagnostic diag = func.emitError();
+    diag << "graph-partition: no partition of " << n << " chips of "
+         << target_->desc().name << " fits: " << report << hint;
+    return signalPassFailure();
+  }
+  std::string head = "tp " + std::to_string(chosen->tp) + " x pp " +
+                     std::to_string(chosen->pp) + " on " + std::to_string(n) +
+                     " chips" +
+                     (tp > 0 && pp > 0 ? " (as asked)"
+                                       : " (objective " + objective + ")");
+  func->setAttr(kChipsAttr, b.getI64IntegerAttr(n));
+  func->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(chosen->tp));
+  func->setAttr(kPipelineParallelAttr, b.getI64IntegerAttr(chosen->pp));
+  func->setAttr(kPartitionReportAttr, b.getStringAttr(head + "; " + report));
+  if (n == 1)
+    return;
+  Rewriter rw(func, props_.at(chosen->tp), ops_, chosen->stageOf, chosen->tp);
+  if (failed(rw.run())) {
+    func.emitError() << "graph-partition: could not slice a constant";
+    return signalPassFailure();
+  }
+  // A constant used on several chips gets a copy per chip: weights are
+  // resident where they are used.
+  for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
+    auto c = dyn_cast<ConstantOp>(op);
+    if (!c)
+      continue;
+    std::map<int64_t, Value> perChip;
+    for (OpOperand &use : llvm::make_early_inc_range(c->getUses())) {
+      int64_t chip = 0;
+      if (auto a = use.getOwner()->getAttrOfType<IntegerAttr>(kChipAttr))
+        chip = a.getInt();
+      auto it = perChip.find(chip);
+      if (it == perChip.end()) {
+        if (perChip.empty()) {
+          perChip[chip] = c;
+          continue;
+        }
+        OpBuilder ob(c);
+        it = perChip.emplace(chip, ob.clone(*c)->getResult(0)).first;
+      }
+      use.set(it->second);
+    }
+  }
+}
+
+} // namespace
+} // namespace loom::graph
