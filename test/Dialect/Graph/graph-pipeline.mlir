@@ -4,7 +4,7 @@
 // RUN: %loom-opt --graph-pipeline="precision=bf16 target=tiny" --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=BF16
 // RUN: not %loom-opt --graph-pipeline="target=no-such-chip" --split-input-file %s 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not %loom-opt --graph-pipeline="precision=fp64" --split-input-file %s 2>&1 | FileCheck %s --check-prefix=PRECISION
-// TARGET: error: graph-choose-layout: cannot load target 'no-such-chip'
+// TARGET: error: graph-partition: no-such-chip: (target): unknown target preset
 // PRECISION: error: graph-precision-policy: precision must be fp32, bf16, fp16 or fp8, got 'fp64'
 
 // Tests that in a small convolutional network the batch_norm folds into the
