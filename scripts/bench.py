@@ -910,13 +910,15 @@ def write_doc(args, results, meta, failures):
         notes.append("- none: program, summary line and simulator statistics agree.")
     L.extend(notes)
     A("")
-    # Keep the section scripts/bench_mapping.py writes (between its markers).
-    begin, end = "<!-- bench_mapping.py: begin -->", "<!-- bench_mapping.py: end -->"
-    if os.path.exists(args.out):
-        old = open(args.out).read()
-        if begin in old and end in old:
-            L.append(old[old.index(begin):old.index(end) + len(end)])
-            A("")
+    # Keep the sections scripts/bench_mapping.py and bench_multichip.py
+    # write (between their markers).
+    for script in ("bench_mapping.py", "bench_multichip.py"):
+        begin, end = f"<!-- {script}: begin -->", f"<!-- {script}: end -->"
+        if os.path.exists(args.out):
+            old = open(args.out).read()
+            if begin in old and end in old:
+                L.append(old[old.index(begin):old.index(end) + len(end)])
+                A("")
     with open(args.out, "w") as f:
         f.write("\n".join(L))
 

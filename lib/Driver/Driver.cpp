@@ -245,9 +245,14 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
   module.getBody()->getOperations().clear();
   module.getBody()->getOperations().splice(
       module.getBody()->end(), chosen.getBody()->getOperations());
-  if (auto func = module.lookupSymbol<func::FuncOp>("main"))
+  if (auto func = module.lookupSymbol<func::FuncOp>("main")) {
+    // Across chips, the partition (tp x pp, the network) leads the line.
+    if (mapping.multiChip())
+      if (auto own = func->getAttrOfType<StringAttr>("spatial.mapping_report"))
+        report = own.getValue().str() + "; " + report;
     func->setAttr("spatial.mapping_report",
                   StringAttr::get(&ctx, report));
+  }
 }
 
 /// One line for stdout: what the compiled program costs.

@@ -167,9 +167,14 @@ public:
   const rt::Program &program() const { return *program_; }
 
   std::vector<std::string> names(const std::vector<int32_t> &ids) const {
+    // A model input or output split across chips is several program
+    // tensors (parts) of one name: listed once.
     std::vector<std::string> out;
-    for (int32_t id : ids)
-      out.push_back(program_->tensor(id).name);
+    for (int32_t id : ids) {
+      const std::string &n = program_->tensor(id).name;
+      if (std::find(out.begin(), out.end(), n) == out.end())
+        out.push_back(n);
+    }
     return out;
   }
 
@@ -177,9 +182,16 @@ public:
   std::vector<std::tuple<std::string, std::string, std::vector<int64_t>>>
   specs(const std::vector<int32_t> &ids) const {
     std::vector<std::tuple<std::string, std::string, std::vector<int64_t>>> out;
+    std::set<std::string> seen;
     for (int32_t id : ids) {
       const rt::ProgramTensor &t = program_->tensor(id);
-      out.emplace_back(t.name, numpyName(t.dtype), t.shape);
+      if (!seen.insert(t.name).second)
+        continue;
+      // The whole model tensor, not one chip's part of it.
+      std::vector<int64_t> shape = t.shape;
+      if (t.isPart() && t.partAxis >= 0)
+        shape[t.partAxis] *= t.partCount;
+      out.emplace_back(t.name, numpyName(t.dtype), shape);
     }
     return out;
   }
@@ -233,13 +245,17 @@ private:
 py::dict compileModel(const std::string &model, const std::string &target,
                       const std::string &precision, const std::string &mapping,
                       const std::string &objective, int64_t maxII,
-                      const std::map<std::string, int64_t> &dims, bool verify) {
+                      const std::map<std::string, int64_t> &dims, bool verify,
+                      int64_t chips, int64_t tp, int64_t pp) {
   driver::CompileOptions options;
   options.target = target;
   options.precision = precision;
   options.mapping.mapping = mapping;
   options.mapping.objective = objective;
   options.mapping.maxII = maxII;
+  options.mapping.chips = chips;
+  options.mapping.tp = tp;
+  options.mapping.pp = pp;
   options.import.dims = dims;
   options.verify = verify;
   driver::Compiled compiled;
@@ -290,6 +306,7 @@ PYBIND11_MODULE(_loom, m) {
   m.def("compile", &compileModel, py::arg("model"), py::arg("target"),
         py::arg("precision"), py::arg("mapping"), py::arg("objective"),
         py::arg("max_ii"), py::arg("dims"), py::arg("verify"),
+        py::arg("chips") = 1, py::arg("tp") = 0, py::arg("pp") = 0,
         "Compiles an ONNX file: dict(program=bytes, summary, mapping_report, "
         "timings=[(name, seconds)], seconds).");
   m.def("evaluate", &evaluateModel, py::arg("model"), py::arg("inputs"),

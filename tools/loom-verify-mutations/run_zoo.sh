@@ -25,7 +25,7 @@ per_kind=${5:-20}
 min_total=${6:-100}
 mkdir -p "$work" || fail "cannot create $work"
 
-# model:target:mapping:policy. policy "must" means the compile has to
+# model:target:mapping:policy[:flags]. policy "must" means the compile has to
 # succeed; "fit" allows it to fail only with the mapper's "does not fit"
 # diagnostic (too many kernels for the tiles, or weights too large), which
 # is by design for the large models on a small grid.
@@ -45,18 +45,27 @@ specs=(
   mobilenetv2:tsp-v1:hybrid:fit
   bert:tsp-v1:sequential:fit
   bert:tsp-v1:hybrid:fit
+  # Across chips: chip-link reservations (transfers between pipeline
+  # stages, collectives lowered to chip-to-chip transfers) are mutated too.
+  "gpt2_decode:tsp-v1:sequential:must:--tp=2 --pp=2"
+  "gpt2_decode:tsp-v1:pipelined:must:--pp=4"
+  "gpt2_decode:tsp-v1:sequential:must:--tp=4"
 )
 
 programs=()
 for spec in "${specs[@]}"; do
-  IFS=: read -r model target mapping policy <<<"$spec"
-  out="$work/${model}_${target}_${mapping}.loom"
-  log="$work/${model}_${target}_${mapping}.log"
+  IFS=: read -r model target mapping policy flags <<<"$spec"
+  read -r -a extra <<<"${flags:-}"
+  name="${model}_${target}_${mapping}${flags:+_${flags// /_}}"
+  name=${name//=/}
+  name=${name//-/}
+  out="$work/$name.loom"
+  log="$work/$name.log"
   rm -f "$out"
   if "$loom" compile "$zoo/$model.onnx" --target="$target" --mapping="$mapping" \
-    -o "$out" >"$log" 2>&1; then
+    ${extra[@]+"${extra[@]}"} -o "$out" >"$log" 2>&1; then
     programs+=("$out")
-    echo "compiled $model on $target, $mapping mapping"
+    echo "compiled $model on $target, $mapping mapping${flags:+ ($flags)}"
   elif [ "$policy" = fit ] &&
     grep -qE "no (pipelined|hybrid) mapping on .*(do not fit|does not fit)" "$log"; then
     echo "skipped $model on $target, $mapping mapping: $(grep -oE 'no (pipelined|hybrid) mapping.*' "$log" | head -1)"
@@ -73,4 +82,10 @@ printf '%s\n' "$result"
 total=$(printf '%s\n' "$result" | sed -nE 's/^([0-9]+) mutations over [0-9]+ programs: all rejected.*/\1/p')
 [ -n "$total" ] || fail "no summary line from loom-verify-mutations"
 [ "$total" -ge "$min_total" ] || fail "only $total mutations, need at least $min_total"
+# The chip-link mutations were applied (to the multi-chip programs).
+for kind in double-book-chip-link chip-link-early-start chip-link-early chip-link-kind; do
+  applied=$(printf '%s\n' "$result" | awk -v k="$kind" '$1 == k { print $3 }')
+  [ "${applied:-0}" -gt 0 ] ||
+    fail "no '$kind' mutation was applied (the multi-chip programs have chip links)"
+done
 echo "e2e_verify_mutations: PASS ($total mutations over ${#programs[@]} programs)"

@@ -441,26 +441,38 @@ LogicalResult BroadcastToOp::verify() {
   return success();
 }
 
-LogicalResult ConcatOp::verify() {
-  if (getInputs().empty())
-    return emitOpError("needs at least one input");
-  auto first = tensorType(getInputs().front());
-  if (failed(verifyAxis(*this, getAxis(), first.getRank())))
+/// The shape of `inputs` concatenated along `axis`, or failure (reported
+/// on `op`) when they do not line up; `what` names the axis kind.
+static FailureOr<SmallVector<int64_t>>
+concatenatedShape(Operation *op, ValueRange inputs, int64_t axis,
+                  StringRef what) {
+  auto first = tensorType(inputs.front());
+  if (failed(verifyAxis(op, axis, first.getRank())))
     return failure();
   SmallVector<int64_t> expected(first.getShape());
-  expected[getAxis()] = 0;
-  for (Value v : getInputs()) {
+  expected[axis] = 0;
+  for (Value v : inputs) {
     auto t = tensorType(v);
     if (t.getRank() != first.getRank() ||
         t.getElementType() != first.getElementType())
-      return emitOpError("inputs must share rank and element type");
+      return op->emitOpError("inputs must share rank and element type");
     for (int64_t d = 0; d < t.getRank(); ++d)
-      if (d != getAxis() && t.getDimSize(d) != first.getDimSize(d))
-        return emitOpError("inputs differ on non-concatenated axis ") << d;
-    expected[getAxis()] += t.getDimSize(getAxis());
+      if (d != axis && t.getDimSize(d) != first.getDimSize(d))
+        return op->emitOpError("inputs differ on non-") << what << " axis " << d;
+    expected[axis] += t.getDimSize(axis);
   }
-  if (tensorType(getOutput()).getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError("result shape should be ") << shapeString(expected);
+  return expected;
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  FailureOr<SmallVector<int64_t>> expected =
+      concatenatedShape(*this, getInputs(), getAxis(), "concatenated");
+  if (failed(expected))
+    return failure();
+  if (tensorType(getOutput()).getShape() != ArrayRef<int64_t>(*expected))
+    return emitOpError("result shape should be ") << shapeString(*expected);
   return success();
 }
 
@@ -547,24 +559,14 @@ LogicalResult AllReduceOp::verify() {
 LogicalResult AllGatherOp::verify() {
   if (failed(verifyCollective(getOperation(), getChips())))
     return failure();
-  auto first = tensorType(getInputs().front());
-  if (failed(verifyAxis(*this, getAxis(), first.getRank())))
+  FailureOr<SmallVector<int64_t>> expected =
+      concatenatedShape(*this, getInputs(), getAxis(), "gathered");
+  if (failed(expected))
     return failure();
-  SmallVector<int64_t> expected(first.getShape());
-  expected[getAxis()] = 0;
-  for (Value v : getInputs()) {
-    auto t = tensorType(v);
-    if (t.getRank() != first.getRank() ||
-        t.getElementType() != first.getElementType())
-      return emitOpError("inputs must share rank and element type");
-    for (int64_t d = 0; d < t.getRank(); ++d)
-      if (d != getAxis() && t.getDimSize(d) != first.getDimSize(d))
-        return emitOpError("inputs differ on non-gathered axis ") << d;
-    expected[getAxis()] += t.getDimSize(getAxis());
-  }
+  Type element = tensorType(getInputs().front()).getElementType();
   for (Value r : getOutputs())
-    if (tensorType(r).getShape() != ArrayRef<int64_t>(expected) ||
-        tensorType(r).getElementType() != first.getElementType())
-      return emitOpError("every result should be ") << shapeString(expected);
+    if (tensorType(r).getShape() != ArrayRef<int64_t>(*expected) ||
+        tensorType(r).getElementType() != element)
+      return emitOpError("every result should be ") << shapeString(*expected);
   return success();
 }
