@@ -222,6 +222,29 @@ def main():
             say("| %d | does not fit | %s | | | | | |" % (chips, err.replace("|", "/")))
     say()
 
+    # 4. The planner's search speed.
+    say("### Capacity planning")
+    say()
+    say("`loom plan` searches tensor, pipeline and expert parallel degrees, micro-batches"
+        " and batch sizes up to 10,000 chips (docs/planner.md); on spatial presets it"
+        " then compiles up to three layer shapes to re-price the best plans.")
+    say()
+    say("| search | candidates | wall time | goal |")
+    say("|---|---|---|---|")
+    for model, system, extra in [("llama3.1-405b", "lpx-rack", []),
+                                 ("llama3.1-405b", "lpx-rack", ["--no-compile"]),
+                                 ("llama3.1-405b", "b200", []),
+                                 ("llama3-70b", "lpx-rack", [])]:
+        cmd = [loom, "plan", "--model=" + os.path.join(ROOT, "models", model + ".json"),
+               "--system=" + system, "--max-chips=10000"] + extra
+        p, wall = run(cmd)
+        m = re.search(r"(\d+) candidates priced", p.stdout)
+        say("| `loom plan --model=models/%s.json --system=%s --max-chips=10000%s` | %s | %.2f s | %s |"
+            % (model, system, "".join(" " + e for e in extra),
+               m.group(1) if m else "failed", wall,
+               "under 10 s" if model == "llama3.1-405b" else ""))
+    say()
+
     layers = 80
     hops = layers * 2 * 2 + r["pp"] - 1
     say("Notes on these figures:")

@@ -22,6 +22,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Driver/Driver.h"
+#include "loom/Frontend/LLM.h"
+#include "loom/Planner/Planner.h"
 #include "loom/Runtime/Program.h"
 #include "loom/Runtime/Simulator.h"
 #include "loom/Runtime/Tensor.h"
@@ -296,6 +298,61 @@ evaluateModel(const std::string &model, const py::dict &inputs,
   return outputs;
 }
 
+std::string planModel(const std::string &config, const std::string &system,
+                      const std::string &prefillSystem,
+                      const std::map<std::string, double> &numbers,
+                      const std::map<std::string, std::string> &precisions,
+                      bool compile) {
+  std::string error;
+  std::optional<loom::LlmConfig> c = loom::readLlmConfig(config, error);
+  if (!c)
+    throw rt::Error(error);
+  auto target = [&](const std::string &name) {
+    std::optional<loom::TargetModel> t = loom::TargetModel::load(name, error);
+    if (!t)
+      throw rt::Error(error);
+    return *t;
+  };
+  loom::plan::Request r;
+  auto num = [&](const char *k, double d) {
+    auto it = numbers.find(k);
+    return it == numbers.end() ? d : it->second;
+  };
+  r.inputLen = int64_t(num("input_len", 1024));
+  r.outputLen = int64_t(num("output_len", 256));
+  r.concurrency = int64_t(num("concurrency", 0));
+  r.requestRate = num("rate", 0);
+  r.ttft = num("ttft_ms", 0) / 1e3;
+  r.tpot = num("tpot_ms", 0) / 1e3;
+  r.maxChips = int64_t(num("max_chips", 10000));
+  r.top = int64_t(num("top", 5));
+  r.tp = int64_t(num("tp", 0));
+  r.pp = int64_t(num("pp", 0));
+  r.batch = int64_t(num("batch", 0));
+  auto prec = [&](const char *k, const std::string &d) {
+    auto it = precisions.find(k);
+    return it == precisions.end() ? d : it->second;
+  };
+  r.weights = prec("weights", "fp8");
+  r.kv = prec("kv", "fp8");
+  r.activations = prec("activations", "bf16");
+  r.compile = compile;
+  std::optional<loom::plan::Result> result;
+  {
+    py::gil_scoped_release release;
+    loom::TargetModel decode = target(system);
+    if (!prefillSystem.empty())
+      result = loom::plan::planDisaggregated(*c, config, target(prefillSystem), decode,
+                                       r, driver::compileLayerSeconds, error);
+    else
+      result = loom::plan::plan(*c, config, decode, r, driver::compileLayerSeconds,
+                          error);
+  }
+  if (!result)
+    throw rt::Error(config + ": " + error);
+  return loom::plan::formatJson(*result, r);
+}
+
 } // namespace
 
 PYBIND11_MODULE(_loom, m) {
@@ -309,6 +366,10 @@ PYBIND11_MODULE(_loom, m) {
         py::arg("chips") = 1, py::arg("tp") = 0, py::arg("pp") = 0,
         "Compiles an ONNX file: dict(program=bytes, summary, mapping_report, "
         "timings=[(name, seconds)], seconds).");
+  m.def("plan", &planModel, py::arg("config"), py::arg("system"),
+        py::arg("prefill_system"), py::arg("numbers"), py::arg("precisions"),
+        py::arg("compile"),
+        "Capacity planning (loom plan): the plans as JSON text.");
   m.def("evaluate", &evaluateModel, py::arg("model"), py::arg("inputs"),
         py::arg("dims"), py::arg("bf16_inputs"),
         "The golden reference: [(output name, array)].");

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Errors from the Python module: each user error is a loom.Error (a
-RuntimeError) with one line naming the problem; loom.plan says it is
-planned. Also dims, onnx.ModelProto models and the bf16 dtype mapping.
+RuntimeError) with one line naming the problem; loom.plan plans (and
+names the nearest plan when none meets the targets). Also dims, onnx.ModelProto models and the bf16 dtype mapping.
 
 Uses small models built with onnx.helper (no zoo needed).
 Environment: LOOM_TEST_WORK (a scratch directory), PYTHONPATH.
@@ -129,13 +129,20 @@ class Errors(unittest.TestCase):
         x = np.arange(8, dtype=np.float32).reshape(2, 4)
         np.testing.assert_array_equal(loaded.run(x)["y"], self.program.run(x)["y"])
 
-    def test_plan_is_planned(self):
-        with self.assertRaises(NotImplementedError) as cm:
-            loom.plan(self.model, target="tsp-v1")
-        msg = str(cm.exception)
-        self.assertNotIn("\n", msg)
-        self.assertIn("planned", msg)
-        self.assertIn("not built yet", msg)
+    def test_plan(self):
+        models = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__)))), "models")
+        config = os.path.join(models, "llama3-70b.json")
+        result = loom.plan(config, "h100", concurrency=64, tpot_ms=50, top=1)
+        best = result["plans"][0]
+        self.assertTrue(best["meets_targets"])
+        self.assertGreaterEqual(best["concurrency"], 64)
+        self.assertLessEqual(best["tpot_s"], 0.05)
+        # An onnx file is not a config; a target no plan meets names the
+        # nearest plan.
+        self.assertLoomError(lambda: loom.plan(self.model, "h100"), "invalid JSON")
+        self.assertLoomError(lambda: loom.plan(config, "h100", tpot_ms=0.5),
+                             "the nearest")
 
     def test_values_are_right(self):
         x = np.array([[1, 2, 3, 4], [-1, -2, -3, -4]], np.float32)

@@ -188,6 +188,88 @@ TEST(ReadLlmConfig, RejectsWhatItDoesNotModel) {
       << error;
 }
 
+TEST(ReadLlmConfig, ReadsMixtureOfExperts) {
+  std::string error;
+  auto c = readLlmConfig(modelPath("mixtral-8x7b.json"), error);
+  ASSERT_TRUE(c) << error;
+  EXPECT_EQ(c->name, "mixtral-8x7b");
+  EXPECT_EQ(c->experts, 8);
+  EXPECT_EQ(c->expertsPerToken, 2);
+  EXPECT_EQ(c->hidden, 4096);
+  EXPECT_EQ(c->layers, 32);
+  EXPECT_EQ(c->kvHeads, 8);
+  EXPECT_EQ(c->intermediate, 14336);
+  EXPECT_EQ(c->maxPositions, 32768);
+  EXPECT_DOUBLE_EQ(c->ropeTheta, 1e6);
+
+  // A dense config is one expert, one per token.
+  auto dense = readLlmConfig(modelPath("llama3-8b.json"), error);
+  ASSERT_TRUE(dense) << error;
+  EXPECT_EQ(dense->experts, 1);
+  EXPECT_EQ(dense->expertsPerToken, 1);
+}
+
+TEST(ReadLlmConfig, ReadsTheLargeDenseConfigs) {
+  std::string error;
+  auto l2 = readLlmConfig(modelPath("llama2-70b.json"), error);
+  ASSERT_TRUE(l2) << error;
+  EXPECT_EQ(l2->layers, 80);
+  EXPECT_EQ(l2->vocab, 32000);
+  EXPECT_EQ(l2->maxPositions, 4096);
+  EXPECT_DOUBLE_EQ(l2->ropeTheta, 10000.0);
+  auto l405 = readLlmConfig(modelPath("llama3.1-405b.json"), error);
+  ASSERT_TRUE(l405) << error;
+  EXPECT_EQ(l405->hidden, 16384);
+  EXPECT_EQ(l405->layers, 126);
+  EXPECT_EQ(l405->heads, 128);
+  EXPECT_EQ(l405->kvHeads, 8);
+  EXPECT_EQ(l405->headDim, 128);
+  EXPECT_EQ(l405->intermediate, 53248);
+  EXPECT_EQ(l405->maxPositions, 131072);
+}
+
+TEST(ReadLlmConfig, BadExpertsPerTokenNamesIt) {
+  std::string error;
+  std::string text = kTinyText;
+  text.insert(1, "\"num_local_experts\": 4, \"num_experts_per_tok\": 5, ");
+  std::string path = writeConfig("moe-too-many.json", text);
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_EQ(error, path + ": num_experts_per_tok: must be at most "
+                          "num_local_experts (4), got 5");
+
+  text = kTinyText;
+  text.insert(1, "\"num_local_experts\": 4, \"num_experts_per_tok\": 0, ");
+  path = writeConfig("moe-zero.json", text);
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_EQ(error, path + ": num_experts_per_tok: must be positive, got 0");
+
+  text = kTinyText;
+  text.insert(1, "\"num_local_experts\": 4, ");
+  path = writeConfig("moe-missing.json", text);
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_EQ(error, path + ": num_experts_per_tok: missing (required)");
+
+  // Routed to two experts of a dense (one-expert) model.
+  text = kTinyText;
+  text.insert(1, "\"num_experts_per_tok\": 2, ");
+  path = writeConfig("moe-dense.json", text);
+  EXPECT_FALSE(readLlmConfig(path, error));
+  EXPECT_EQ(error, path + ": num_experts_per_tok: must be at most "
+                          "num_local_experts (1), got 2");
+
+  LlmConfig c;
+  c.hidden = c.heads = c.kvHeads = c.intermediate = c.vocab = 8;
+  c.layers = 1;
+  c.headDim = 2;
+  c.maxPositions = 4;
+  c.experts = 2;
+  c.expertsPerToken = 3;
+  EXPECT_EQ(validateLlmConfig(c), "num_experts_per_tok: must be at most "
+                                  "num_local_experts (2), got 3");
+  c.expertsPerToken = 2;
+  EXPECT_EQ(validateLlmConfig(c), "");
+}
+
 TEST(ReadLlmConfig, NotAnObject) {
   std::string error;
   std::string path = writeConfig("array.json", "[1, 2, 3]");
@@ -363,16 +445,158 @@ TEST_F(DecodeStepTest, RejectsBadOptions) {
                    "rotate its halves), got 15");
 }
 
-/// The parameter count of a Llama decoder: embedding, per layer the four
-/// attention projections, the three MLP projections and two norms, the
-/// final norm and lm_head.
-int64_t llamaParameters(const LlmConfig &c) {
+/// The parameters of one Llama decoder layer: the four attention
+/// projections, the three MLP projections and two norms.
+int64_t layerParameters(const LlmConfig &c) {
   int64_t attn = c.hidden * c.heads * c.headDim +
                  2 * c.hidden * c.kvHeads * c.headDim +
                  c.heads * c.headDim * c.hidden;
   int64_t mlp = 3 * c.hidden * c.intermediate;
-  return c.vocab * c.hidden + c.layers * (attn + mlp + 2 * c.hidden) +
-         c.hidden + c.hidden * c.vocab;
+  return attn + mlp + 2 * c.hidden;
+}
+
+/// The parameter count of a Llama decoder: embedding, the layers, the final
+/// norm and lm_head.
+int64_t llamaParameters(const LlmConfig &c) {
+  return c.vocab * c.hidden + c.layers * layerParameters(c) + c.hidden +
+         c.hidden * c.vocab;
+}
+
+TEST_F(DecodeStepTest, RefusesMixtureOfExperts) {
+  LlmConfig c = load("mixtral-8x7b.json");
+  std::string error;
+  EXPECT_FALSE(buildDecodeStep(ctx, c, {}, error));
+  EXPECT_EQ(error, "mixtral-8x7b: num_local_experts: mixture-of-experts "
+                   "decode graphs are not built yet (partial: the planner "
+                   "sizes them analytically)");
+  DecodeStepOptions o;
+  o.bodyOnly = true;
+  o.layers = 1;
+  error.clear();
+  EXPECT_FALSE(buildDecodeStep(ctx, c, o, error));
+  EXPECT_NE(error.find("not built yet"), std::string::npos) << error;
+}
+
+TEST_F(DecodeStepTest, BodyOnlyOneLayerOfLlama3_70b) {
+  LlmConfig c = load("llama3-70b.json");
+  DecodeStepOptions o;
+  o.bodyOnly = true;
+  o.layers = 1;
+  o.pastLength = 100;
+  auto func = build(c, o);
+  ASSERT_TRUE(func);
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*module)));
+  mlir::PassManager pm(&ctx);
+  pm.addNestedPass<mlir::func::FuncOp>(graph::createGraphVerifyShapes());
+  EXPECT_TRUE(mlir::succeeded(pm.run(*module)));
+
+  auto argName = [&](unsigned i) {
+    return func.getArgAttrOfType<mlir::StringAttr>(i, "graph.name").str();
+  };
+  auto resultName = [&](unsigned i) {
+    return func.getResultAttrOfType<mlir::StringAttr>(i, "graph.name").str();
+  };
+  std::vector<std::string> args, results;
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    args.push_back(argName(i));
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    results.push_back(resultName(i));
+  EXPECT_EQ(args, (std::vector<std::string>{"hidden", "rope_cos", "rope_sin",
+                                            "past_key_0", "past_value_0"}));
+  EXPECT_EQ(results, (std::vector<std::string>{"hidden_out", "present_key_0",
+                                               "present_value_0"}));
+  auto argTypes = func.getArgumentTypes();
+  auto resultTypes = func.getResultTypes();
+  EXPECT_EQ(shapeOf(argTypes[0]), (std::vector<int64_t>{1, 1, 8192}));
+  EXPECT_TRUE(
+      mlir::cast<mlir::RankedTensorType>(argTypes[0]).getElementType().isF32());
+  EXPECT_EQ(shapeOf(argTypes[3]), (std::vector<int64_t>{1, 8, 100, 128}));
+  EXPECT_EQ(shapeOf(resultTypes[0]), (std::vector<int64_t>{1, 1, 8192}));
+  EXPECT_TRUE(mlir::cast<mlir::RankedTensorType>(resultTypes[0])
+                  .getElementType()
+                  .isF32());
+  EXPECT_EQ(shapeOf(resultTypes[1]), (std::vector<int64_t>{1, 8, 101, 128}));
+
+  int64_t weights = 0;
+  bool outsideLayer = false;
+  func.walk([&](mlir::Operation *op) {
+    if (mlir::isa<mlir::func::FuncOp, mlir::func::ReturnOp>(op))
+      return;
+    if (auto cst = mlir::dyn_cast<graph::ConstantOp>(op))
+      if (locName(op).ends_with(".weight"))
+        weights += cst.getType().getNumElements();
+    if (mlir::isa<graph::GatherOp>(op) ||
+        locName(op).rfind("model.layers.0.", 0) != 0)
+      outsideLayer = true;
+  });
+  EXPECT_FALSE(outsideLayer) << "no embedding, final norm or lm_head";
+  EXPECT_EQ(weights, layerParameters(c));
+  EXPECT_EQ(layerParameters(c), 855654400);
+}
+
+TEST_F(DecodeStepTest, LayersOptionBuildsThatMany) {
+  LlmConfig c = load("tiny-llama.json");
+  DecodeStepOptions o;
+  o.layers = 1;
+  auto func = build(c, o);
+  ASSERT_TRUE(func);
+  // Full step, one layer: input_ids, rope tables, one layer's caches; logits
+  // and its presents.
+  EXPECT_EQ(func.getNumArguments(), 3u + 2);
+  EXPECT_EQ(func.getNumResults(), 1u + 2);
+  EXPECT_EQ(func.getResultAttrOfType<mlir::StringAttr>(0, "graph.name").str(),
+            "logits");
+
+  // bodyOnly with all layers.
+  o = {};
+  o.bodyOnly = true;
+  func = build(c, o);
+  ASSERT_TRUE(func);
+  EXPECT_EQ(func.getNumArguments(), 3u + 2 * 2);
+  EXPECT_EQ(func.getNumResults(), 1u + 2 * 2);
+
+  std::string error;
+  o = {};
+  o.layers = 3;
+  EXPECT_FALSE(buildDecodeStep(ctx, c, o, error));
+  EXPECT_EQ(error, "tiny-llama: layers must be in [0, num_hidden_layers = 2] "
+                   "(0: all), got 3");
+  o.layers = -1;
+  EXPECT_FALSE(buildDecodeStep(ctx, c, o, error));
+  EXPECT_NE(error.find("layers must be in"), std::string::npos) << error;
+}
+
+TEST_F(DecodeStepTest, BodyOnlyEvaluates) {
+  LlmConfig c = load("tiny-llama.json");
+  DecodeStepOptions o;
+  o.bodyOnly = true;
+  o.layers = 1;
+  o.pastLength = 2;
+  auto func = build(c, o);
+  ASSERT_TRUE(func);
+  const int64_t b = 1, kv = 2, past = 2, hd = 16;
+  std::vector<rt::Tensor> inputs;
+  std::vector<float> hidden(c.hidden);
+  for (int64_t j = 0; j < c.hidden; ++j)
+    hidden[j] = 0.01f * float(j % 7) - 0.03f;
+  inputs.push_back(
+      rt::Tensor::fromVector(rt::DType::F32, {b, 1, c.hidden}, hidden));
+  std::vector<float> cos, sin;
+  ropeTables(c, past, cos, sin);
+  inputs.push_back(rt::Tensor::fromVector(rt::DType::F32, {1, 1, 1, hd}, cos));
+  inputs.push_back(rt::Tensor::fromVector(rt::DType::F32, {1, 1, 1, hd}, sin));
+  for (int r = 0; r < 2; ++r)
+    inputs.push_back(rt::Tensor::fromVector(
+        rt::DType::F32, {b, kv, past, hd},
+        std::vector<float>(b * kv * past * hd, 0.02f * float(r + 1))));
+  auto out = evaluate(func, inputs);
+  ASSERT_TRUE(out.has_value());
+  ASSERT_EQ(out->size(), 3u);
+  EXPECT_EQ((*out)[0].shape(), (rt::Shape{b, 1, c.hidden}));
+  EXPECT_EQ((*out)[1].shape(), (rt::Shape{b, kv, past + 1, hd}));
+  for (const rt::Tensor &t : *out)
+    for (int64_t j = 0; j < t.numElements(); ++j)
+      ASSERT_TRUE(std::isfinite(t.getDouble(j)));
 }
 
 TEST_F(DecodeStepTest, Llama3_70bHasItsParameterCount) {

@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "loom/Driver/Driver.h"
+#include "loom/Frontend/LLM.h"
+#include "loom/Planner/Planner.h"
 #include "loom/Frontend/ONNX/Importer.h"
 #include "loom/InitAll.h"
 #include "loom/Reference/Evaluator.h"
@@ -598,6 +600,77 @@ int runCheck(int argc, char **argv) {
   return 0;
 }
 
+/// `loom plan --model=CONFIG.json --system=NAME|FILE.json [...]`: capacity
+/// planning (docs/planner.md).
+int runPlan(int argc, char **argv) {
+  Args args = parseArgs(
+      argc, argv,
+      {"model", "system", "prefill-system", "input-len", "output-len",
+       "concurrency", "rate", "weights", "precision", "kv-precision",
+       "act-precision", "ttft", "tpot", "max-chips", "top", "threads", "tp",
+       "pp", "batch"},
+      {"json", "no-compile"});
+  if (!args.positional.empty())
+    usageError("plan takes no positional arguments (the model is --model=CONFIG.json)");
+  if (!args.has("model") || !args.has("system"))
+    usageError("plan needs --model=CONFIG.json and --system=NAME|FILE.json");
+  auto number = [&](const char *name, double dflt, bool integer) -> double {
+    if (!args.has(name))
+      return dflt;
+    std::string v = args.get(name);
+    char *end = nullptr;
+    double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(x >= 0) || x > 1e12 ||
+        (integer && x != std::floor(x)))
+      usageError(std::string("--") + name + "=" + v + ": expected a " +
+                 (integer ? "whole" : "non-negative") + " number");
+    return x;
+  };
+  loom::plan::Request r;
+  r.inputLen = int64_t(number("input-len", 1024, true));
+  r.outputLen = int64_t(number("output-len", 256, true));
+  r.concurrency = int64_t(number("concurrency", 0, true));
+  r.requestRate = number("rate", 0, false);
+  r.weights = args.get("weights", args.get("precision", "fp8"));
+  r.kv = args.get("kv-precision", "fp8");
+  r.activations = args.get("act-precision", "bf16");
+  r.ttft = number("ttft", 0, false) / 1e3;
+  r.tpot = number("tpot", 0, false) / 1e3;
+  r.maxChips = int64_t(number("max-chips", 10000, true));
+  r.top = int64_t(number("top", 5, true));
+  r.threads = int(number("threads", 0, true));
+  r.tp = int64_t(number("tp", 0, true));
+  r.pp = int64_t(number("pp", 0, true));
+  r.batch = int64_t(number("batch", 0, true));
+  r.compile = !args.has("no-compile");
+  std::string modelPath = args.get("model"), error;
+  std::optional<loom::LlmConfig> config = loom::readLlmConfig(modelPath, error);
+  if (!config)
+    usageError(error);
+  auto load = [&](const std::string &name) {
+    std::optional<loom::TargetModel> t = loom::TargetModel::load(name, error);
+    if (!t)
+      usageError(error);
+    return *t;
+  };
+  loom::TargetModel system = load(args.get("system"));
+  std::optional<loom::plan::Result> result;
+  if (args.has("prefill-system")) {
+    loom::TargetModel prefill = load(args.get("prefill-system"));
+    result = loom::plan::planDisaggregated(*config, modelPath, prefill, system,
+                                           r, loom::driver::compileLayerSeconds,
+                                           error);
+  } else {
+    result = loom::plan::plan(*config, modelPath, system, r,
+                              loom::driver::compileLayerSeconds, error);
+  }
+  if (!result)
+    usageError(modelPath + ": " + error);
+  llvm::outs() << (args.has("json") ? loom::plan::formatJson(*result, r)
+                                    : loom::plan::formatTable(*result, r));
+  return 0;
+}
+
 void printUsage() {
   llvm::errs()
       << "usage:\n"
@@ -617,7 +690,12 @@ void printUsage() {
          "  loom check MODEL.onnx [--target=...] [--input NAME=FILE.npy ...] "
          "[--precision=fp32|bf16|fp16|fp8]\n"
          "      [--mapping=...] [--objective=...]\n"
-         "  loom target show NAME|FILE.json | loom target list\n";
+         "  loom target show NAME|FILE.json | loom target list\n"
+         "  loom plan --model=CONFIG.json --system=NAME|FILE.json "
+         "[--input-len=N] [--output-len=N] [--concurrency=N|--rate=R]\n"
+         "      [--weights=fp8] [--kv-precision=fp8] [--ttft=MS] [--tpot=MS] "
+         "[--max-chips=N] [--top=N] [--prefill-system=NAME] [--json] "
+         "[--no-compile]\n";
 }
 
 } // namespace
@@ -637,6 +715,8 @@ int main(int argc, char **argv) {
       return runCheck(argc - 2, argv + 2);
     if (cmd == "run")
       return loom::runRunCommand(argc - 2, argv + 2);
+    if (cmd == "plan")
+      return runPlan(argc - 2, argv + 2);
 #ifdef LOOM_HAVE_TARGET
     if (cmd == "target")
       return loom::runTargetCommand(argc - 1, argv + 1);
@@ -645,7 +725,8 @@ int main(int argc, char **argv) {
       printUsage();
       return 0;
     }
-    usageError("unknown command '" + cmd + "' (try: compile, eval, target)");
+    usageError("unknown command '" + cmd +
+               "' (try: compile, run, check, eval, plan, target)");
   } catch (const UsageError &e) {
     std::string msg = e.message;
     std::replace(msg.begin(), msg.end(), '\n', ' ');

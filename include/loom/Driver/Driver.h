@@ -141,6 +141,15 @@ Evaluated evaluate(const std::string &modelPath,
                    const std::map<std::string, rt::Tensor> &inputs,
                    const ImportOptions &options = {});
 
+/// The planner's layer compiler (plan::LayerCompiler): one layer of an LLM
+/// config's decode step alone (`--dim layers=1 --dim body=1`), compiled for
+/// `tp` chips of `system`; its scheduled latency in seconds.
+std::optional<double> compileLayerSeconds(const std::string &configPath,
+                                          const std::string &system, int64_t tp,
+                                          int64_t batch, int64_t past,
+                                          const std::string &precision,
+                                          std::string &error);
+
 } // namespace loom::driver
 
 #endif // LOOM_DRIVER_DRIVER_H

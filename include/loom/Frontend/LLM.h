@@ -30,20 +30,30 @@ struct LlmConfig {
   int64_t layers = 0;       ///< num_hidden_layers
   int64_t heads = 0;        ///< num_attention_heads
   int64_t kvHeads = 0;      ///< num_key_value_heads (default: heads)
-  int64_t intermediate = 0; ///< intermediate_size
+  int64_t intermediate = 0; ///< intermediate_size (per expert when MoE)
   int64_t vocab = 0;        ///< vocab_size
   int64_t headDim = 0;      ///< head_dim (default: hidden / heads)
   double rmsEps = 1e-6;     ///< rms_norm_eps (default: HF's 1e-6)
   double ropeTheta = 1e4;   ///< rope_theta (default: HF's 10000)
   int64_t maxPositions = 0; ///< max_position_embeddings
+  /// num_local_experts: MLP experts per layer (Mixtral-style mixture of
+  /// experts); 1 means a dense MLP.
+  int64_t experts = 1;
+  /// num_experts_per_tok: experts each token is routed to, in [1, experts];
+  /// required in the config when experts > 1.
+  int64_t expertsPerToken = 1;
 };
 
 /// Reads a Hugging Face `config.json`. Required keys: hidden_size,
 /// num_hidden_layers, num_attention_heads, intermediate_size, vocab_size,
 /// max_position_embeddings; optional: num_key_value_heads, head_dim (null
-/// counts as absent), rms_norm_eps, rope_theta. Features the decode step does
-/// not model (tied embeddings, attention or MLP biases, experts, an activation
-/// other than silu) are refused rather than ignored. On failure returns
+/// counts as absent), rms_norm_eps, rope_theta, num_local_experts (default 1:
+/// dense) and num_experts_per_tok (required when num_local_experts > 1, in
+/// [1, num_local_experts]). Mixture-of-experts configs are read (the planner
+/// sizes them analytically) although buildDecodeStep refuses them. Features
+/// nothing here models (tied embeddings, attention or MLP biases, an
+/// activation other than silu) are refused rather than ignored. On failure
+/// returns
 /// nullopt and sets `error` to one line naming the file and the field:
 /// `llama3-70b.json: num_key_value_heads: must divide num_attention_heads
 /// (64), got 7`.
@@ -60,14 +70,25 @@ struct DecodeStepOptions {
   /// Tokens already in the KV cache; 0 means max_position_embeddings - 1
   /// (the last, most expensive step).
   int64_t pastLength = 0;
+  /// Decoder layers built: 0 means the config's num_hidden_layers, else this
+  /// many (in [1, num_hidden_layers]), named model.layers.0 onwards. All
+  /// layers of a Llama decoder are identical in shape, so one compiled layer
+  /// times them all.
+  int64_t layers = 0;
+  /// When true, only the decoder layers are built: no embedding, no final
+  /// norm, no lm_head. The first input is "hidden" f32 [batch, 1, hidden]
+  /// instead of "input_ids", and the first result is "hidden_out" f32
+  /// [batch, 1, hidden] instead of "logits"; rope tables and the KV caches
+  /// are as below.
+  bool bodyOnly = false;
 };
 
 /// Builds `module { func.func @main }` computing one decode step:
 ///
 /// - inputs (`graph.name`): "input_ids" i64 [batch, 1]; "rope_cos",
 ///   "rope_sin" f32 [1, 1, 1, headDim] (the rotary tables of the current
-///   position, computed by the host, see ropeTables); then for each layer i
-///   "past_key_i", "past_value_i" f32 [batch, kvHeads, past, headDim];
+///   position, computed by the host, see ropeTables); then for each built
+///   layer i "past_key_i", "past_value_i" f32 [batch, kvHeads, past, headDim];
 /// - results: "logits" f32 [batch, 1, vocab]; then for each layer i
 ///   "present_key_i", "present_value_i" f32 [batch, kvHeads, past + 1,
 ///   headDim].
@@ -77,7 +98,10 @@ struct DecodeStepOptions {
 /// are f32 splat constants whose locations are the Hugging Face parameter
 /// names ("model.layers.3.self_attn.q_proj.weight"); every other op's
 /// location names the module it belongs to ("model.layers.3.self_attn.q_proj").
-/// The module verifies. On failure returns null and sets `error` to one line.
+/// The module verifies. On failure returns null and sets `error` to one line;
+/// a mixture-of-experts config (experts > 1) is refused with
+/// "<name>: num_local_experts: mixture-of-experts decode graphs are not built
+/// yet (partial: the planner sizes them analytically)".
 mlir::OwningOpRef<mlir::ModuleOp>
 buildDecodeStep(mlir::MLIRContext &ctx, const LlmConfig &config,
                 const DecodeStepOptions &options, std::string &error);

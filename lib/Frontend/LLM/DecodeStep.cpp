@@ -138,8 +138,6 @@ std::string checkUnsupported(const json &doc) {
     return "attention_bias: unsupported: projections have no bias";
   if (isTrue("mlp_bias"))
     return "mlp_bias: unsupported: projections have no bias";
-  if (doc.contains("num_local_experts"))
-    return "num_local_experts: unsupported: mixture-of-experts layers";
   auto act = doc.find("hidden_act");
   if (act != doc.end() &&
       !(act->is_string() && act->get<std::string>() == "silu"))
@@ -179,6 +177,13 @@ std::optional<LlmConfig> parseConfig(const json &doc, std::string &problem) {
   auto maxPositions = readCount(doc, "max_position_embeddings", true, problem);
   if (!maxPositions)
     return std::nullopt;
+  auto experts = readCount(doc, "num_local_experts", false, problem);
+  if (!experts && !problem.empty())
+    return std::nullopt;
+  auto expertsPerToken = readCount(doc, "num_experts_per_tok",
+                                   experts && *experts > 1, problem);
+  if (!expertsPerToken && !problem.empty())
+    return std::nullopt;
   if (!readReal(doc, "rms_norm_eps", c.rmsEps, problem) ||
       !readReal(doc, "rope_theta", c.ropeTheta, problem))
     return std::nullopt;
@@ -196,6 +201,8 @@ std::optional<LlmConfig> parseConfig(const json &doc, std::string &problem) {
   c.vocab = *vocab;
   c.headDim = headDim ? *headDim : *hidden / *heads;
   c.maxPositions = *maxPositions;
+  c.experts = experts ? *experts : 1;
+  c.expertsPerToken = expertsPerToken ? *expertsPerToken : 1;
   if (problem = validateLlmConfig(c); !problem.empty())
     return std::nullopt;
   return c;
@@ -220,9 +227,9 @@ std::string oneLine(std::string text) {
 class DecodeStepBuilder {
 public:
   DecodeStepBuilder(MLIRContext &ctx, const LlmConfig &c, int64_t batch,
-                    int64_t past)
-      : ctx(ctx), c(c), b(&ctx), batch(batch), past(past),
-        group(c.heads / c.kvHeads) {}
+                    int64_t past, int64_t layers, bool bodyOnly)
+      : ctx(ctx), c(c), b(&ctx), batch(batch), past(past), layers(layers),
+        group(c.heads / c.kvHeads), bodyOnly(bodyOnly) {}
 
   OwningOpRef<ModuleOp> build();
 
@@ -303,7 +310,9 @@ private:
   MLIRContext &ctx;
   const LlmConfig &c;
   OpBuilder b;
-  int64_t batch, past, group;
+  int64_t batch, past, layers, group;
+  /// Layers only: "hidden" in, "hidden_out" out (see DecodeStepOptions).
+  bool bodyOnly;
   Value ropeCos, ropeSin;
 };
 
@@ -404,10 +413,13 @@ OwningOpRef<ModuleOp> DecodeStepBuilder::build() {
     argNames.push_back(std::move(name));
     argTypes.push_back(type);
   };
-  addArg("input_ids", RankedTensorType::get({batch, 1}, b.getI64Type()));
+  if (bodyOnly)
+    addArg("hidden", f32({batch, 1, c.hidden}));
+  else
+    addArg("input_ids", RankedTensorType::get({batch, 1}, b.getI64Type()));
   addArg("rope_cos", f32({1, 1, 1, hd}));
   addArg("rope_sin", f32({1, 1, 1, hd}));
-  for (int64_t i = 0; i < c.layers; ++i) {
+  for (int64_t i = 0; i < layers; ++i) {
     addArg("past_key_" + std::to_string(i), f32({batch, kv, past, hd}));
     addArg("past_value_" + std::to_string(i), f32({batch, kv, past, hd}));
   }
@@ -422,24 +434,27 @@ OwningOpRef<ModuleOp> DecodeStepBuilder::build() {
   ropeCos = entry->getArgument(1);
   ropeSin = entry->getArgument(2);
 
-  // The embedding table is bf16 (a gathered table does not run on the
-  // matrix unit, so the fp8 matrix policy does not narrow it); rows are
-  // widened to f32 as they are looked up.
-  auto bf16 = [&](ArrayRef<int64_t> shape) {
-    return RankedTensorType::get(shape, b.getBF16Type());
-  };
-  auto embedType = bf16({c.vocab, c.hidden});
-  Value embed = graph::ConstantOp::create(
-      b, loc("model.embed_tokens.weight"), embedType,
-      DenseElementsAttr::get(embedType,
-                             b.getFloatAttr(b.getBF16Type(), splat::kEmbedding)));
-  Value rows = graph::GatherOp::create(b, loc("model.embed_tokens"),
-                                       bf16({batch, 1, c.hidden}), embed,
-                                       entry->getArgument(0), int64_t(0));
-  Value x = graph::CastOp::create(b, loc("model.embed_tokens.to_f32"),
-                                  f32({batch, 1, c.hidden}), rows);
+  Value x = entry->getArgument(0);
+  if (!bodyOnly) {
+    // The embedding table is bf16 (a gathered table does not run on the
+    // matrix unit, so the fp8 matrix policy does not narrow it); rows are
+    // widened to f32 as they are looked up.
+    auto bf16 = [&](ArrayRef<int64_t> shape) {
+      return RankedTensorType::get(shape, b.getBF16Type());
+    };
+    auto embedType = bf16({c.vocab, c.hidden});
+    Value embed = graph::ConstantOp::create(
+        b, loc("model.embed_tokens.weight"), embedType,
+        DenseElementsAttr::get(
+            embedType, b.getFloatAttr(b.getBF16Type(), splat::kEmbedding)));
+    Value rows = graph::GatherOp::create(b, loc("model.embed_tokens"),
+                                         bf16({batch, 1, c.hidden}), embed,
+                                         entry->getArgument(0), int64_t(0));
+    x = graph::CastOp::create(b, loc("model.embed_tokens.to_f32"),
+                              f32({batch, 1, c.hidden}), rows);
+  }
   SmallVector<Value> presents;
-  for (int64_t i = 0; i < c.layers; ++i) {
+  for (int64_t i = 0; i < layers; ++i) {
     std::string layer = "model.layers." + std::to_string(i);
     Value presentKey, presentValue;
     Value h = rmsNorm(x, layer + ".input_layernorm", splat::kInputNorm);
@@ -453,15 +468,19 @@ OwningOpRef<ModuleOp> DecodeStepBuilder::build() {
     presents.push_back(presentKey);
     presents.push_back(presentValue);
   }
-  x = rmsNorm(x, "model.norm", splat::kFinalNorm);
-  Value logits = linear(x, "lm_head", c.hidden, c.vocab, splat::kLmHead);
+  Value first = x;
+  if (!bodyOnly) {
+    x = rmsNorm(x, "model.norm", splat::kFinalNorm);
+    first = linear(x, "lm_head", c.hidden, c.vocab, splat::kLmHead);
+  }
 
-  SmallVector<Value> results{logits};
+  SmallVector<Value> results{first};
   results.append(presents.begin(), presents.end());
   func::ReturnOp::create(b, loc("outputs"), results);
   func.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
-  func.setResultAttr(0, "graph.name", b.getStringAttr("logits"));
-  for (int64_t i = 0; i < c.layers; ++i) {
+  func.setResultAttr(0, "graph.name",
+                     b.getStringAttr(bodyOnly ? "hidden_out" : "logits"));
+  for (int64_t i = 0; i < layers; ++i) {
     func.setResultAttr(1 + 2 * i, "graph.name",
                        b.getStringAttr("present_key_" + std::to_string(i)));
     func.setResultAttr(2 + 2 * i, "graph.name",
@@ -502,9 +521,15 @@ std::string validateLlmConfig(const LlmConfig &c) {
         {"intermediate_size", c.intermediate},
         {"vocab_size", c.vocab},
         {"head_dim", c.headDim},
-        {"max_position_embeddings", c.maxPositions}})
+        {"max_position_embeddings", c.maxPositions},
+        {"num_local_experts", c.experts},
+        {"num_experts_per_tok", c.expertsPerToken}})
     if (std::string problem = positive(key, v); !problem.empty())
       return problem;
+  if (c.expertsPerToken > c.experts)
+    return "num_experts_per_tok: must be at most num_local_experts (" +
+           std::to_string(c.experts) + "), got " +
+           std::to_string(c.expertsPerToken);
   if (c.heads % c.kvHeads != 0)
     return "num_key_value_heads: must divide num_attention_heads (" +
            std::to_string(c.heads) + "), got " + std::to_string(c.kvHeads);
@@ -564,6 +589,19 @@ OwningOpRef<ModuleOp> buildDecodeStep(MLIRContext &ctx, const LlmConfig &c,
     error = oneLine(label + ": " + problem);
     return nullptr;
   }
+  if (c.experts > 1) {
+    error = oneLine(label + ": num_local_experts: mixture-of-experts decode "
+                            "graphs are not built yet (partial: the planner "
+                            "sizes them analytically)");
+    return nullptr;
+  }
+  if (o.layers < 0 || o.layers > c.layers) {
+    error = label + ": layers must be in [0, num_hidden_layers = " +
+            std::to_string(c.layers) + "] (0: all), got " +
+            std::to_string(o.layers);
+    return nullptr;
+  }
+  int64_t layers = o.layers == 0 ? c.layers : o.layers;
   if (o.batch <= 0 || o.batch > kMaxField) {
     error = label + ": batch must be in [1, " + std::to_string(kMaxField) +
             "], got " + std::to_string(o.batch);
@@ -598,7 +636,7 @@ OwningOpRef<ModuleOp> buildDecodeStep(MLIRContext &ctx, const LlmConfig &c,
     }
     return success();
   });
-  DecodeStepBuilder builder(ctx, c, o.batch, past);
+  DecodeStepBuilder builder(ctx, c, o.batch, past, layers, o.bodyOnly);
   OwningOpRef<ModuleOp> module = builder.build();
   if (failed(mlir::verify(*module))) {
     error =

@@ -26,11 +26,14 @@
 // TP: %[[O:.*]] = graph.add %[[S]]#0, %arg0 {graph.chip = 0 : i64}
 // TP-NOT: graph.add
 // TP: return %[[O]]
-// PP-LABEL: func.func @mlp(%arg0: tensor<1x8xf32> {graph.name = "x"})
+// Two stages: fc1 on chip 0, fc2 and the residual add on chip 1; the input
+// both chips read is a replica per chip, written by the host, not a trip
+// over the link.
+// PP-LABEL: func.func @mlp(%arg0: tensor<1x8xf32> {graph.name = "x", graph.part = array<i64: -1, 0, 2>}, %arg1: tensor<1x8xf32> {graph.name = "x", graph.part = array<i64: -1, 1, 2>})
 // PP-SAME: graph.pp = 2 : i64, graph.tp = 1 : i64
 // PP: graph.matmul %arg0, {{.*}} {graph.chip = 0 : i64} : (tensor<1x8xf32>, tensor<8x16xf32>)
 // PP: graph.matmul {{.*}} {graph.chip = 1 : i64} : (tensor<1x16xf32>, tensor<16x8xf32>)
-// PP: graph.add {{.*}}, %arg0 {graph.chip = 1 : i64}
+// PP: graph.add {{.*}}, %arg1 {graph.chip = 1 : i64}
 // AUTO: graph.partition_report = "tp {{[12]}} x pp {{[12]}} on 2 chips (objective latency); tp 1 x pp 2: latency {{.*}} us, interval {{.*}} us, 0 collectives; tp 2 x pp 1: latency {{.*}} us, interval {{.*}} us, 1 collectives"
 func.func @mlp(%x: tensor<1x8xf32> {graph.name = "x"}) -> (tensor<1x8xf32> {graph.name = "y"}) {
   %w1 = graph.constant {value = dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0]]> : tensor<8x16xf32>} : () -> tensor<8x16xf32>

@@ -1133,6 +1133,41 @@ void GraphPartitionPass::runOnOperation() {
     func.emitError() << "graph-partition: could not slice a constant";
     return signalPassFailure();
   }
+  // A model input used on several chips (RoPE tables read by every layer,
+  // say) gets a replica per chip, written by the host, rather than a trip
+  // over the chip links from the first chip that reads it.
+  Block &entry = func.getBody().front();
+  unsigned args = entry.getNumArguments();
+  for (unsigned i = 0; i < args; ++i) {
+    BlockArgument arg = entry.getArgument(i);
+    auto part = func.getArgAttrOfType<DenseI64ArrayAttr>(i, kPartAttr);
+    if (part && part.size() == 3 && part[0] >= 0)
+      continue; // a slice of the input: one chip's
+    std::map<int64_t, std::vector<OpOperand *>> byChip;
+    for (OpOperand &use : arg.getUses()) {
+      int64_t chip = 0;
+      if (auto a = use.getOwner()->getAttrOfType<IntegerAttr>(kChipAttr))
+        chip = a.getInt();
+      byChip[chip].push_back(&use);
+    }
+    if (byChip.size() < 2)
+      continue;
+    DictionaryAttr attrs = func.getArgAttrDict(i);
+    int64_t replicas = int64_t(byChip.size()) - 1 + (part ? part[2] : 1);
+    int64_t index = part ? part[2] : 1;
+    for (auto it = std::next(byChip.begin()); it != byChip.end(); ++it) {
+      unsigned n = entry.getNumArguments();
+      if (failed(func.insertArgument(n, arg.getType(), attrs, arg.getLoc())))
+        return signalPassFailure();
+      BlockArgument added = entry.getArgument(n);
+      func.setArgAttr(n, kPartAttr,
+                      b.getDenseI64ArrayAttr({-1, index++, replicas}));
+      for (OpOperand *use : it->second)
+        use->set(added);
+    }
+    func.setArgAttr(i, kPartAttr,
+                    b.getDenseI64ArrayAttr({-1, part ? part[1] : 0, replicas}));
+  }
   // A constant used on several chips gets a copy per chip: weights are
   // resident where they are used.
   for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {

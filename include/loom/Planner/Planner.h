@@ -1,0 +1,158 @@
+//===- Planner.h - Capacity planning for LLM serving ------------*- C++ -*-===//
+//
+// `loom plan`: for a model (a Hugging Face config.json), a system (a target
+// preset or file) and a request shape (input and output lengths,
+// concurrency or request rate, precisions, latency targets), searches the
+// tensor, pipeline, expert and data parallel degrees and the batch, and
+// reports the plans that meet the targets: chips, nodes, racks, time to
+// first token, time per output token, tokens/s per user, per system and per
+// watt, memory per chip and what bounds each.
+//
+// One cost model prices every candidate (docs/planner.md states every
+// formula and efficiency factor). On spatial targets (weights in SRAM) the
+// best plans are then re-priced with the compiler itself: one layer of the
+// decode step is compiled for the plan's tensor-parallel group, scheduled
+// and its latency reused for every identical layer.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_PLANNER_PLANNER_H
+#define LOOM_PLANNER_PLANNER_H
+
+#include "loom/Frontend/LLM.h"
+#include "loom/Target/TargetModel.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loom::plan {
+
+/// Bytes per element of a precision name (fp32 4, bf16/fp16 2, fp8/int8 1,
+/// fp4 0.5); 0 for an unknown name.
+double precisionBytes(const std::string &precision);
+
+/// What one model costs, per layer and per token.
+struct ModelCost {
+  int64_t layers = 0, hidden = 0, heads = 0, kvHeads = 0, headDim = 0;
+  int64_t vocab = 0, experts = 1, expertsPerToken = 1;
+  /// Parameters of one layer's attention (q, k, v, o), one expert's MLP
+  /// (gate, up, down), the embedding and the LM head.
+  double attnParams = 0, expertParams = 0, embedParams = 0, headParams = 0;
+  /// All parameters, and those one token uses.
+  double totalParams() const;
+  double activeParams() const;
+  /// Matmul FLOPs of one token through one layer (without attention over
+  /// the context), and the attention FLOPs per token per context position.
+  double layerFlopsPerToken() const;
+  double attnFlopsPerPosition() const;
+  /// KV-cache elements of one token in one layer (keys and values).
+  double kvElementsPerTokenLayer() const;
+};
+
+ModelCost modelCost(const LlmConfig &config);
+
+/// The request and the search's bounds.
+struct Request {
+  int64_t inputLen = 1024, outputLen = 256;
+  /// Sequences decoded at once across the system (0: as many as pay off).
+  int64_t concurrency = 0;
+  /// Requests per second to serve (0: none); sets the throughput needed.
+  double requestRate = 0;
+  std::string weights = "fp8", kv = "fp8", activations = "bf16";
+  /// Targets in seconds (0: none).
+  double ttft = 0, tpot = 0;
+  int64_t maxChips = 10000;
+  int64_t top = 5;
+  /// Re-price the best plans on spatial targets by compiling one layer.
+  bool compile = true;
+  /// Worker threads for the search (0: the machine's cores).
+  int threads = 0;
+  /// Tensor- and pipeline-parallel degrees and the batch to force (0:
+  /// searched).
+  int64_t tp = 0, pp = 0, batch = 0;
+};
+
+struct Plan {
+  std::string system;
+  int64_t tp = 1, pp = 1, ep = 1, dp = 1, batch = 1;
+  /// Micro-batches of `batch` sequences in flight through the pipeline
+  /// stages (1: one at a time, the least memory; pp: the pipe full).
+  int64_t micro = 1;
+  int64_t chips = 0, nodes = 0, racks = 0;
+  /// Sequences in flight across the system (dp x micro x batch).
+  int64_t concurrency = 0;
+  double ttft = 0, tpot = 0;
+  double tokensPerSecondPerUser = 0, tokensPerSecond = 0,
+         tokensPerSecondPerWatt = 0;
+  /// Bytes per chip (weights + KV cache) against the chip's capacity.
+  double memoryPerChip = 0, capacityPerChip = 0, weightsPerChip = 0,
+         kvPerChip = 0;
+  std::string memory; // "SRAM" or "HBM"
+  /// What bounds a decode step and the prefill: compute, memory bandwidth,
+  /// link (collectives and stage hops).
+  std::string decodeBound, prefillBound;
+  bool meetsTargets = false;
+  /// True if the decode step's layer time comes from a compiled schedule.
+  bool compiled = false;
+  /// For a disaggregated plan: the prefill system, its chips and its
+  /// tensor-parallel degree, and the time to move one request's KV cache.
+  std::string prefillSystem;
+  int64_t prefillChips = 0, prefillTp = 0;
+  double kvMove = 0;
+  std::string note;
+};
+
+struct Result {
+  std::vector<Plan> plans;
+  /// Candidates priced, and the best candidate overall when none meets
+  /// the targets (the nearest feasible plan).
+  int64_t evaluated = 0;
+  std::optional<Plan> nearest;
+  double seconds = 0;
+};
+
+/// Compiles one layer of `config`'s decode step for `tp` chips of `system`
+/// at `batch` sequences and `past` cached tokens; returns its latency in
+/// seconds, or nullopt with `error`. Set by the driver (the planner links
+/// no compiler).
+using LayerCompiler = std::function<std::optional<double>(
+    const std::string &configPath, const std::string &system, int64_t tp,
+    int64_t batch, int64_t past, const std::string &precision,
+    std::string &error)>;
+
+/// Plans `config` (read from `configPath`) on `system`. Errors (a bad
+/// request, a model that fits nowhere, targets no plan meets) return
+/// nullopt with one line in `error`, naming the nearest feasible plan where
+/// there is one.
+std::optional<Result> plan(const LlmConfig &config, const std::string &configPath,
+                           const TargetModel &system, const Request &request,
+                           const LayerCompiler &compileLayer, std::string &error);
+
+/// Disaggregated serving: prefill on `prefillSystem`, decode on
+/// `decodeSystem`, with the KV cache of every request moved between them
+/// over the prefill system's scale-out network. The plans' ttft includes
+/// the move.
+std::optional<Result> planDisaggregated(const LlmConfig &config,
+                                        const std::string &configPath,
+                                        const TargetModel &prefillSystem,
+                                        const TargetModel &decodeSystem,
+                                        const Request &request,
+                                        const LayerCompiler &compileLayer,
+                                        std::string &error);
+
+/// The table `loom plan` prints, and its JSON.
+std::string formatTable(const Result &result, const Request &request);
+std::string formatJson(const Result &result, const Request &request);
+
+/// Pricing one candidate (exposed for the unit tests): nullopt if it does
+/// not fit the chips' memory.
+std::optional<Plan> price(const ModelCost &model, const TargetModel &system,
+                          const Request &request, int64_t tp, int64_t pp,
+                          int64_t ep, int64_t dp, int64_t batch,
+                          int64_t micro = 1);
+
+} // namespace loom::plan
+
+#endif // LOOM_PLANNER_PLANNER_H

@@ -1,0 +1,781 @@
+//===- Planner.cpp - Capacity planning for LLM serving --------------------===//
+//
+// See Planner.h and docs/planner.md (every formula and factor used here is
+// stated there).
+//
+//===----------------------------------------------------------------------===//
+#include "loom/Planner/Planner.h"
+#include "loom/Runtime/Progress.h"
+#include "loom/Target/ChipNetwork.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace loom::plan {
+
+double precisionBytes(const std::string &p) {
+  if (p == "fp32")
+    return 4;
+  if (p == "bf16" || p == "fp16")
+    return 2;
+  if (p == "fp8" || p == "int8")
+    return 1;
+  if (p == "fp4")
+    return 0.5;
+  return 0;
+}
+
+static NumericFormat formatOf(const std::string &p) {
+  if (p == "fp32")
+    return NumericFormat::F32;
+  if (p == "bf16")
+    return NumericFormat::BF16;
+  if (p == "fp16")
+    return NumericFormat::F16;
+  if (p == "int8")
+    return NumericFormat::I8;
+  if (p == "fp4")
+    return NumericFormat::F4;
+  return NumericFormat::F8;
+}
+
+double ModelCost::totalParams() const {
+  return layers * (attnParams + experts * expertParams) + embedParams +
+         headParams;
+}
+
+double ModelCost::activeParams() const {
+  return layers * (attnParams + expertsPerToken * expertParams) + headParams;
+}
+
+double ModelCost::layerFlopsPerToken() const {
+  return 2.0 * (attnParams + expertsPerToken * expertParams);
+}
+
+double ModelCost::attnFlopsPerPosition() const {
+  // Scores (q . k) and context (p . v): 2 FLOPs per multiply-add each.
+  return 4.0 * heads * headDim;
+}
+
+double ModelCost::kvElementsPerTokenLayer() const {
+  return 2.0 * kvHeads * headDim;
+}
+
+ModelCost modelCost(const LlmConfig &c) {
+  ModelCost m;
+  m.layers = c.layers;
+  m.hidden = c.hidden;
+  m.heads = c.heads;
+  m.kvHeads = c.kvHeads;
+  m.headDim = c.headDim;
+  m.vocab = c.vocab;
+  m.experts = std::max<int64_t>(1, c.experts);
+  m.expertsPerToken = std::max<int64_t>(1, c.expertsPerToken);
+  double h = double(c.hidden), qd = double(c.heads) * c.headDim,
+         kvd = double(c.kvHeads) * c.headDim;
+  m.attnParams = h * qd + 2 * h * kvd + qd * h;
+  m.expertParams = 3.0 * h * double(c.intermediate);
+  m.embedParams = double(c.vocab) * h;
+  m.headParams = h * double(c.vocab);
+  return m;
+}
+
+namespace {
+
+/// The efficiency factors of docs/planner.md: statically scheduled spatial
+/// chips run near their peaks (the compiled schedule then replaces the
+/// estimate); GPUs get MLPerf-calibrated fractions of theirs.
+struct Efficiency {
+  double memory, computeDecode, computePrefill, link;
+};
+
+Efficiency efficiencyOf(const TargetModel &t) {
+  if (t.hasOffChipMemory())
+    return {0.75, 0.6, 0.6, 0.7};
+  return {0.9, 0.9, 0.9, 1.0};
+}
+
+struct System {
+  const TargetModel &t;
+  bool spatial;
+  double capacity, usable, memBw, peak, linkBw, latency, power;
+  Efficiency eff;
+
+  System(const TargetModel &target, const Request &r)
+      : t(target), spatial(!target.hasOffChipMemory()) {
+    capacity = spatial ? double(target.sramBytesPerChip())
+                       : double(target.offChipBytesPerChip());
+    usable = spatial ? 0.8 : 0.9;
+    memBw = spatial ? target.sramBytesPerSecondPerChip()
+                    : target.offChipBytesPerSecondPerChip();
+    peak = target.peakFlopsPerChip(formatOf(r.weights));
+    if (peak <= 0)
+      peak = target.peakFlopsPerChip(NumericFormat::BF16);
+    linkBw = target.chipLinkBytesPerSecondPerChip();
+    latency = target.chipLinkLatencySeconds();
+    power = target.powerWattsPerChip();
+    eff = efficiencyOf(target);
+  }
+
+  /// An all-reduce of `bytes` over `n` chips: two steps of direct
+  /// exchange (reduce-scatter, all-gather), each a link latency plus the
+  /// chip's share of the bytes over all its links.
+  double allReduce(double bytes, int64_t n) const {
+    if (n <= 1)
+      return 0;
+    return 2 * latency +
+           2.0 * bytes * double(n - 1) / double(n) / (linkBw * eff.link);
+  }
+  /// An all-to-all (expert dispatch or combine) of `bytes` per chip.
+  double allToAll(double bytes, int64_t n) const {
+    if (n <= 1)
+      return 0;
+    return latency + bytes * double(n - 1) / double(n) / (linkBw * eff.link);
+  }
+  /// One hop between pipeline stages of a system of `chips`: over the link
+  /// between a chip and its counterpart in the next stage, whose bandwidth
+  /// is that pair's share of the chip's links (loom::ChipNetwork's rules:
+  /// a ring's neighbour gets half, a dragonfly's global peer
+  /// half / (nodes - 1) once stages span nodes, fully connected and switch
+  /// 1 / (n - 1)).
+  double hop(double bytes, int64_t chips, int64_t stageChips) const {
+    const auto &l = t.desc().system.links;
+    double perLink = l.bytesPerSecond;
+    double share = double(l.perChip);
+    int64_t n = std::max<int64_t>(2, chips);
+    switch (l.topology) {
+    case Topology::Ring:
+      share = n == 2 ? share : share / 2;
+      break;
+    case Topology::Torus2D:
+      share = share / 4;
+      break;
+    case Topology::Dragonfly: {
+      int64_t cpn = std::max<int64_t>(1, t.chipsPerNode());
+      int64_t nodes = (n + cpn - 1) / cpn;
+      bool crossNode = stageChips >= cpn && nodes > 1;
+      share = crossNode ? share / 2 / double(nodes - 1)
+                        : share / 2 / double(std::max<int64_t>(1, std::min(n, cpn) - 1));
+      break;
+    }
+    default:
+      share = share / double(n - 1);
+      break;
+    }
+    return latency + bytes / (share * perLink * eff.link);
+  }
+};
+
+const char *bigger(double compute, double memory, double link) {
+  if (link >= compute && link >= memory)
+    return "link";
+  return compute >= memory ? "compute" : "memory bandwidth";
+}
+
+} // namespace
+
+std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
+                          const Request &r, int64_t tp, int64_t pp, int64_t ep,
+                          int64_t dp, int64_t batch, int64_t micro) {
+  System s(target, r);
+  const double wB = precisionBytes(r.weights), kvB = precisionBytes(r.kv),
+               aB = precisionBytes(r.activations);
+  const double Ls = std::ceil(double(m.layers) / double(pp));
+  // Attention splits by key-value heads (graph-partition's reshape rule):
+  // past them the projections still split by tp but the attention itself,
+  // and the KV cache, are whole on every chip of the group, after two
+  // all-gathers.
+  const bool replicatedAttention = tp > m.kvHeads;
+  const double kvHeadsPerChip =
+      replicatedAttention ? double(m.kvHeads)
+                          : std::ceil(double(m.kvHeads) / double(tp));
+  const double headsShare = replicatedAttention ? 1.0 : 1.0 / double(tp);
+  // Weights: projections split by tp, experts over ep then tp; the
+  // embedding on the first stage and the head on the last.
+  double attnPerChip = m.attnParams / double(tp);
+  double expertsPerChip = std::ceil(double(m.experts) / double(ep));
+  double mlpPerChip = expertsPerChip * m.expertParams / double(tp);
+  // Stages are balanced by the partitioner (whole layers, the embedding
+  // and head on the end stages): a chip holds its share of everything plus
+  // up to half a layer of rounding.
+  double layerPerChip = attnPerChip + mlpPerChip;
+  double total = double(m.layers) * layerPerChip +
+                 (m.embedParams + m.headParams) / double(tp);
+  double weights =
+      (total / double(pp) + (pp > 1 ? 0.5 * layerPerChip : 0.0)) * wB;
+  // KV cache: `micro` micro-batches of `batch` sequences are in flight;
+  // each stage holds its layers' cache for all of them (attention is data
+  // parallel over the ep groups).
+  double inFlight = double(micro) * double(batch) / double(ep);
+  double ctxMax = double(r.inputLen + r.outputLen);
+  double ctxAvg = double(r.inputLen) + double(r.outputLen) / 2;
+  double kvPerTokenLayer = 2.0 * kvHeadsPerChip * m.headDim * kvB;
+  double kvBytes = inFlight * ctxMax * Ls * kvPerTokenLayer;
+  // Activations: a few hidden vectors per sequence in flight.
+  double act = inFlight * 8.0 * m.hidden * aB;
+  double memory = weights + kvBytes + act;
+  if (memory > s.capacity * s.usable)
+    return std::nullopt;
+
+  Plan p;
+  p.system = target.name();
+  p.tp = tp;
+  p.pp = pp;
+  p.ep = ep;
+  p.dp = dp;
+  p.batch = batch;
+  p.micro = micro;
+  p.chips = tp * pp * ep * dp;
+  p.nodes = (p.chips + target.chipsPerNode() - 1) / target.chipsPerNode();
+  p.racks = (p.chips + target.chipsPerRack() - 1) / target.chipsPerRack();
+  p.concurrency = dp * micro * batch;
+  p.memoryPerChip = memory;
+  p.weightsPerChip = weights;
+  p.kvPerChip = kvBytes;
+  p.capacityPerChip = s.capacity;
+  p.memory = s.spatial ? "SRAM" : "HBM";
+
+  // Decode: one micro-batch through one stage.
+  double tokens = double(batch);
+  double perEp = tokens / double(ep);
+  double touched =
+      m.experts == 1
+          ? 1.0
+          : expertsPerChip *
+                (1.0 - std::pow(1.0 - double(m.expertsPerToken) / m.experts,
+                                tokens));
+  double readBytes =
+      Ls * (attnPerChip + touched * m.expertParams / double(tp)) * wB +
+      perEp * ctxAvg * Ls * kvPerTokenLayer;
+  double flops =
+      Ls * (tokens * 2.0 * attnPerChip +
+            tokens * m.expertsPerToken * 2.0 * m.expertParams /
+                double(tp * ep) +
+            perEp * ctxAvg * m.attnFlopsPerPosition() * headsShare);
+  double tMem = readBytes / (s.memBw * s.eff.memory);
+  double tComp = flops / (s.peak * s.eff.computeDecode);
+  double vec = tokens * m.hidden * aB;
+  double gather = replicatedAttention
+                      ? 2 * s.allReduce(tokens * double(m.heads + 2 * m.kvHeads) *
+                                            m.headDim * aB / 2,
+                                        tp)
+                      : 0;
+  double tLink = Ls * (2 * s.allReduce(vec, tp) + gather +
+                       (m.experts > 1 ? 2 * s.allToAll(vec * m.expertsPerToken, ep)
+                                      : 0));
+  double stage = std::max(tMem, tComp) + tLink;
+  double hops = double(pp - 1) * s.hop(vec, tp * pp * ep, tp * ep);
+  // The LM head of the last stage: its weights once per step.
+  double head = m.headParams / tp * wB / (s.memBw * s.eff.memory);
+  p.tpot = double(pp) * stage + hops + head;
+  p.decodeBound = bigger(tComp, tMem, tLink + hops / pp);
+  p.tokensPerSecondPerUser = 1.0 / p.tpot;
+  p.tokensPerSecond = double(p.concurrency) / p.tpot;
+  p.tokensPerSecondPerWatt =
+      s.power > 0 ? p.tokensPerSecond / (s.power * double(p.chips)) : 0;
+
+  // Prefill of one request (all its input tokens at once), stage after
+  // stage.
+  double L = double(r.inputLen);
+  double pFlops = Ls * (L * 2.0 * (attnPerChip + m.expertsPerToken *
+                                                      m.expertParams /
+                                                      double(tp * ep)) +
+                        L * L / 2 * m.attnFlopsPerPosition() * headsShare);
+  double pBytes =
+      Ls * (attnPerChip + expertsPerChip * m.expertParams / double(tp)) * wB +
+      L * Ls * kvPerTokenLayer;
+  double pComp = pFlops / (s.peak * s.eff.computePrefill);
+  double pMem = pBytes / (s.memBw * s.eff.memory);
+  double pLink = Ls * (2 * s.allReduce(L * m.hidden * aB, tp) +
+                       (m.experts > 1
+                            ? 2 * s.allToAll(L * m.hidden * aB *
+                                                 m.expertsPerToken / ep,
+                                             ep)
+                            : 0));
+  p.ttft = double(pp) * (std::max(pComp, pMem) + pLink) +
+           double(pp - 1) * s.hop(L * m.hidden * aB, tp * pp * ep, tp * ep) +
+           p.tpot;
+  p.prefillBound = bigger(pComp, pMem, pLink);
+  return p;
+}
+
+namespace {
+
+bool meets(const Plan &p, const Request &r) {
+  return (r.ttft <= 0 || p.ttft <= r.ttft) && (r.tpot <= 0 || p.tpot <= r.tpot);
+}
+
+/// Orders plans: with a load to serve (concurrency or rate), the fewest
+/// chips that serve it, then the lower time per output token; else the
+/// most tokens/s per chip, then the fewer chips.
+bool better(const Plan &a, const Plan &b, const Request &r) {
+  bool load = r.concurrency > 0 || r.requestRate > 0;
+  if (load) {
+    if (a.chips != b.chips)
+      return a.chips < b.chips;
+    if (a.tpot != b.tpot)
+      return a.tpot < b.tpot;
+  } else {
+    double ea = a.tokensPerSecond / a.chips, eb = b.tokensPerSecond / b.chips;
+    if (std::abs(ea - eb) > 1e-9 * std::max(ea, eb))
+      return ea > eb;
+    if (a.chips != b.chips)
+      return a.chips < b.chips;
+  }
+  return std::make_tuple(a.tp, a.pp, a.ep, a.dp, a.batch, a.micro) <
+         std::make_tuple(b.tp, b.pp, b.ep, b.dp, b.batch, b.micro);
+}
+
+/// Data-parallel replicas a candidate needs for the load, or 0 if it
+/// cannot serve it within maxChips.
+int64_t replicas(const Plan &one, const Request &r) {
+  int64_t dp = 1;
+  if (r.concurrency > 0)
+    dp = std::max<int64_t>(dp, (r.concurrency + one.concurrency - 1) /
+                                   one.concurrency);
+  if (r.requestRate > 0) {
+    double need = r.requestRate * double(r.outputLen);
+    dp = std::max<int64_t>(
+        dp, static_cast<int64_t>(std::ceil(need / one.tokensPerSecond)));
+  }
+  return dp;
+}
+
+std::string validate(const Request &r) {
+  if (r.inputLen < 1 || r.outputLen < 1)
+    return "--input-len and --output-len must be at least 1";
+  for (const std::string *p : {&r.weights, &r.kv, &r.activations})
+    if (precisionBytes(*p) == 0)
+      return "precision '" + *p + "' is not fp32, bf16, fp16, fp8, int8 or fp4";
+  if (r.maxChips < 1)
+    return "--max-chips must be at least 1";
+  if (r.concurrency < 0 || r.requestRate < 0 || r.ttft < 0 || r.tpot < 0)
+    return "concurrency, rate and targets must not be negative";
+  if (r.top < 1)
+    return "--top must be at least 1";
+  return "";
+}
+
+std::string describe(const Plan &p) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "%lld chips (tp %lld x pp %lld x ep %lld x dp %lld, batch "
+                "%lld): time to first token %.1f ms, time per output token "
+                "%.2f ms",
+                (long long)p.chips, (long long)p.tp, (long long)p.pp,
+                (long long)p.ep, (long long)p.dp, (long long)p.batch,
+                p.ttft * 1e3, p.tpot * 1e3);
+  return buf;
+}
+
+} // namespace
+
+std::optional<Result> plan(const LlmConfig &config, const std::string &configPath,
+                           const TargetModel &system, const Request &r,
+                           const LayerCompiler &compileLayer,
+                           std::string &error) {
+  auto started = std::chrono::steady_clock::now();
+  if (std::string bad = validate(r); !bad.empty()) {
+    error = bad;
+    return std::nullopt;
+  }
+  ModelCost m = modelCost(config);
+  // Candidate degrees: tensor parallelism in powers of two up to a node of
+  // GPUs or the attention heads of a spatial chip group; pipeline stages
+  // up to the layers; experts in powers of two; batches in powers of two.
+  bool spatial = !system.hasOffChipMemory();
+  // Tensor parallelism up to the attention heads (past the key-value heads
+  // the attention itself is replicated: see price()), and within a node of
+  // GPUs.
+  int64_t tpMax = spatial ? std::min<int64_t>(m.heads, 64)
+                          : std::min<int64_t>(system.chipsPerNode(), m.heads);
+  std::vector<int64_t> tps, pps, eps, batches;
+  for (int64_t t = 1; t <= tpMax; t *= 2)
+    if (r.tp == 0 || t == r.tp)
+      tps.push_back(t);
+  if (r.tp > 0 && tps.empty())
+    tps.push_back(r.tp);
+  for (int64_t q = 1; q <= m.layers; ++q)
+    if (r.pp == 0 || q == r.pp)
+      pps.push_back(q);
+  for (int64_t e = 1; e <= m.experts; e *= 2)
+    eps.push_back(e);
+  for (int64_t b = 1; b <= 1024; b *= 2)
+    if (r.batch == 0 || b == r.batch)
+      batches.push_back(b);
+  if (r.batch > 0 && batches.empty())
+    batches.push_back(r.batch);
+
+  // The search, spread over threads by tensor-parallel degree (each
+  // thread's plans are merged in a fixed order: deterministic).
+  std::vector<std::vector<Plan>> found(tps.size());
+  std::vector<std::optional<Plan>> nearestOf(tps.size());
+  std::vector<int64_t> counted(tps.size(), 0);
+  double minMemory = -1; // the least memory per chip of any candidate
+  std::mutex mu;
+  auto work = [&](size_t ti) {
+    int64_t t = tps[ti];
+    std::vector<Plan> mine;
+    std::optional<Plan> near;
+    double least = -1;
+    for (int64_t q : pps)
+      for (int64_t e : eps)
+        for (int64_t b : batches)
+          for (int64_t mb : {int64_t(1), q}) {
+          if (t * q * e > r.maxChips)
+            continue;
+          ++counted[ti];
+          std::optional<Plan> one = price(m, system, r, t, q, e, 1, b, mb);
+          if (!one)
+            continue;
+          int64_t dp = replicas(*one, r);
+          if (t * q * e * dp > r.maxChips)
+            continue;
+          Plan p = dp == 1 ? *one : *price(m, system, r, t, q, e, dp, b, mb);
+          if (meets(p, r))
+            mine.push_back(p);
+          else if (!near || p.tpot + p.ttft < near->tpot + near->ttft)
+            near = p;
+          (void)least;
+          if (q == 1)
+            break; // one stage: micro is 1
+        }
+    std::sort(mine.begin(), mine.end(),
+              [&](const Plan &a, const Plan &b) { return better(a, b, r); });
+    if (mine.size() > size_t(4 * r.top))
+      mine.resize(size_t(4 * r.top));
+    std::lock_guard<std::mutex> lock(mu);
+    found[ti] = std::move(mine);
+    nearestOf[ti] = near;
+  };
+  unsigned threads = r.threads > 0 ? unsigned(r.threads)
+                                   : std::max(1u, std::thread::hardware_concurrency());
+  {
+    std::vector<std::thread> pool;
+    std::atomic<size_t> next{0};
+    for (unsigned i = 0; i < std::min<size_t>(threads, tps.size()); ++i)
+      pool.emplace_back([&] {
+        for (size_t ti = next++; ti < tps.size(); ti = next++)
+          work(ti);
+      });
+    for (std::thread &th : pool)
+      th.join();
+  }
+  (void)minMemory;
+  Result result;
+  for (size_t i = 0; i < tps.size(); ++i) {
+    result.evaluated += counted[i];
+    for (Plan &p : found[i])
+      result.plans.push_back(std::move(p));
+    if (nearestOf[i] && (!result.nearest || nearestOf[i]->tpot + nearestOf[i]->ttft <
+                                                result.nearest->tpot + result.nearest->ttft))
+      result.nearest = nearestOf[i];
+  }
+  std::sort(result.plans.begin(), result.plans.end(),
+            [&](const Plan &a, const Plan &b) { return better(a, b, r); });
+
+  if (result.plans.empty()) {
+    double weights = m.totalParams() * precisionBytes(r.weights);
+    System s(system, r);
+    if (!result.nearest && (r.tp > 0 || r.pp > 0 || r.batch > 0)) {
+      error = "no plan with the degrees asked for (" +
+              (r.tp > 0 ? "tp " + std::to_string(r.tp) + " " : std::string()) +
+              (r.pp > 0 ? "pp " + std::to_string(r.pp) + " " : std::string()) +
+              (r.batch > 0 ? "batch " + std::to_string(r.batch) + " "
+                           : std::string()) +
+              ") fits " + system.name() + "'s memory per chip within " +
+              std::to_string(r.maxChips) + " chips";
+    } else if (!result.nearest) {
+      int64_t least = static_cast<int64_t>(
+          std::ceil(weights / (s.capacity * s.usable)));
+      error = config.name + " fits nowhere on " + system.name() + " within " +
+              std::to_string(r.maxChips) + " chips: its weights alone are " +
+              std::to_string(int64_t(weights)) + " bytes (" + r.weights +
+              "), at least " + std::to_string(least) + " chips of " +
+              std::to_string(int64_t(s.capacity)) + " bytes" +
+              (least > r.maxChips ? " (raise --max-chips)" : "");
+    } else {
+      error = "no plan on " + system.name() + " meets the targets (" +
+              (r.ttft > 0 ? "time to first token " +
+                                std::to_string(int64_t(r.ttft * 1e3)) + " ms"
+                          : std::string()) +
+              (r.ttft > 0 && r.tpot > 0 ? ", " : "") +
+              (r.tpot > 0 ? "time per output token " +
+                                std::to_string(r.tpot * 1e3).substr(0, 6) + " ms"
+                          : std::string()) +
+              "); the nearest: " + describe(*result.nearest);
+    }
+    return std::nullopt;
+  }
+
+  // On spatial targets the best plans are re-priced with the compiler:
+  // one layer compiled for the plan's tensor-parallel group, its latency
+  // reused for every layer. Re-pricing can reorder the plans, so it repeats
+  // until the best `top` are all compiled (or a round adds nothing).
+  // Plans meeting the targets first, plans whose layer did not compile
+  // last.
+  auto order = [&] {
+    for (Plan &p : result.plans)
+      p.meetsTargets = meets(p, r);
+    std::stable_sort(result.plans.begin(), result.plans.end(),
+                     [&](const Plan &a, const Plan &b) {
+                       if (a.note.empty() != b.note.empty())
+                         return a.note.empty();
+                       if (a.meetsTargets != b.meetsTargets)
+                         return a.meetsTargets;
+                       return better(a, b, r);
+                     });
+  };
+  if (spatial && r.compile && compileLayer) {
+    std::map<std::tuple<int64_t, int64_t, int64_t>, std::optional<double>> cache;
+    std::map<std::tuple<int64_t, int64_t, int64_t>, std::string> why;
+    int64_t past = r.inputLen + r.outputLen / 2;
+    rt::Progress bar("plan: compiling layers", 0);
+    System s(system, r);
+    auto fixed = [&](const Plan &p) {
+      double vec = double(p.batch) * m.hidden * precisionBytes(r.activations);
+      return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
+             m.headParams / p.tp * precisionBytes(r.weights) /
+                 (s.memBw * s.eff.memory);
+    };
+    auto setTpot = [&](Plan &p, double tpot) {
+      p.tpot = tpot;
+      p.tokensPerSecondPerUser = 1.0 / tpot;
+      p.tokensPerSecond = double(p.concurrency) / tpot;
+      p.tokensPerSecondPerWatt =
+          s.power > 0 ? p.tokensPerSecond / (s.power * double(p.chips)) : 0;
+    };
+    // Each plan's estimated layer time, kept to scale by the calibration.
+    for (Plan &p : result.plans)
+      p.note.clear();
+    auto id = [](const Plan &p) {
+      return std::make_tuple(p.tp, p.pp, p.ep, p.dp, p.batch, p.micro);
+    };
+    std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>,
+             double>
+        estLayer;
+    for (Plan &p : result.plans)
+      estLayer[id(p)] = (p.tpot - fixed(p)) / double(m.layers);
+    for (int round = 0; round < 6; ++round) {
+      // Compile the layers of the best `top` plans not compiled yet.
+      size_t top = std::min<size_t>(result.plans.size(), size_t(r.top));
+      bool compiledAny = false;
+      for (size_t i = 0; i < top; ++i) {
+        Plan &p = result.plans[i];
+        auto key = std::make_tuple(p.tp, p.batch, past);
+        // A budget of compiled layers keeps a large search quick; the
+        // calibration carries their lesson to the rest.
+        if (p.compiled || cache.count(key) || cache.size() >= 3)
+          continue;
+        bar.update(int64_t(cache.size()), "tp " + std::to_string(p.tp) +
+                                              ", batch " +
+                                              std::to_string(p.batch));
+        cache[key] = compileLayer(configPath, system.name(), p.tp, p.batch,
+                                  past, r.weights, why[key]);
+        compiledAny = true;
+      }
+      // Every plan whose layer is compiled takes its time; the others are
+      // scaled by how far the compiled layers are from their estimates
+      // (the median ratio), so estimates and schedules rank fairly.
+      std::vector<double> ratios;
+      for (Plan &p : result.plans) {
+        auto key = std::make_tuple(p.tp, p.batch, past);
+        auto it = cache.find(key);
+        if (it == cache.end())
+          continue;
+        if (!it->second) {
+          p.note = "layer compile failed: " + why[key];
+          continue;
+        }
+        if (!p.compiled)
+          ratios.push_back(*it->second / estLayer[id(p)]);
+        setTpot(p, double(m.layers) * *it->second + fixed(p));
+        p.compiled = true;
+      }
+      // The calibration per tensor-parallel degree where a layer of it is
+      // compiled (the collectives differ), else over all.
+      std::map<int64_t, std::vector<double>> byTp;
+      for (Plan &p : result.plans) {
+        auto key = std::make_tuple(p.tp, p.batch, past);
+        auto it = cache.find(key);
+        if (it != cache.end() && it->second)
+          byTp[p.tp].push_back(*it->second / estLayer[id(p)]);
+      }
+      auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+      };
+      if (!ratios.empty()) {
+        double all = median(ratios);
+        for (Plan &p : result.plans)
+          if (!p.compiled) {
+            auto it = byTp.find(p.tp);
+            double k = it != byTp.end() ? median(it->second) : all;
+            setTpot(p, double(m.layers) * estLayer[id(p)] * k + fixed(p));
+          }
+      }
+      order();
+      if (!compiledAny)
+        break;
+    }
+    bar.finish();
+  }
+  order();
+  if (result.plans.size() > size_t(r.top))
+    result.plans.resize(size_t(r.top));
+  result.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - started)
+                       .count();
+  return result;
+}
+
+std::optional<Result> planDisaggregated(const LlmConfig &config,
+                                        const std::string &configPath,
+                                        const TargetModel &prefillSystem,
+                                        const TargetModel &decodeSystem,
+                                        const Request &r,
+                                        const LayerCompiler &compileLayer,
+                                        std::string &error) {
+  // Decode plans on the decode system (no time-to-first-token target:
+  // prefill happens elsewhere), prefill plans on the prefill system (its
+  // time to first token only).
+  Request decode = r;
+  decode.ttft = 0;
+  std::optional<Result> d =
+      plan(config, configPath, decodeSystem, decode, compileLayer, error);
+  if (!d)
+    return std::nullopt;
+  Request prefill = r;
+  prefill.tpot = 0;
+  prefill.concurrency = 0;
+  prefill.requestRate = 0;
+  prefill.compile = false;
+  std::optional<Result> p =
+      plan(config, configPath, prefillSystem, prefill, nullptr, error);
+  if (!p)
+    return std::nullopt;
+  // The fastest prefill plan, and the KV cache of one request moved over
+  // the prefill system's scale-out network (or its chip links).
+  const Plan *fast = &p->plans.front();
+  for (const Plan &q : p->plans)
+    if (q.ttft < fast->ttft)
+      fast = &q;
+  ModelCost m = modelCost(config);
+  double kvBytes = double(r.inputLen) * m.layers * m.kvElementsPerTokenLayer() *
+                   precisionBytes(r.kv);
+  const auto &so = prefillSystem.desc().system.scaleOut;
+  double bw = so ? so->bytesPerSecond : prefillSystem.chipLinkBytesPerSecondPerChip();
+  double lat = so ? so->latencySeconds : prefillSystem.chipLinkLatencySeconds();
+  // Every prefill chip sends its share of the cache.
+  double move = lat + kvBytes / (bw * double(fast->chips));
+  Result out = *d;
+  for (Plan &q : out.plans) {
+    q.prefillSystem = prefillSystem.name();
+    q.prefillChips = fast->chips;
+    q.prefillTp = fast->tp;
+    q.kvMove = move;
+    q.ttft = fast->ttft + move;
+    q.meetsTargets = meets(q, r);
+    q.note = "prefill on " + std::to_string(fast->chips) + " " +
+             prefillSystem.name() + " chips";
+  }
+  return out;
+}
+
+std::string formatTable(const Result &result, const Request &r) {
+  std::string out;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "%-5s %-20s %6s %5s %6s %9s %9s %9s %11s %10s %14s %-9s %s\n",
+                "chips", "tp x pp x ep x dp", "batch", "nodes", "racks",
+                "TTFT ms", "TPOT ms", "tok/s/usr", "tok/s", "tok/s/W",
+                "mem/chip", "bound", "");
+  out += buf;
+  for (const Plan &p : result.plans) {
+    std::string split = std::to_string(p.tp) + " x " + std::to_string(p.pp) +
+                        " x " + std::to_string(p.ep) + " x " +
+                        std::to_string(p.dp);
+    std::snprintf(buf, sizeof buf,
+                  "%-5lld %-20s %6lld %5lld %6lld %9.1f %9.3f %9.1f %11.0f "
+                  "%10.2f %7.1f %s %2.0f%% %-9s %s%s%s\n",
+                  (long long)p.chips, split.c_str(), (long long)p.batch,
+                  (long long)p.nodes, (long long)p.racks, p.ttft * 1e3,
+                  p.tpot * 1e3, p.tokensPerSecondPerUser, p.tokensPerSecond,
+                  p.tokensPerSecondPerWatt,
+                  p.memoryPerChip / (p.memory == "SRAM" ? 1e6 : 1e9),
+                  p.memory == "SRAM" ? "MB" : "GB",
+                  100.0 * p.memoryPerChip / p.capacityPerChip,
+                  p.decodeBound == "memory bandwidth" ? "memory" : p.decodeBound.c_str(),
+                  p.compiled ? "compiled" : "estimate",
+                  p.meetsTargets ? "" : " (misses targets)",
+                  p.note.empty() ? "" : ("; " + p.note).c_str());
+    out += buf;
+  }
+  std::snprintf(buf, sizeof buf, "%lld candidates priced in %.2f s\n",
+                (long long)result.evaluated, result.seconds);
+  out += buf;
+  (void)r;
+  return out;
+}
+
+std::string formatJson(const Result &result, const Request &r) {
+  nlohmann::ordered_json j;
+  j["request"] = {{"input_len", r.inputLen},   {"output_len", r.outputLen},
+                  {"concurrency", r.concurrency}, {"request_rate", r.requestRate},
+                  {"weights", r.weights},     {"kv", r.kv},
+                  {"activations", r.activations}, {"ttft_s", r.ttft},
+                  {"tpot_s", r.tpot},          {"max_chips", r.maxChips}};
+  nlohmann::ordered_json plans = nlohmann::ordered_json::array();
+  for (const Plan &p : result.plans) {
+    nlohmann::ordered_json q;
+    q["system"] = p.system;
+    q["chips"] = p.chips;
+    q["nodes"] = p.nodes;
+    q["racks"] = p.racks;
+    q["tp"] = p.tp;
+    q["pp"] = p.pp;
+    q["ep"] = p.ep;
+    q["dp"] = p.dp;
+    q["batch"] = p.batch;
+    q["micro_batches"] = p.micro;
+    q["concurrency"] = p.concurrency;
+    q["ttft_s"] = p.ttft;
+    q["tpot_s"] = p.tpot;
+    q["tokens_per_s_per_user"] = p.tokensPerSecondPerUser;
+    q["tokens_per_s"] = p.tokensPerSecond;
+    q["tokens_per_s_per_watt"] = p.tokensPerSecondPerWatt;
+    q["memory"] = p.memory;
+    q["memory_per_chip_bytes"] = p.memoryPerChip;
+    q["weights_per_chip_bytes"] = p.weightsPerChip;
+    q["kv_per_chip_bytes"] = p.kvPerChip;
+    q["capacity_per_chip_bytes"] = p.capacityPerChip;
+    q["decode_bound"] = p.decodeBound;
+    q["prefill_bound"] = p.prefillBound;
+    q["meets_targets"] = p.meetsTargets;
+    q["decode_priced_by"] = p.compiled ? "compiled layer" : "cost model";
+    if (!p.prefillSystem.empty()) {
+      q["prefill_system"] = p.prefillSystem;
+      q["prefill_chips"] = p.prefillChips;
+      q["prefill_tp"] = p.prefillTp;
+      q["kv_move_s"] = p.kvMove;
+    }
+    if (!p.note.empty())
+      q["note"] = p.note;
+    plans.push_back(q);
+  }
+  j["plans"] = plans;
+  j["candidates"] = result.evaluated;
+  j["seconds"] = result.seconds;
+  return j.dump(2) + "\n";
+}
+
+} // namespace loom::plan

@@ -1,0 +1,144 @@
+//===- PlannerTest.cpp - The planner's cost model on hand-computed cases --===//
+#include "loom/Planner/Planner.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace loom;
+using namespace loom::plan;
+
+namespace {
+
+LlmConfig tinyConfig() {
+  LlmConfig c;
+  c.name = "tiny";
+  c.hidden = 64;
+  c.layers = 2;
+  c.heads = 4;
+  c.kvHeads = 2;
+  c.headDim = 16;
+  c.intermediate = 128;
+  c.vocab = 256;
+  c.maxPositions = 128;
+  return c;
+}
+
+TargetModel load(const std::string &name) {
+  std::string error;
+  std::optional<TargetModel> t = TargetModel::load(name, error);
+  EXPECT_TRUE(t.has_value()) << error;
+  return *t;
+}
+
+} // namespace
+
+TEST(PlannerTest, PrecisionBytes) {
+  EXPECT_EQ(precisionBytes("fp32"), 4);
+  EXPECT_EQ(precisionBytes("bf16"), 2);
+  EXPECT_EQ(precisionBytes("fp8"), 1);
+  EXPECT_EQ(precisionBytes("fp4"), 0.5);
+  EXPECT_EQ(precisionBytes("fp64"), 0);
+}
+
+TEST(PlannerTest, ModelCostByHand) {
+  ModelCost m = modelCost(tinyConfig());
+  // q 64x64, k and v 64x32 each, o 64x64.
+  EXPECT_EQ(m.attnParams, 64.0 * 64 + 2 * 64 * 32 + 64 * 64);
+  // gate, up, down: 3 x 64 x 128.
+  EXPECT_EQ(m.expertParams, 3.0 * 64 * 128);
+  EXPECT_EQ(m.totalParams(), 2 * (12288.0 + 24576.0) + 2 * 256 * 64);
+  // Two FLOPs per parameter of a layer.
+  EXPECT_EQ(m.layerFlopsPerToken(), 2 * (12288.0 + 24576.0));
+  // q.k and p.v: 4 FLOPs per head dimension per position.
+  EXPECT_EQ(m.attnFlopsPerPosition(), 4.0 * 4 * 16);
+  EXPECT_EQ(m.kvElementsPerTokenLayer(), 2.0 * 2 * 16);
+}
+
+TEST(PlannerTest, MixtureOfExpertsCountsActiveExperts) {
+  LlmConfig c = tinyConfig();
+  c.experts = 8;
+  c.expertsPerToken = 2;
+  ModelCost m = modelCost(c);
+  EXPECT_EQ(m.totalParams(), 2 * (12288.0 + 8 * 24576.0) + 2 * 256 * 64);
+  EXPECT_EQ(m.activeParams(), 2 * (12288.0 + 2 * 24576.0) + 256 * 64);
+}
+
+// One H100 (3.35 TB/s HBM at efficiency 0.75), the tiny model at fp8, batch
+// 1: a decode step reads every weight of the two layers once plus the KV
+// cache of the average context; it is memory bound.
+TEST(PlannerTest, DecodeStepOnOneGpuByHand) {
+  TargetModel h100 = load("h100");
+  ModelCost m = modelCost(tinyConfig());
+  Request r;
+  r.inputLen = 100;
+  r.outputLen = 20;
+  std::optional<Plan> p = price(m, h100, r, 1, 1, 1, 1, 1);
+  ASSERT_TRUE(p.has_value());
+  double bw = 3.35e12 * 0.75;
+  double weights = 2 * (12288.0 + 24576.0);           // fp8: 1 byte each
+  double kv = 1 * (100 + 10) * 2 * (2 * 2 * 16) * 1.0; // avg context 110
+  double head = 256.0 * 64 / bw;                       // the LM head, once
+  EXPECT_NEAR(p->tpot, (weights + kv) / bw + head, 1e-15);
+  EXPECT_EQ(p->decodeBound, "memory bandwidth");
+  EXPECT_EQ(p->chips, 1);
+  EXPECT_DOUBLE_EQ(p->tokensPerSecondPerUser, 1.0 / p->tpot);
+  EXPECT_DOUBLE_EQ(p->tokensPerSecondPerWatt, p->tokensPerSecond / 700.0);
+}
+
+// Two GPUs in tensor parallelism: each reads half the weights, and every
+// layer adds two all-reduces of the hidden vector over NVLink (two link
+// latencies and the bytes each).
+TEST(PlannerTest, TensorParallelAddsAllReduces) {
+  TargetModel h100 = load("h100");
+  ModelCost m = modelCost(tinyConfig());
+  Request r;
+  std::optional<Plan> one = price(m, h100, r, 1, 1, 1, 1, 1);
+  std::optional<Plan> two = price(m, h100, r, 2, 1, 1, 1, 1);
+  ASSERT_TRUE(one && two);
+  EXPECT_EQ(two->chips, 2);
+  double lat = h100.chipLinkLatencySeconds();
+  double bw = h100.chipLinkBytesPerSecondPerChip() * 0.7;
+  double allReduce = 2 * lat + 2.0 * (64 * 2.0) * 0.5 / bw; // bf16 vector
+  // 2 layers x 2 all-reduces.
+  double linkTime = 2 * 2 * allReduce;
+  EXPECT_GT(two->tpot, linkTime);
+  EXPECT_LT(two->tpot - linkTime, one->tpot);
+}
+
+TEST(PlannerTest, CapacityRejectsWhatDoesNotFit) {
+  TargetModel tiny = load("tiny"); // 4 MiB of SRAM per chip
+  LlmConfig c = tinyConfig();
+  c.hidden = 2048;
+  c.heads = 16;
+  c.kvHeads = 16;
+  c.headDim = 128;
+  c.intermediate = 8192;
+  ModelCost m = modelCost(c);
+  Request r;
+  EXPECT_FALSE(price(m, tiny, r, 1, 1, 1, 1, 1).has_value());
+}
+
+TEST(PlannerTest, SearchIsDeterministicAndMeetsTargets) {
+  TargetModel h100 = load("h100");
+  Request r;
+  r.concurrency = 16;
+  r.tpot = 0.05;
+  r.compile = false;
+  r.threads = 2;
+  std::string error;
+  std::optional<Result> a = loom::plan::plan(tinyConfig(), "", h100, r, nullptr, error);
+  r.threads = 1;
+  std::optional<Result> b = loom::plan::plan(tinyConfig(), "", h100, r, nullptr, error);
+  ASSERT_TRUE(a && b) << error;
+  ASSERT_FALSE(a->plans.empty());
+  EXPECT_EQ(formatJson(*a, r).substr(0, 2000).find("\"seconds\""),
+            formatJson(*b, r).substr(0, 2000).find("\"seconds\""));
+  for (size_t i = 0; i < a->plans.size(); ++i) {
+    EXPECT_EQ(a->plans[i].chips, b->plans[i].chips);
+    EXPECT_EQ(a->plans[i].tpot, b->plans[i].tpot);
+    EXPECT_TRUE(a->plans[i].meetsTargets);
+    EXPECT_LE(a->plans[i].tpot, 0.05);
+    EXPECT_GE(a->plans[i].concurrency, 16);
+  }
+}
