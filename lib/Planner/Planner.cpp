@@ -301,10 +301,20 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                                                  m.expertsPerToken / ep,
                                              ep)
                             : 0));
-  p.ttft = double(pp) * (std::max(pComp, pMem) + pLink) +
-           double(pp - 1) * s.hop(L * m.hidden * aB, tp * pp * ep, tp * ep) +
-           p.tpot;
+  double prefill = double(pp) * (std::max(pComp, pMem) + pLink) +
+                   double(pp - 1) * s.hop(L * m.hidden * aB, tp * pp * ep, tp * ep);
+  p.ttft = prefill + p.tpot;
   p.prefillBound = bigger(pComp, pMem, pLink);
+  // Throughput: every request's prefill takes its replica away from
+  // decoding (prefill and decode share the chips), so a replica with C
+  // sequences in flight makes C x output tokens in output x TPOT + C x
+  // prefill.
+  double perReplica = double(micro * batch);
+  double out = double(r.outputLen);
+  p.tokensPerSecond = double(dp) * perReplica * out /
+                      (out * p.tpot + perReplica * prefill);
+  p.tokensPerSecondPerWatt =
+      s.power > 0 ? p.tokensPerSecond / (s.power * double(p.chips)) : 0;
   return p;
 }
 
@@ -495,13 +505,22 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
               ") fits " + system.name() + "'s memory per chip within " +
               std::to_string(r.maxChips) + " chips";
     } else if (!result.nearest) {
+      // What must be held: the weights, and the KV cache of the sequences
+      // asked for (at least one).
+      double kvPerSequence = double(r.inputLen + r.outputLen) * m.layers *
+                             m.kvElementsPerTokenLayer() * precisionBytes(r.kv);
+      int64_t sequences = std::max<int64_t>(1, r.concurrency);
+      double needed = weights + double(sequences) * kvPerSequence;
       int64_t least = static_cast<int64_t>(
-          std::ceil(weights / (s.capacity * s.usable)));
+          std::ceil(needed / (s.capacity * s.usable)));
       error = config.name + " fits nowhere on " + system.name() + " within " +
-              std::to_string(r.maxChips) + " chips: its weights alone are " +
+              std::to_string(r.maxChips) + " chips: its weights are " +
               std::to_string(int64_t(weights)) + " bytes (" + r.weights +
-              "), at least " + std::to_string(least) + " chips of " +
-              std::to_string(int64_t(s.capacity)) + " bytes" +
+              ") and the KV cache of " + std::to_string(sequences) +
+              " sequence" + (sequences == 1 ? "" : "s") + " " +
+              std::to_string(int64_t(double(sequences) * kvPerSequence)) +
+              " bytes (" + r.kv + "): at least " + std::to_string(least) +
+              " chips of " + std::to_string(int64_t(s.capacity)) + " bytes" +
               (least > r.maxChips ? " (raise --max-chips)" : "");
     } else {
       error = "no plan on " + system.name() + " meets the targets (" +
@@ -548,9 +567,14 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                  (s.memBw * s.eff.memory);
     };
     auto setTpot = [&](Plan &p, double tpot) {
+      double prefill = p.ttft - p.tpot;
+      double out = double(r.outputLen);
+      double perReplica = double(p.micro * p.batch);
       p.tpot = tpot;
+      p.ttft = prefill + tpot;
       p.tokensPerSecondPerUser = 1.0 / tpot;
-      p.tokensPerSecond = double(p.concurrency) / tpot;
+      p.tokensPerSecond = double(p.dp) * perReplica * out /
+                          (out * tpot + perReplica * prefill);
       p.tokensPerSecondPerWatt =
           s.power > 0 ? p.tokensPerSecond / (s.power * double(p.chips)) : 0;
     };
