@@ -554,7 +554,10 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                        return better(a, b, r);
                      });
   };
-  if (spatial && r.compile && compileLayer) {
+  if (m.experts > 1)
+    for (Plan &p : result.plans)
+      p.note.clear();
+  if (spatial && r.compile && compileLayer && m.experts == 1) {
     std::map<std::tuple<int64_t, int64_t, int64_t>, std::optional<double>> cache;
     std::map<std::tuple<int64_t, int64_t, int64_t>, std::string> why;
     int64_t past = r.inputLen + r.outputLen / 2;
@@ -708,6 +711,12 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
     q.prefillTp = fast->tp;
     q.kvMove = move;
     q.ttft = fast->ttft + move;
+    // Prefill runs elsewhere: the decode chips only decode; the power is
+    // both systems'.
+    q.tokensPerSecond = double(q.concurrency) / q.tpot;
+    double watts = decodeSystem.powerWattsPerChip() * double(q.chips) +
+                   prefillSystem.powerWattsPerChip() * double(fast->chips);
+    q.tokensPerSecondPerWatt = watts > 0 ? q.tokensPerSecond / watts : 0;
     q.meetsTargets = meets(q, r);
     q.note = "prefill on " + std::to_string(fast->chips) + " " +
              prefillSystem.name() + " chips";
@@ -747,6 +756,13 @@ std::string formatTable(const Result &result, const Request &r) {
   std::snprintf(buf, sizeof buf, "%lld candidates priced in %.2f s\n",
                 (long long)result.evaluated, result.seconds);
   out += buf;
+  bool anyEstimate = false;
+  for (const Plan &p : result.plans)
+    anyEstimate = anyEstimate || (!p.compiled && p.memory == "SRAM");
+  if (anyEstimate)
+    out += "estimate: priced by the cost model alone (mixture-of-experts decode "
+           "graphs are not built yet, --no-compile, or the layer budget was "
+           "spent); compiled: the decode layer's schedule\n";
   (void)r;
   return out;
 }
