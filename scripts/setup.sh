@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs every dependency Loom needs on a fresh Debian 12 machine:
 # the LLVM/MLIR 22 toolchain, libonnx + protobuf, FlatBuffers, nlohmann-json,
-# BLIS, GoogleTest, Debian's PyTorch/ONNX for the model-export scripts,
+# BLIS, GoogleTest, Open MPI (for sweeps over many machines), Debian's PyTorch/ONNX for the model-export scripts,
 # and onnxruntime-node (from npm) as the numerics peer.
 # Idempotent: a second run on a set-up machine takes a few seconds.
 set -euo pipefail
@@ -16,7 +16,7 @@ packages=(
   flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev
   libblis-serial-dev libgtest-dev libgmock-dev
   python3 python3-dev python3-numpy python3-onnx python3-torch python3-torchvision
-  pybind11-dev chromium
+  pybind11-dev chromium openmpi-bin libopenmpi-dev
   nodejs
 )
 

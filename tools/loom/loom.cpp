@@ -14,6 +14,7 @@
 #include "loom/Driver/Driver.h"
 #include "loom/Frontend/LLM.h"
 #include "loom/Planner/Planner.h"
+#include "loom/Sweep/Sweep.h"
 #include "loom/Frontend/ONNX/Importer.h"
 #include "loom/InitAll.h"
 #include "loom/Reference/Evaluator.h"
@@ -671,6 +672,79 @@ int runPlan(int argc, char **argv) {
   return 0;
 }
 
+/// `loom sweep --model=M1,M2 --target=BASE --vary=FIELD=v1,v2 ...
+/// --out=DIR`: co-design sweeps (docs/codesign.md).
+int runSweep(int argc, char **argv) {
+  Args args = parseArgs(argc, argv,
+                        {"model", "target", "vary", "objective", "out", "jobs",
+                         "chips", "precision"},
+                        {"no-sensitivity"});
+  if (!args.positional.empty())
+    usageError("sweep takes no positional arguments (models are --model=A,B)");
+  loom::sweep::Options o;
+  std::string models = args.get("model");
+  for (size_t at = 0; !models.empty();) {
+    size_t comma = models.find(',', at);
+    o.models.push_back(models.substr(at, comma == std::string::npos
+                                             ? std::string::npos
+                                             : comma - at));
+    if (comma == std::string::npos)
+      break;
+    at = comma + 1;
+  }
+  // MODEL@N compiles that model for N chips.
+  for (std::string &m : o.models) {
+    int64_t n = 0;
+    if (size_t at = m.rfind('@'); at != std::string::npos) {
+      std::string v = m.substr(at + 1);
+      char *end = nullptr;
+      long long x = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || x < 1 || x > (1 << 20))
+        usageError("--model=" + models + ": '" + m +
+                   "': expected MODEL or MODEL@CHIPS");
+      n = x;
+      m = m.substr(0, at);
+    }
+    o.modelChips.push_back(n);
+    if (m.empty() || !llvm::sys::fs::exists(m))
+      usageError("--model=" + models + ": '" + m + "' is not a file");
+  }
+  o.target = args.get("target", "tiny");
+  std::string error;
+  std::string targetText = loom::driver::targetJsonText(o.target);
+  if (!loom::TargetModel::load(o.target, error))
+    usageError(error);
+  for (const std::string &spec : args.all("vary")) {
+    std::optional<loom::sweep::Axis> axis =
+        loom::sweep::parseAxis(spec, targetText, error);
+    if (!axis)
+      usageError(error);
+    o.axes.push_back(*axis);
+  }
+  o.objective = args.get("objective", "throughput");
+  o.outDir = args.get("out", "sweep");
+  o.precision = args.get("precision", "fp32");
+  auto count = [&](const char *name, int64_t dflt) -> int64_t {
+    if (!args.has(name))
+      return dflt;
+    std::string v = args.get(name);
+    char *end = nullptr;
+    long long n = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < 0 || n > (1 << 20))
+      usageError(std::string("--") + name + "=" + v + ": expected a count");
+    return n;
+  };
+  o.jobs = int(count("jobs", 0));
+  o.chips = std::max<int64_t>(1, count("chips", 1));
+  o.sensitivity = !args.has("no-sensitivity");
+  o.loom = llvm::sys::fs::getMainExecutable(nullptr, (void *)&runSweep);
+  if (!loom::sweep::run(o, error))
+    usageError(error);
+  llvm::outs() << "sweep: " << o.outDir << "/results.json, " << o.outDir
+               << "/sweep.html\n";
+  return 0;
+}
+
 void printUsage() {
   llvm::errs()
       << "usage:\n"
@@ -695,7 +769,10 @@ void printUsage() {
          "[--input-len=N] [--output-len=N] [--concurrency=N|--rate=R]\n"
          "      [--weights=fp8] [--kv-precision=fp8] [--ttft=MS] [--tpot=MS] "
          "[--max-chips=N] [--top=N] [--prefill-system=NAME] [--json] "
-         "[--no-compile]\n";
+         "[--no-compile]\n"
+         "  loom sweep --model=M1.onnx,M2.json --target=BASE "
+         "--vary=FIELD=v1,v2,... [--vary=...] [--objective=latency|throughput|"
+         "perf-per-watt] [--out=DIR] [--jobs=N] [--chips=N]\n";
 }
 
 } // namespace
@@ -717,6 +794,8 @@ int main(int argc, char **argv) {
       return loom::runRunCommand(argc - 2, argv + 2);
     if (cmd == "plan")
       return runPlan(argc - 2, argv + 2);
+    if (cmd == "sweep")
+      return runSweep(argc - 2, argv + 2);
 #ifdef LOOM_HAVE_TARGET
     if (cmd == "target")
       return loom::runTargetCommand(argc - 1, argv + 1);
@@ -726,7 +805,7 @@ int main(int argc, char **argv) {
       return 0;
     }
     usageError("unknown command '" + cmd +
-               "' (try: compile, run, check, eval, plan, target)");
+               "' (try: compile, run, check, eval, plan, sweep, target)");
   } catch (const UsageError &e) {
     std::string msg = e.message;
     std::replace(msg.begin(), msg.end(), '\n', ' ');
