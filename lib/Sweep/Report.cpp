@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Sweep/Sweep.h"
+#include "loom/Runtime/Floorplan.h"
 
 #include <algorithm>
 #include <cmath>
@@ -72,32 +73,7 @@ __attribute__((format(printf, 1, 2))) std::string format(const char *fmt, ...) {
   return s;
 }
 
-std::string esc(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    case '\'':
-      out += "&#39;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
+std::string esc(std::string_view s) { return rt::xmlEscape(s); }
 
 /// An SVG coordinate.
 std::string px(double v) {
