@@ -114,7 +114,7 @@ struct System {
       : t(target), spatial(!target.hasOffChipMemory()) {
     capacity = spatial ? double(target.sramBytesPerChip())
                        : double(target.offChipBytesPerChip());
-    usable = spatial ? 0.8 : 0.9;
+    usable = spatial ? TargetModel::kPartitionSramShare : 0.9;
     memBw = spatial ? target.sramBytesPerSecondPerChip()
                     : target.offChipBytesPerSecondPerChip();
     peak = target.peakFlopsPerChip(formatOf(r.weights));
@@ -174,6 +174,23 @@ struct System {
     return latency + bytes / (share * perLink * eff.link);
   }
 };
+
+/// Tokens/s per user, per system and per watt of a plan whose ttft and
+/// tpot are set. Every request's prefill (ttft - tpot) takes its replica
+/// away from decoding (prefill and decode share the chips), so a replica
+/// with C sequences in flight makes C x output tokens in output x TPOT +
+/// C x prefill.
+void setRates(Plan &p, const Request &r, double wattsPerChip) {
+  double prefill = p.ttft - p.tpot;
+  double perReplica = double(p.micro * p.batch);
+  double out = double(r.outputLen);
+  p.tokensPerSecondPerUser = 1.0 / p.tpot;
+  p.tokensPerSecond = double(p.dp) * perReplica * out /
+                      (out * p.tpot + perReplica * prefill);
+  p.tokensPerSecondPerWatt =
+      wattsPerChip > 0 ? p.tokensPerSecond / (wattsPerChip * double(p.chips))
+                       : 0;
+}
 
 const char *bigger(double compute, double memory, double link) {
   if (link >= compute && link >= memory)
@@ -278,10 +295,6 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   double head = m.headParams / tp * wB / (s.memBw * s.eff.memory);
   p.tpot = double(pp) * stage + hops + head;
   p.decodeBound = bigger(tComp, tMem, tLink + hops / pp);
-  p.tokensPerSecondPerUser = 1.0 / p.tpot;
-  p.tokensPerSecond = double(p.concurrency) / p.tpot;
-  p.tokensPerSecondPerWatt =
-      s.power > 0 ? p.tokensPerSecond / (s.power * double(p.chips)) : 0;
 
   // Prefill of one request (all its input tokens at once), stage after
   // stage.
@@ -305,16 +318,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                    double(pp - 1) * s.hop(L * m.hidden * aB, tp * pp * ep, tp * ep);
   p.ttft = prefill + p.tpot;
   p.prefillBound = bigger(pComp, pMem, pLink);
-  // Throughput: every request's prefill takes its replica away from
-  // decoding (prefill and decode share the chips), so a replica with C
-  // sequences in flight makes C x output tokens in output x TPOT + C x
-  // prefill.
-  double perReplica = double(micro * batch);
-  double out = double(r.outputLen);
-  p.tokensPerSecond = double(dp) * perReplica * out /
-                      (out * p.tpot + perReplica * prefill);
-  p.tokensPerSecondPerWatt =
-      s.power > 0 ? p.tokensPerSecond / (s.power * double(p.chips)) : 0;
+  setRates(p, r, s.power);
   return p;
 }
 
@@ -430,13 +434,11 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
   std::vector<std::vector<Plan>> found(tps.size());
   std::vector<std::optional<Plan>> nearestOf(tps.size());
   std::vector<int64_t> counted(tps.size(), 0);
-  double minMemory = -1; // the least memory per chip of any candidate
   std::mutex mu;
   auto work = [&](size_t ti) {
     int64_t t = tps[ti];
     std::vector<Plan> mine;
     std::optional<Plan> near;
-    double least = -1;
     for (int64_t q : pps)
       for (int64_t e : eps)
         for (int64_t b : batches)
@@ -455,7 +457,6 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
             mine.push_back(p);
           else if (!near || p.tpot + p.ttft < near->tpot + near->ttft)
             near = p;
-          (void)least;
           if (q == 1)
             break; // one stage: micro is 1
         }
@@ -480,7 +481,6 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     for (std::thread &th : pool)
       th.join();
   }
-  (void)minMemory;
   Result result;
   for (size_t i = 0; i < tps.size(); ++i) {
     result.evaluated += counted[i];
@@ -570,16 +570,9 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                  (s.memBw * s.eff.memory);
     };
     auto setTpot = [&](Plan &p, double tpot) {
-      double prefill = p.ttft - p.tpot;
-      double out = double(r.outputLen);
-      double perReplica = double(p.micro * p.batch);
+      p.ttft += tpot - p.tpot;
       p.tpot = tpot;
-      p.ttft = prefill + tpot;
-      p.tokensPerSecondPerUser = 1.0 / tpot;
-      p.tokensPerSecond = double(p.dp) * perReplica * out /
-                          (out * tpot + perReplica * prefill);
-      p.tokensPerSecondPerWatt =
-          s.power > 0 ? p.tokensPerSecond / (s.power * double(p.chips)) : 0;
+      setRates(p, r, s.power);
     };
     // Each plan's estimated layer time, kept to scale by the calibration.
     for (Plan &p : result.plans)

@@ -132,11 +132,11 @@ TEST(PlannerTest, SearchIsDeterministicAndMeetsTargets) {
   std::optional<Result> b = loom::plan::plan(tinyConfig(), "", h100, r, nullptr, error);
   ASSERT_TRUE(a && b) << error;
   ASSERT_FALSE(a->plans.empty());
-  EXPECT_EQ(formatJson(*a, r).substr(0, 2000).find("\"seconds\""),
-            formatJson(*b, r).substr(0, 2000).find("\"seconds\""));
+  // Two threads and one give the same plans, byte for byte (wall time
+  // aside).
+  a->seconds = b->seconds = 0;
+  EXPECT_EQ(formatJson(*a, r), formatJson(*b, r));
   for (size_t i = 0; i < a->plans.size(); ++i) {
-    EXPECT_EQ(a->plans[i].chips, b->plans[i].chips);
-    EXPECT_EQ(a->plans[i].tpot, b->plans[i].tpot);
     EXPECT_TRUE(a->plans[i].meetsTargets);
     EXPECT_LE(a->plans[i].tpot, 0.05);
     EXPECT_GE(a->plans[i].concurrency, 16);

@@ -180,9 +180,8 @@ MappingOptions mappingOptions(const Args &args) {
   count("chips", m.chips);
   count("tp", m.tp);
   count("pp", m.pp);
-  if (m.tp > 0 && m.pp > 0 && !args.has("chips"))
-    m.chips = m.tp * m.pp;
-  else if (!args.has("chips") && (m.tp > 0 || m.pp > 0))
+  // --tp/--pp alone imply the chips they need.
+  if (!args.has("chips") && (m.tp > 0 || m.pp > 0))
     m.chips = std::max<int64_t>(1, m.tp) * std::max<int64_t>(1, m.pp);
   m.validate();
   return m;

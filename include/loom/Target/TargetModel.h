@@ -102,6 +102,11 @@ public:
   int64_t sramBytesPerChip() const {
     return sramBytesPerTile() * tilesPerChip();
   }
+  /// The share of a chip's SRAM that partitioning across chips (and the
+  /// planner, which prices the same partitions) fills with weights and
+  /// KV caches; the rest is for activations and the uneven spread of
+  /// weights over the chip's tiles.
+  static constexpr double kPartitionSramShare = 0.8;
   double sramBytesPerSecondPerChip() const;
 
   bool hasMesh() const { return desc_.chip.mesh.has_value(); }

@@ -71,13 +71,6 @@ std::optional<llvm::StringRef> kindOf(mlir::Operation *op) {
   return std::nullopt;
 }
 
-/// The chip `graph-partition` put an op on (0 when not partitioned).
-int64_t chipOf(mlir::Operation *op) {
-  if (auto a = op->getAttrOfType<mlir::IntegerAttr>(kChipAttr))
-    return a.getInt();
-  return 0;
-}
-
 mlir::ArrayRef<int64_t> shapeOf(mlir::Value v) {
   return llvm::cast<mlir::RankedTensorType>(v.getType()).getShape();
 }

@@ -383,7 +383,7 @@ private:
 
   OpCost costOf(Operation *op, const Propagation &prop,
                 std::set<void *> &seenArgs);
-  Estimate estimate(func::FuncOp func, int64_t tp, int64_t pp,
+  Estimate estimate(int64_t tp, int64_t pp,
                     const Propagation &prop);
   double collectiveSeconds(const CollectiveNeed &c, int64_t tp);
   LogicalResult rewrite(func::FuncOp func, const Propagation &prop,
@@ -430,9 +430,12 @@ OpCost GraphPartitionPass::costOf(Operation *op, const Propagation &prop,
                        : t.peakVectorOpsPerChip();
   double bw = t.sramBytesPerSecondPerChip();
   double split = prop.divided.count(op) && prop.divided.at(op) ? prop.tp : 1;
-  // A fixed cost per op (a unit's pipeline latency) keeps many tiny ops
-  // from looking free.
-  double fixed = 64.0 / t.clockHz();
+  // A fixed cost per op keeps many tiny ops from looking free: the
+  // longest unit pipeline latency of the tile (a kernel's fill and drain).
+  const auto &tile = t.desc().chip.tile;
+  double fixed =
+      double(std::max(tile.matrix.latencyCycles, tile.vector.latencyCycles)) /
+      t.clockHz();
   c.seconds = std::max(flops / std::max(peak, 1.0), double(bytes) / bw) / split +
               fixed;
   if (split > 1) {
@@ -463,7 +466,7 @@ double GraphPartitionPass::collectiveSeconds(const CollectiveNeed &c,
   return phases * steps * step / target_->clockHz();
 }
 
-Estimate GraphPartitionPass::estimate(func::FuncOp func, int64_t tp, int64_t pp,
+Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
                                       const Propagation &prop) {
   Estimate e;
   e.tp = tp;
@@ -484,7 +487,8 @@ Estimate GraphPartitionPass::estimate(func::FuncOp func, int64_t tp, int64_t pp,
     total += s;
   // A fifth of each chip is left for activations and for the uneven spread
   // of weights over its tiles.
-  const double capacity = double(target_->sramBytesPerChip()) * 0.8;
+  const double capacity =
+      double(target_->sramBytesPerChip()) * TargetModel::kPartitionSramShare;
   // Where stages may be cut: before op i, the bytes of computed values
   // made before it and read from it on (they cross to the next stage).
   // Only cuts within 4x of the cheapest are allowed: between layers (the
@@ -581,7 +585,6 @@ Estimate GraphPartitionPass::estimate(func::FuncOp func, int64_t tp, int64_t pp,
   e.interval = 0;
   for (double s : stageTime)
     e.interval = std::max(e.interval, s);
-  (void)func;
   return e;
 }
 
@@ -979,7 +982,7 @@ int64_t GraphPartitionPass::smallestFit(func::FuncOp func, int64_t from,
     for (int64_t t = 1; t <= m && t <= 64; ++t) {
       if (m % t || m / t > (int64_t)ops_.size())
         continue;
-      if (estimate(func, t, m / t, propagation(func, t)).fits)
+      if (estimate(t, m / t, propagation(func, t)).fits)
         return m;
     }
   return 0;
@@ -1086,7 +1089,7 @@ void GraphPartitionPass::runOnOperation() {
     if (p > (int64_t)ops_.size())
       continue;
     Propagation &prop = propagation(func, t);
-    Estimate e = estimate(func, t, p, prop);
+    Estimate e = estimate(t, p, prop);
     char buf[200];
     if (e.fits)
       std::snprintf(buf, sizeof buf, "tp %lld x pp %lld: latency %.2f us, "
@@ -1144,12 +1147,8 @@ void GraphPartitionPass::runOnOperation() {
     if (part && part.size() == 3 && part[0] >= 0)
       continue; // a slice of the input: one chip's
     std::map<int64_t, std::vector<OpOperand *>> byChip;
-    for (OpOperand &use : arg.getUses()) {
-      int64_t chip = 0;
-      if (auto a = use.getOwner()->getAttrOfType<IntegerAttr>(kChipAttr))
-        chip = a.getInt();
-      byChip[chip].push_back(&use);
-    }
+    for (OpOperand &use : arg.getUses())
+      byChip[chipOf(use.getOwner())].push_back(&use);
     if (byChip.size() < 2)
       continue;
     DictionaryAttr attrs = func.getArgAttrDict(i);
@@ -1176,9 +1175,7 @@ void GraphPartitionPass::runOnOperation() {
       continue;
     std::map<int64_t, Value> perChip;
     for (OpOperand &use : llvm::make_early_inc_range(c->getUses())) {
-      int64_t chip = 0;
-      if (auto a = use.getOwner()->getAttrOfType<IntegerAttr>(kChipAttr))
-        chip = a.getInt();
+      int64_t chip = chipOf(use.getOwner());
       auto it = perChip.find(chip);
       if (it == perChip.end()) {
         if (perChip.empty()) {

@@ -37,12 +37,7 @@ DenseI64ArrayAttr regionAttr(Builder &b, const TileRegion &r) {
   return b.getDenseI64ArrayAttr({r.row, r.col, r.rows, r.cols});
 }
 
-/// The chip graph-partition put a kernel on (0 without partitioning).
-int64_t chipOf(Operation *op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>(graph::kChipAttr))
-    return a.getInt();
-  return 0;
-}
+using graph::chipOf;
 
 /// The number of independent pieces of work a kernel has: a tile given
 /// less than one does nothing useful.

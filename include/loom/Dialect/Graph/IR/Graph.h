@@ -31,6 +31,13 @@ inline constexpr const char *kPartitionReportAttr = "graph.partition_report";
 /// output: array<i64: axis, index, count> (axis -1: a replica on each chip),
 /// beside its `graph.name`.
 inline constexpr const char *kPartAttr = "graph.part";
+
+/// The chip `graph-partition` put an op on (0 when not partitioned).
+inline int64_t chipOf(mlir::Operation *op) {
+  if (auto a = op->getAttrOfType<mlir::IntegerAttr>(kChipAttr))
+    return a.getInt();
+  return 0;
+}
 } // namespace loom::graph
 
 #endif // LOOM_DIALECT_GRAPH_IR_GRAPH_H
