@@ -74,7 +74,9 @@ def compile_case(loom, model, target, chips, precision, work, tag, extra=()):
         cmd.append("--chips=%d" % chips)
     p, wall = run(cmd)
     if p.returncode != 0:
-        return None, (p.stderr.strip().splitlines() or ["?"])[-1], wall
+        line = (p.stderr.strip().splitlines() or ["?"])[-1]
+        # The diagnostic itself, without the tool, file and location.
+        return None, re.sub(r"^.*?graph-partition: ", "", line), wall
     text = p.stdout + p.stderr
     m = SUMMARY.search(text)
     if not m:
