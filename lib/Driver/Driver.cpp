@@ -130,6 +130,7 @@ std::string runBackendOnce(MLIRContext &ctx, ModuleOp module,
   graphOpts.chips = mapping.chips;
   graphOpts.tp = mapping.tp;
   graphOpts.pp = mapping.pp;
+  graphOpts.systemChips = mapping.systemChips;
   graphOpts.objective = mapping.objective;
   loom::graph::buildGraphPipeline(pm, graphOpts);
   loom::spatial::GraphToSpatialOptions spatialOpts;

@@ -73,8 +73,9 @@ int64_t wrap(int64_t index, int64_t size) {
 
 } // namespace
 
-ChipNetwork::ChipNetwork(const TargetModel &target, int64_t chips)
-    : chips_(chips) {
+ChipNetwork::ChipNetwork(const TargetModel &target, int64_t chips,
+                         int64_t systemChips)
+    : chips_(chips), systemChips_(std::max(chips, systemChips)) {
   assert(chips >= 1 && "a chip network needs at least one chip");
   const rt::SystemDesc &system = target.desc().system;
   topology_ = system.links.topology;
@@ -87,8 +88,8 @@ ChipNetwork::ChipNetwork(const TargetModel &target, int64_t chips)
   // Domains are joined by scale-out only when the target has it; otherwise
   // the whole set is one bigger instance of the topology.
   int64_t targetDomain = std::max<int64_t>(target.linkDomainChips(), 1);
-  if (chips <= targetDomain || !system.scaleOut) {
-    domainChips_ = chips;
+  if (systemChips_ <= targetDomain || !system.scaleOut) {
+    domainChips_ = systemChips_;
   } else {
     domainChips_ = targetDomain;
     scaleOut_ = true;
@@ -109,6 +110,10 @@ ChipNetwork::ChipNetwork(const TargetModel &target, int64_t chips)
 
 int64_t ChipNetwork::domainSize(int64_t d) const {
   return std::min(domainChips_, chips_ - d * domainChips_);
+}
+
+int64_t ChipNetwork::systemDomainSize(int64_t d) const {
+  return std::min(domainChips_, systemChips_ - d * domainChips_);
 }
 
 void ChipNetwork::addLinksFrom(int64_t chip) {
@@ -169,34 +174,37 @@ void ChipNetwork::addLinksFrom(int64_t chip) {
   case Topology::FullyConnected:
   case Topology::Switch: {
     const char *kind = topology_ == Topology::Switch ? "switch" : "direct";
+    int64_t ms = systemDomainSize(d);
     for (int64_t peer = 0; peer < m; ++peer) {
       if (peer != offset) {
-        addInDomain(peer, perChip / static_cast<double>(m - 1), kind);
+        addInDomain(peer, perChip / static_cast<double>(ms - 1), kind);
       }
     }
     break;
   }
   case Topology::Dragonfly: {
     DragonflyGroups groups = dragonflyGroups(groupChips_, m);
+    // The shares follow the whole system's groups.
+    DragonflyGroups all = dragonflyGroups(groupChips_, systemDomainSize(d));
     int64_t group = offset / groups.size;
     int64_t index = offset % groups.size;
     // Half the links stay in the group and half go to other groups; a
     // single group keeps them all, a group of one chip sends them all out.
-    double localLinks = groups.count == 1  ? perChip
-                        : groups.size == 1 ? 0.0
-                                           : perChip / 2;
-    double globalLinks = groups.size == 1 ? perChip : perChip / 2;
+    double localLinks = all.count == 1  ? perChip
+                        : all.size == 1 ? 0.0
+                                        : perChip / 2;
+    double globalLinks = all.size == 1 ? perChip : perChip / 2;
     int64_t groupEnd = std::min((group + 1) * groups.size, m);
     for (int64_t peer = group * groups.size; peer < groupEnd; ++peer) {
       if (peer != offset) {
-        addInDomain(peer, localLinks / static_cast<double>(groups.size - 1),
+        addInDomain(peer, localLinks / static_cast<double>(all.size - 1),
                     "local");
       }
     }
     for (int64_t other = 0; other < groups.count; ++other) {
       int64_t peer = other * groups.size + index;
       if (other != group && peer < m) {
-        addInDomain(peer, globalLinks / static_cast<double>(groups.count - 1),
+        addInDomain(peer, globalLinks / static_cast<double>(all.count - 1),
                     "global");
       }
     }

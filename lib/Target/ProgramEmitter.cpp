@@ -394,7 +394,10 @@ LogicalResult ProgramWriter::write(
           static_cast<int32_t>(c * tilesPerChip + mesh.linkEnds(l).first),
           static_cast<int32_t>(c * tilesPerChip + mesh.linkEnds(l).second),
           false, static_cast<int32_t>(c), static_cast<int32_t>(c)));
-  ChipNetwork net(target_, chips);
+  int64_t systemChips = 0;
+  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kSystemChipsAttr))
+    systemChips = a.getInt();
+  ChipNetwork net(target_, chips, systemChips);
   if (chips > 1)
     for (int64_t k = 0; k < net.numLinks(); ++k) {
       const ChipNetwork::Link &l = net.link(k);

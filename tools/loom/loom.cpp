@@ -180,6 +180,7 @@ MappingOptions mappingOptions(const Args &args) {
   count("chips", m.chips);
   count("tp", m.tp);
   count("pp", m.pp);
+  count("system-chips", m.systemChips);
   // --tp/--pp alone imply the chips they need.
   if (!args.has("chips") && (m.tp > 0 || m.pp > 0))
     m.chips = std::max<int64_t>(1, m.tp) * std::max<int64_t>(1, m.pp);
@@ -192,7 +193,7 @@ int runCompile(int argc, char **argv) {
   Args args = parseArgs(
       argc, argv,
       {"emit", "o", "dim", "target", "precision", "mapping", "objective",
-       "max-ii", "floorplan", "report", "chips", "tp", "pp"},
+       "max-ii", "floorplan", "report", "chips", "tp", "pp", "system-chips"},
       {"keep-weights", "no-verify"});
   MappingOptions mapping = mappingOptions(args);
   std::unique_ptr<MLIRContext> context = loom::driver::makeContext();
@@ -755,6 +756,8 @@ void printUsage() {
          "[--no-verify]\n"
          "      [--chips=N] [--tp=N] [--pp=N]  (split across chips: tensor "
          "and pipeline parallelism)\n"
+         "      [--system-chips=N]  (the chips are the first of a system of "
+         "N: chip links get their share there)\n"
          "  loom compile MODEL.onnx --emit=graph|spatial|sched [-o OUT]\n"
          "  loom run OUT.loom --input NAME=FILE.npy ... --output-dir DIR "
          "[--trace=FILE.json] [--stats=FILE.json] [--timing-only] "

@@ -64,6 +64,10 @@ struct MappingOptions {
   /// Chips to partition the model over (graph-partition), and the tensor-
   /// and pipeline-parallel degrees (0: chosen by the cost model).
   int64_t chips = 1, tp = 0, pp = 0;
+  /// The system the chips are the first of (0: the chips alone): chip
+  /// links get the bandwidth share they have in a system this big (see
+  /// loom::ChipNetwork). The planner compiles one layer this way.
+  int64_t systemChips = 0;
   bool multiChip() const { return chips > 1 || tp > 1 || pp > 1; }
   /// Throws rt::Error naming the bad option.
   void validate() const;

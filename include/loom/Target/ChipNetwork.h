@@ -79,8 +79,16 @@ namespace loom {
 class ChipNetwork {
 public:
   /// The network joining `chips` chips of `target` (chips >= 1; it may exceed
-  /// target.chips(), see the file comment).
-  ChipNetwork(const TargetModel &target, int64_t chips);
+  /// target.chips(), see the file comment). With `systemChips` > `chips` the
+  /// chips are the first `chips` of a system of `systemChips`: only their
+  /// links exist, but each link carries the share of the chip's physical
+  /// links it has in the whole system (a dragonfly's local links keep half
+  /// when the system has other groups; a fully connected or switched
+  /// domain splits the links over all its chips; domains and scale-out
+  /// follow the system). Ring and torus keep the present chips' smaller
+  /// instance. The planner prices a slice of a system (one layer on its
+  /// tensor-parallel group) this way.
+  ChipNetwork(const TargetModel &target, int64_t chips, int64_t systemChips = 0);
 
   /// One direction of the bundle of physical links between two chips.
   struct Link {
@@ -95,6 +103,8 @@ public:
   };
 
   int64_t chips() const { return chips_; }
+  /// The system the chips are the first of (chips() when alone).
+  int64_t systemChips() const { return systemChips_; }
   int64_t numLinks() const { return static_cast<int64_t>(links_.size()); }
   const Link &link(int64_t id) const;
   /// The links leaving `chip`, sorted by destination.
@@ -141,12 +151,17 @@ private:
   void addLinksFrom(int64_t chip);
   /// Chips in domain `d` (the last may be partial).
   int64_t domainSize(int64_t d) const;
+  /// Chips of domain `d` in the whole system (systemChips_), which set the
+  /// links' bandwidth shares.
+  int64_t systemDomainSize(int64_t d) const;
   /// Route between two chips of the same domain, appended to `out`.
   void routeInDomain(int64_t a, int64_t b, std::vector<int64_t> &out) const;
   /// Appends the link a->b, which must exist.
   void appendLink(int64_t a, int64_t b, std::vector<int64_t> &out) const;
 
   int64_t chips_ = 1;
+  /// The system the chips are part of (>= chips_).
+  int64_t systemChips_ = 1;
   Topology topology_ = Topology::None;
   int64_t domainChips_ = 1;
   int64_t domains_ = 1;

@@ -4,6 +4,8 @@
 // RUN: %loom-opt --split-input-file --graph-partition="target=tiny chips=2 tp=2 pp=1" %s | FileCheck %s --check-prefix=TP
 // RUN: %loom-opt --split-input-file --graph-partition="target=tiny chips=2 tp=1 pp=2" %s | FileCheck %s --check-prefix=PP
 // RUN: %loom-opt --split-input-file --graph-partition="target=tiny chips=2" %s | FileCheck %s --check-prefix=AUTO
+// RUN: %loom-opt --split-input-file --graph-partition="target=tiny chips=2 tp=2 pp=1 system-chips=8" %s | FileCheck %s --check-prefix=SYS
+// RUN: %loom-opt --split-input-file --graph-partition="target=tiny chips=2 tp=2 pp=1 system-chips=2" %s | FileCheck %s --check-prefix=NOSYS
 
 // The input is needed whole on both chips: two replicas (axis -1). fc1's
 // weight is cut by columns (rank 1 gets columns 8..15), its bias likewise;
@@ -34,6 +36,12 @@
 // PP: graph.matmul %arg0, {{.*}} {graph.chip = 0 : i64} : (tensor<1x8xf32>, tensor<8x16xf32>)
 // PP: graph.matmul {{.*}} {graph.chip = 1 : i64} : (tensor<1x16xf32>, tensor<16x8xf32>)
 // PP: graph.add {{.*}}, %arg1 {graph.chip = 1 : i64}
+// The chips as the first two of an 8-chip system: marked for the network.
+// SYS-LABEL: func.func @mlp(
+// SYS-SAME: graph.system_chips = 8 : i64
+// NOSYS-LABEL: func.func @mlp(
+// NOSYS-NOT: graph.system_chips
+// NOSYS: return
 // AUTO: graph.partition_report = "tp {{[12]}} x pp {{[12]}} on 2 chips (objective latency); tp 1 x pp 2: latency {{.*}} us, interval {{.*}} us, 0 collectives; tp 2 x pp 1: latency {{.*}} us, interval {{.*}} us, 1 collectives"
 func.func @mlp(%x: tensor<1x8xf32> {graph.name = "x"}) -> (tensor<1x8xf32> {graph.name = "y"}) {
   %w1 = graph.constant {value = dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0]]> : tensor<8x16xf32>} : () -> tensor<8x16xf32>

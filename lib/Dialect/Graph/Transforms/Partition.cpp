@@ -28,6 +28,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <memory>
 #include <set>
@@ -449,7 +450,7 @@ double GraphPartitionPass::collectiveSeconds(const CollectiveNeed &c,
                                              int64_t tp) {
   std::shared_ptr<ChipNetwork> &cached = networks_[tp];
   if (!cached)
-    cached = std::make_shared<ChipNetwork>(*target_, tp);
+    cached = std::make_shared<ChipNetwork>(*target_, tp, systemChips);
   const ChipNetwork &net = *cached;
   std::vector<int64_t> group;
   for (int64_t i = 0; i < tp; ++i)
@@ -573,6 +574,63 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
       best = std::move(s);
     }
   }
+  // Among packings whose stages take at most 5% more than the best, the
+  // one whose cuts carry the fewest bytes (a cut after a layer's norm moves
+  // the normalised activations and the residual; one before it only the
+  // residual): stage by stage, the cheapest cut that still lets the rest
+  // pack into the stages left (greedy packing is optimal for that test),
+  // the later one on a tie.
+  const double relaxed = hi * 1.05;
+  auto stagesNeeded = [&](size_t from) -> int64_t {
+    int64_t n = 1;
+    double time = 0, bytes = 0;
+    for (size_t k = from; k < segments.size(); ++k) {
+      const Segment &g = segments[k];
+      if (g.bytes > capacity)
+        return std::numeric_limits<int64_t>::max();
+      if (k > from && (time + g.seconds > relaxed || bytes + g.bytes > capacity)) {
+        ++n;
+        time = bytes = 0;
+      }
+      time += g.seconds;
+      bytes += g.bytes;
+    }
+    return n;
+  };
+  std::vector<int64_t> refined(ops_.size(), 0);
+  size_t next = 0;
+  for (int64_t s = 0; s < pp && next < segments.size(); ++s) {
+    size_t end = 0;
+    double cheapestCut = std::numeric_limits<double>::infinity();
+    double time = 0, bytes = 0;
+    for (size_t j = next; j < segments.size(); ++j) {
+      time += segments[j].seconds;
+      bytes += segments[j].bytes;
+      if (j > next && (time > relaxed || bytes > capacity))
+        break;
+      if (j + 1 == segments.size()) {
+        // The rest fits in this stage: the last one takes it.
+        if (s == pp - 1 || end == 0)
+          end = j + 1;
+        break;
+      }
+      if (s == pp - 1 || stagesNeeded(j + 1) > pp - s - 1)
+        continue;
+      double cut = crossing[segments[j + 1].begin];
+      if (cut <= cheapestCut) {
+        cheapestCut = cut;
+        end = j + 1;
+      }
+    }
+    if (end == 0)
+      break;
+    for (size_t k = next; k < end; ++k)
+      for (size_t i = segments[k].begin; i < segments[k].end; ++i)
+        refined[i] = s;
+    next = end;
+  }
+  if (next == segments.size())
+    best = std::move(refined);
   e.fits = true;
   e.stageOf = best;
   std::vector<double> stageTime(pp, 0);
@@ -1129,6 +1187,8 @@ void GraphPartitionPass::runOnOperation() {
   func->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(chosen->tp));
   func->setAttr(kPipelineParallelAttr, b.getI64IntegerAttr(chosen->pp));
   func->setAttr(kPartitionReportAttr, b.getStringAttr(head + "; " + report));
+  if (systemChips > n)
+    func->setAttr(kSystemChipsAttr, b.getI64IntegerAttr(systemChips));
   if (n == 1)
     return;
   Rewriter rw(func, props_.at(chosen->tp), ops_, chosen->stageOf, chosen->tp);

@@ -28,6 +28,7 @@ void loom::graph::buildGraphPipeline(mlir::OpPassManager &pm,
         opts.chips, std::max<int64_t>(1, opts.tp) * std::max<int64_t>(1, opts.pp));
     partition.tp = opts.tp;
     partition.pp = opts.pp;
+    partition.systemChips = opts.systemChips;
     partition.precision = opts.precision;
     partition.objective = opts.objective;
     pm.addNestedPass<FuncOp>(createGraphPartition(partition));

@@ -96,6 +96,10 @@ private:
   std::vector<int64_t> resident_;
   /// Transfers already made: (value, placement) -> transferred value.
   std::map<std::pair<void *, std::vector<int64_t>>, Value> transfers_;
+  /// The first copy of a value on another chip, by (value, chip): later
+  /// readers on that chip take it from there over the mesh, so a value
+  /// crosses the chip network once per chip however many kernels read it.
+  std::map<std::pair<void *, int64_t>, Value> chipCopies_;
   /// The packed mapping chosen, if not sequential.
   std::optional<Mapping> plan_;
 };
@@ -295,6 +299,8 @@ LogicalResult GraphToSpatialPass::planMapping(func::FuncOp func) {
                                                                : "sequential"));
     func->setAttr(kPipelineGroupsAttr, b.getI64IntegerAttr(1));
     func->setAttr(kChipsAttr, b.getI64IntegerAttr(chips_));
+    if (net_->systemChips() > chips_)
+      func->setAttr(kSystemChipsAttr, b.getI64IntegerAttr(net_->systemChips()));
     func->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(tp));
     func->setAttr(kPipelineParallelAttr, b.getI64IntegerAttr(pp));
     std::string report = "across " + std::to_string(chips_) + " chips (tp " +
@@ -416,6 +422,9 @@ Value GraphToSpatialPass::placed(Value v, const Placement &want, OpBuilder &b,
   if (cached != transfers_.end())
     return cached->second;
   if (have->chip != want.chip) {
+    auto copy = chipCopies_.find({v.getAsOpaquePointer(), want.chip});
+    if (copy != chipCopies_.end())
+      return placed(copy->second, want, b, loc);
     // Across the chip network, from the source shards to the destination
     // shards (the on-chip legs to and from the ports are not modelled).
     auto type = cast<RankedTensorType>(v.getType());
@@ -429,6 +438,7 @@ Value GraphToSpatialPass::placed(Value v, const Placement &want, OpBuilder &b,
         b.getDenseI64ArrayAttr({}), b.getI64IntegerAttr(have->chip),
         b.getI64IntegerAttr(want.chip), b.getDenseI64ArrayAttr(route));
     transfers_[{v.getAsOpaquePointer(), key}] = t;
+    chipCopies_[{v.getAsOpaquePointer(), want.chip}] = t;
     return t;
   }
 
@@ -505,7 +515,10 @@ void GraphToSpatialPass::runOnOperation() {
   chips_ = 1;
   if (auto a = func->getAttrOfType<IntegerAttr>(graph::kChipsAttr))
     chips_ = std::max<int64_t>(1, a.getInt());
-  net_.emplace(*target, chips_);
+  int64_t systemChips = 0;
+  if (auto a = func->getAttrOfType<IntegerAttr>(graph::kSystemChipsAttr))
+    systemChips = a.getInt();
+  net_.emplace(*target, chips_, systemChips);
   if (chips_ > 1 && !net_->connected()) {
     func.emitError() << "graph-to-spatial: " << target->desc().name
                      << " has no chip-to-chip links (system.links), so it "
@@ -515,6 +528,7 @@ void GraphToSpatialPass::runOnOperation() {
   }
   resident_.assign(chips_ * target->tilesPerChip(), 0);
   transfers_.clear();
+  chipCopies_.clear();
 
   // Check the input form before changing anything.
   Block &entry = func.getBody().front();

@@ -27,6 +27,8 @@ inline constexpr const char *kChipsAttr = "graph.chips";
 inline constexpr const char *kTensorParallelAttr = "graph.tp";
 inline constexpr const char *kPipelineParallelAttr = "graph.pp";
 inline constexpr const char *kPartitionReportAttr = "graph.partition_report";
+/// the system the chips are part of, when bigger (see ChipNetwork),
+inline constexpr const char *kSystemChipsAttr = "graph.system_chips";
 /// and on an argument or result that is one part of a model input or
 /// output: array<i64: axis, index, count> (axis -1: a replica on each chip),
 /// beside its `graph.name`.

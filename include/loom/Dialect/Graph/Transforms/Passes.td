@@ -88,6 +88,9 @@ def GraphPartition : Pass<"graph-partition", "mlir::func::FuncOp"> {
            "Tensor-parallel degree (0: choose)">,
     Option<"pp", "pp", "int64_t", /*default=*/"0",
            "Pipeline stages (0: choose)">,
+    Option<"systemChips", "system-chips", "int64_t", /*default=*/"0",
+           "The system the chips are the first of: chip links get their "
+           "share of bandwidth in a system this big (0: the chips alone)">,
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
            "Matrix precision (sets the bytes a weight takes)">,
     Option<"objective", "objective", "std::string", /*default=*/"\"latency\"",

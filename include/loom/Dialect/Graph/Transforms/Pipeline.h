@@ -36,6 +36,11 @@ struct GraphPipelineOptions
   Option<int64_t> pp{*this, "pp",
                      llvm::cl::desc("Pipeline stages (0: choose)"),
                      llvm::cl::init(0)};
+  Option<int64_t> systemChips{
+      *this, "system-chips",
+      llvm::cl::desc("The system the chips are the first of (0: the chips "
+                     "alone); chip-link shares follow it"),
+      llvm::cl::init(0)};
   Option<std::string> objective{
       *this, "objective",
       llvm::cl::desc("Partition objective: latency or throughput"),

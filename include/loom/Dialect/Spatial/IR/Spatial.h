@@ -37,6 +37,8 @@ inline constexpr const char *kArgChipAttr = "spatial.chip";
 inline constexpr const char *kChipsAttr = "spatial.chips";
 inline constexpr const char *kTensorParallelAttr = "spatial.tp";
 inline constexpr const char *kPipelineParallelAttr = "spatial.pp";
+/// The system the chips are part of, when bigger: link shares follow it.
+inline constexpr const char *kSystemChipsAttr = "spatial.system_chips";
 
 /// A region attribute (row, col, rows, cols) as a TileRegion.
 TileRegion regionFromAttr(llvm::ArrayRef<int64_t> region);
