@@ -508,6 +508,7 @@ std::optional<double> compileLayerSeconds(const std::string &configPath,
                                           const std::string &system, int64_t tp,
                                           int64_t batch, int64_t past,
                                           const std::string &precision,
+                                          int64_t systemChips,
                                           std::string &error) {
   CompileOptions options;
   options.target = system;
@@ -517,6 +518,7 @@ std::optional<double> compileLayerSeconds(const std::string &configPath,
   options.mapping.tp = tp;
   options.mapping.pp = 1;
   options.mapping.chips = tp;
+  options.mapping.systemChips = systemChips > tp ? systemChips : 0;
   options.verify = false;
   // One layer alone. (Two layers less one measure the same within 1% on
   // the Llama-3-70B layer at tp 8, 7.36 against 7.31 us, so one compile

@@ -558,13 +558,23 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     for (Plan &p : result.plans)
       p.note.clear();
   if (spatial && r.compile && compileLayer && m.experts == 1) {
-    std::map<std::tuple<int64_t, int64_t, int64_t>, std::optional<double>> cache;
-    std::map<std::tuple<int64_t, int64_t, int64_t>, std::string> why;
+    // Keyed by (tp, batch, past, chips): the layer is compiled for its
+    // tensor-parallel group as the first chips of the plan's whole system,
+    // so its chip links get the bandwidth share they have there (a
+    // dragonfly node's local links keep half when the system has other
+    // nodes).
+    using Key = std::tuple<int64_t, int64_t, int64_t, int64_t>;
+    std::map<Key, std::optional<double>> cache;
+    std::map<Key, std::string> why;
     int64_t past = r.inputLen + r.outputLen / 2;
     rt::Progress bar("plan: compiling layers", 0);
     System s(system, r);
-    auto fixed = [&](const Plan &p) {
-      double vec = double(p.batch) * m.hidden * precisionBytes(r.activations);
+    // The stage hops and the LM head. A compiled plan's hops carry what the
+    // compiled decode step moves between stages: its activations are fp32
+    // between kernels whatever the matrix precision.
+    auto fixed = [&](const Plan &p, bool compiled) {
+      double vec = double(p.batch) * m.hidden *
+                   (compiled ? 4.0 : precisionBytes(r.activations));
       return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
              m.headParams / p.tp * precisionBytes(r.weights) /
                  (s.memBw * s.eff.memory);
@@ -584,14 +594,14 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
              double>
         estLayer;
     for (Plan &p : result.plans)
-      estLayer[id(p)] = (p.tpot - fixed(p)) / double(m.layers);
+      estLayer[id(p)] = (p.tpot - fixed(p, false)) / double(m.layers);
     for (int round = 0; round < 6; ++round) {
       // Compile the layers of the best `top` plans not compiled yet.
       size_t top = std::min<size_t>(result.plans.size(), size_t(r.top));
       bool compiledAny = false;
       for (size_t i = 0; i < top; ++i) {
         Plan &p = result.plans[i];
-        auto key = std::make_tuple(p.tp, p.batch, past);
+        Key key{p.tp, p.batch, past, p.chips};
         // A budget of compiled layers keeps a large search quick; the
         // calibration carries their lesson to the rest.
         if (p.compiled || cache.count(key) || cache.size() >= 3)
@@ -600,7 +610,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                                               ", batch " +
                                               std::to_string(p.batch));
         cache[key] = compileLayer(configPath, system.name(), p.tp, p.batch,
-                                  past, r.weights, why[key]);
+                                  past, r.weights, p.chips, why[key]);
         compiledAny = true;
       }
       // Every plan whose layer is compiled takes its time; the others are
@@ -608,7 +618,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       // (the median ratio), so estimates and schedules rank fairly.
       std::vector<double> ratios;
       for (Plan &p : result.plans) {
-        auto key = std::make_tuple(p.tp, p.batch, past);
+        Key key{p.tp, p.batch, past, p.chips};
         auto it = cache.find(key);
         if (it == cache.end())
           continue;
@@ -618,14 +628,14 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
         }
         if (!p.compiled)
           ratios.push_back(*it->second / estLayer[id(p)]);
-        setTpot(p, double(m.layers) * *it->second + fixed(p));
+        setTpot(p, double(m.layers) * *it->second + fixed(p, true));
         p.compiled = true;
       }
       // The calibration per tensor-parallel degree where a layer of it is
       // compiled (the collectives differ), else over all.
       std::map<int64_t, std::vector<double>> byTp;
       for (Plan &p : result.plans) {
-        auto key = std::make_tuple(p.tp, p.batch, past);
+        Key key{p.tp, p.batch, past, p.chips};
         auto it = cache.find(key);
         if (it != cache.end() && it->second)
           byTp[p.tp].push_back(*it->second / estLayer[id(p)]);
@@ -640,7 +650,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
           if (!p.compiled) {
             auto it = byTp.find(p.tp);
             double k = it != byTp.end() ? median(it->second) : all;
-            setTpot(p, double(m.layers) * estLayer[id(p)] * k + fixed(p));
+            setTpot(p, double(m.layers) * estLayer[id(p)] * k + fixed(p, false));
           }
       }
       order();

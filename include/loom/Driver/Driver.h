@@ -147,11 +147,13 @@ Evaluated evaluate(const std::string &modelPath,
 
 /// The planner's layer compiler (plan::LayerCompiler): one layer of an LLM
 /// config's decode step alone (`--dim layers=1 --dim body=1`), compiled for
-/// `tp` chips of `system`; its scheduled latency in seconds.
+/// `tp` chips of `system` (as the first chips of a system of `systemChips`,
+/// see MappingOptions::systemChips); its scheduled latency in seconds.
 std::optional<double> compileLayerSeconds(const std::string &configPath,
                                           const std::string &system, int64_t tp,
                                           int64_t batch, int64_t past,
                                           const std::string &precision,
+                                          int64_t systemChips,
                                           std::string &error);
 
 } // namespace loom::driver

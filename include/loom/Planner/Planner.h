@@ -114,13 +114,14 @@ struct Result {
 };
 
 /// Compiles one layer of `config`'s decode step for `tp` chips of `system`
-/// at `batch` sequences and `past` cached tokens; returns its latency in
-/// seconds, or nullopt with `error`. Set by the driver (the planner links
-/// no compiler).
+/// at `batch` sequences and `past` cached tokens, the tp chips being the
+/// first of a system of `systemChips` (their links get that system's
+/// bandwidth shares); returns its latency in seconds, or nullopt with
+/// `error`. Set by the driver (the planner links no compiler).
 using LayerCompiler = std::function<std::optional<double>(
     const std::string &configPath, const std::string &system, int64_t tp,
     int64_t batch, int64_t past, const std::string &precision,
-    std::string &error)>;
+    int64_t systemChips, std::string &error)>;
 
 /// Plans `config` (read from `configPath`) on `system`. Errors (a bad
 /// request, a model that fits nowhere, targets no plan meets) return
