@@ -175,18 +175,19 @@ struct System {
   }
 };
 
-/// Tokens/s per user, per system and per watt of a plan whose ttft and
-/// tpot are set. Every request's prefill (ttft - tpot) takes its replica
-/// away from decoding (prefill and decode share the chips), so a replica
-/// with C sequences in flight makes C x output tokens in output x TPOT +
-/// C x prefill.
+/// Tokens/s per user, per system and per watt of a plan whose tpot and
+/// prefillShare are set. Every request's prefill takes its replica away
+/// from decoding (prefill and decode share the chips), so a replica with C
+/// sequences in flight makes C x output tokens in output x tpot + C x
+/// prefillShare, and a sequence waits for the others' prefills between its
+/// steps (tpotLoaded).
 void setRates(Plan &p, const Request &r, double wattsPerChip) {
-  double prefill = p.ttft - p.tpot;
   double perReplica = double(p.micro * p.batch);
   double out = double(r.outputLen);
-  p.tokensPerSecondPerUser = 1.0 / p.tpot;
+  p.tpotLoaded = p.tpot + (perReplica - 1) * p.prefillShare / out;
+  p.tokensPerSecondPerUser = 1.0 / p.tpotLoaded;
   p.tokensPerSecond = double(p.dp) * perReplica * out /
-                      (out * p.tpot + perReplica * prefill);
+                      (out * p.tpot + perReplica * p.prefillShare);
   p.tokensPerSecondPerWatt =
       wattsPerChip > 0 ? p.tokensPerSecond / (wattsPerChip * double(p.chips))
                        : 0;
@@ -318,6 +319,31 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                    double(pp - 1) * s.hop(L * m.hidden * aB, tp * pp * ep, tp * ep);
   p.ttft = prefill + p.tpot;
   p.prefillBound = bigger(pComp, pMem, pLink);
+
+  // Prefill under load: prompts batched into chunks of at least
+  // kPrefillChunkTokens tokens, which read each stage's weights once and
+  // flow through the stages one behind another, so a chunk holds the
+  // replica for one stage's time; each prompt pays its share.
+  double chunk = std::max(L, double(kPrefillChunkTokens));
+  double prompts = chunk / L;
+  double cFlops = Ls * (chunk * 2.0 * (attnPerChip + m.expertsPerToken *
+                                                        m.expertParams /
+                                                        double(tp * ep)) +
+                        prompts * L * L / 2 * m.attnFlopsPerPosition() *
+                            headsShare);
+  double cBytes =
+      Ls * (attnPerChip + expertsPerChip * m.expertParams / double(tp)) * wB +
+      chunk * Ls * kvPerTokenLayer;
+  double cLink = Ls * (2 * s.allReduce(chunk * m.hidden * aB, tp) +
+                       (m.experts > 1
+                            ? 2 * s.allToAll(chunk * m.hidden * aB *
+                                                 m.expertsPerToken / ep,
+                                             ep)
+                            : 0));
+  double cStage = std::max(cFlops / (s.peak * s.eff.computePrefill),
+                           cBytes / (s.memBw * s.eff.memory)) +
+                  cLink;
+  p.prefillShare = cStage / prompts;
   setRates(p, r, s.power);
   return p;
 }
@@ -325,7 +351,8 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
 namespace {
 
 bool meets(const Plan &p, const Request &r) {
-  return (r.ttft <= 0 || p.ttft <= r.ttft) && (r.tpot <= 0 || p.tpot <= r.tpot);
+  return (r.ttft <= 0 || p.ttft <= r.ttft) &&
+         (r.tpot <= 0 || p.tpotLoaded <= r.tpot);
 }
 
 /// Orders plans: with a load to serve (concurrency or rate), the fewest
@@ -336,8 +363,8 @@ bool better(const Plan &a, const Plan &b, const Request &r) {
   if (load) {
     if (a.chips != b.chips)
       return a.chips < b.chips;
-    if (a.tpot != b.tpot)
-      return a.tpot < b.tpot;
+    if (a.tpotLoaded != b.tpotLoaded)
+      return a.tpotLoaded < b.tpotLoaded;
   } else {
     double ea = a.tokensPerSecond / a.chips, eb = b.tokensPerSecond / b.chips;
     if (std::abs(ea - eb) > 1e-9 * std::max(ea, eb))
@@ -387,7 +414,7 @@ std::string describe(const Plan &p) {
                 "%.2f ms",
                 (long long)p.chips, (long long)p.tp, (long long)p.pp,
                 (long long)p.ep, (long long)p.dp, (long long)p.batch,
-                p.ttft * 1e3, p.tpot * 1e3);
+                p.ttft * 1e3, p.tpotLoaded * 1e3);
   return buf;
 }
 
@@ -423,7 +450,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       pps.push_back(q);
   for (int64_t e = 1; e <= m.experts; e *= 2)
     eps.push_back(e);
-  for (int64_t b = 1; b <= 1024; b *= 2)
+  for (int64_t b = 1; b <= 2048; b *= 2)
     if (r.batch == 0 || b == r.batch)
       batches.push_back(b);
   if (r.batch > 0 && batches.empty())
@@ -455,7 +482,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
           Plan p = dp == 1 ? *one : *price(m, system, r, t, q, e, dp, b, mb);
           if (meets(p, r))
             mine.push_back(p);
-          else if (!near || p.tpot + p.ttft < near->tpot + near->ttft)
+          else if (!near || p.tpotLoaded + p.ttft < near->tpotLoaded + near->ttft)
             near = p;
           if (q == 1)
             break; // one stage: micro is 1
@@ -486,8 +513,8 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     result.evaluated += counted[i];
     for (Plan &p : found[i])
       result.plans.push_back(std::move(p));
-    if (nearestOf[i] && (!result.nearest || nearestOf[i]->tpot + nearestOf[i]->ttft <
-                                                result.nearest->tpot + result.nearest->ttft))
+    if (nearestOf[i] && (!result.nearest || nearestOf[i]->tpotLoaded + nearestOf[i]->ttft <
+                                                result.nearest->tpotLoaded + result.nearest->ttft))
       result.nearest = nearestOf[i];
   }
   std::sort(result.plans.begin(), result.plans.end(),
@@ -716,6 +743,8 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
     q.ttft = fast->ttft + move;
     // Prefill runs elsewhere: the decode chips only decode; the power is
     // both systems'.
+    q.tpotLoaded = q.tpot;
+    q.tokensPerSecondPerUser = 1.0 / q.tpot;
     q.tokensPerSecond = double(q.concurrency) / q.tpot;
     double watts = decodeSystem.powerWattsPerChip() * double(q.chips) +
                    prefillSystem.powerWattsPerChip() * double(fast->chips);
@@ -731,9 +760,9 @@ std::string formatTable(const Result &result, const Request &r) {
   std::string out;
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "%-5s %-20s %6s %5s %6s %9s %9s %9s %11s %10s %14s %-9s %s\n",
+                "%-5s %-20s %6s %5s %6s %9s %9s %9s %9s %11s %10s %14s %-9s %s\n",
                 "chips", "tp x pp x ep x dp", "batch", "nodes", "racks",
-                "TTFT ms", "TPOT ms", "tok/s/usr", "tok/s", "tok/s/W",
+                "TTFT ms", "step ms", "TPOT ms", "tok/s/usr", "tok/s", "tok/s/W",
                 "mem/chip", "bound", "");
   out += buf;
   for (const Plan &p : result.plans) {
@@ -741,11 +770,12 @@ std::string formatTable(const Result &result, const Request &r) {
                         " x " + std::to_string(p.ep) + " x " +
                         std::to_string(p.dp);
     std::snprintf(buf, sizeof buf,
-                  "%-5lld %-20s %6lld %5lld %6lld %9.1f %9.3f %9.1f %11.0f "
+                  "%-5lld %-20s %6lld %5lld %6lld %9.1f %9.3f %9.3f %9.1f %11.0f "
                   "%10.2f %7.1f %s %2.0f%% %-9s %s%s%s\n",
                   (long long)p.chips, split.c_str(), (long long)p.batch,
                   (long long)p.nodes, (long long)p.racks, p.ttft * 1e3,
-                  p.tpot * 1e3, p.tokensPerSecondPerUser, p.tokensPerSecond,
+                  p.tpot * 1e3, p.tpotLoaded * 1e3, p.tokensPerSecondPerUser,
+                  p.tokensPerSecond,
                   p.tokensPerSecondPerWatt,
                   p.memoryPerChip / (p.memory == "SRAM" ? 1e6 : 1e9),
                   p.memory == "SRAM" ? "MB" : "GB",
@@ -759,6 +789,8 @@ std::string formatTable(const Result &result, const Request &r) {
   std::snprintf(buf, sizeof buf, "%lld candidates priced in %.2f s\n",
                 (long long)result.evaluated, result.seconds);
   out += buf;
+  out += "step: one decode step; TPOT: per output token under the plan's "
+         "load, the other sequences' prefills interleaved between steps\n";
   bool anyEstimate = false;
   for (const Plan &p : result.plans)
     anyEstimate = anyEstimate || (!p.compiled && p.memory == "SRAM");
@@ -792,7 +824,9 @@ std::string formatJson(const Result &result, const Request &r) {
     q["micro_batches"] = p.micro;
     q["concurrency"] = p.concurrency;
     q["ttft_s"] = p.ttft;
-    q["tpot_s"] = p.tpot;
+    q["tpot_s"] = p.tpotLoaded;
+    q["decode_step_s"] = p.tpot;
+    q["prefill_share_s"] = p.prefillShare;
     q["tokens_per_s_per_user"] = p.tokensPerSecondPerUser;
     q["tokens_per_s"] = p.tokensPerSecond;
     q["tokens_per_s_per_watt"] = p.tokensPerSecondPerWatt;

@@ -601,7 +601,8 @@ def plan(model, system, input_len=1024, output_len=256, concurrency=0, rate=0,
     """Capacity planning (`loom plan`, docs/planner.md): the best plans for
     serving the LLM whose Hugging Face config.json is `model` on `system`
     (a target preset or JSON file), as a dict: {"request": ..., "plans":
-    [{"chips", "tp", "pp", "ep", "dp", "batch", "ttft_s", "tpot_s",
+    [{"chips", "tp", "pp", "ep", "dp", "batch", "ttft_s", "tpot_s" (per
+    output token under the plan's load), "decode_step_s", "prefill_share_s",
     "tokens_per_s", ...}], ...}. Raises loom.Error on bad input, when no
     plan meets the targets (naming the nearest) or the model fits nowhere."""
     import json as _json

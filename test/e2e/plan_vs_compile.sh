@@ -36,9 +36,9 @@ m = re.search(r"latency (\d+) cycles \(([0-9.]+) us\)", text)
 if not m:
     sys.exit("plan_vs_compile: FAIL: %s: no latency in the compile summary" % name)
 compiled = float(m.group(2)) * 1e-6
-err = plan["tpot_s"] / compiled - 1
-print("%s: plan %d chips, tpot %.1f us (%s); compile %d chips, latency %.1f us; error %+.1f%%"
-      % (name, plan["chips"], plan["tpot_s"] * 1e6, plan["decode_priced_by"], chips,
+err = plan["decode_step_s"] / compiled - 1
+print("%s: plan %d chips, decode step %.1f us (%s); compile %d chips, latency %.1f us; error %+.1f%%"
+      % (name, plan["chips"], plan["decode_step_s"] * 1e6, plan["decode_priced_by"], chips,
          compiled * 1e6, 100 * err))
 if plan["chips"] != chips:
     sys.exit("plan_vs_compile: FAIL: %s: the plan has %d chips, the compile %d"

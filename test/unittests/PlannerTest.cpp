@@ -86,6 +86,38 @@ TEST(PlannerTest, DecodeStepOnOneGpuByHand) {
   EXPECT_DOUBLE_EQ(p->tokensPerSecondPerWatt, p->tokensPerSecond / 700.0);
 }
 
+// Prefill under load, by hand: prompts of 100 tokens are batched into a
+// chunk of 8192 tokens (81.92 prompts) that reads the weights once; the
+// chunk is compute bound on an H100 (fp8 peak at efficiency 0.6), and each
+// prompt takes its share of the chunk's time. A sequence among 4 in flight
+// waits for the other 3 prompts' shares over its 20 output tokens, and
+// the replica's tokens/s charges all 4 prompts against 20 steps.
+TEST(PlannerTest, PrefillBatchedIntoChunksByHand) {
+  TargetModel h100 = load("h100");
+  ModelCost m = modelCost(tinyConfig());
+  Request r;
+  r.inputLen = 100;
+  r.outputLen = 20;
+  std::optional<Plan> p = price(m, h100, r, 1, 1, 1, 1, 4);
+  ASSERT_TRUE(p.has_value());
+  double chunk = 8192, prompts = chunk / 100;
+  double flops = 2 * (chunk * 2 * (12288.0 + 24576.0) +
+                      prompts * 100.0 * 100 / 2 * (4.0 * 4 * 16));
+  double bytes = 2 * (12288.0 + 24576.0) + chunk * 2 * (2.0 * 2 * 16);
+  double peak = h100.peakFlopsPerChip(NumericFormat::F8);
+  double compute = flops / (peak * 0.6), memory = bytes / (3.35e12 * 0.75);
+  ASSERT_GT(compute, memory);
+  EXPECT_NEAR(p->prefillShare, compute / prompts, 1e-15);
+  EXPECT_NEAR(p->tpotLoaded, p->tpot + 3 * p->prefillShare / 20, 1e-15);
+  EXPECT_DOUBLE_EQ(p->tokensPerSecondPerUser, 1.0 / p->tpotLoaded);
+  EXPECT_NEAR(p->tokensPerSecond,
+              4 * 20 / (20 * p->tpot + 4 * p->prefillShare), 1e-6);
+  // One sequence alone waits for nobody else's prompt.
+  std::optional<Plan> alone = price(m, h100, r, 1, 1, 1, 1, 1);
+  ASSERT_TRUE(alone.has_value());
+  EXPECT_DOUBLE_EQ(alone->tpotLoaded, alone->tpot);
+}
+
 // Two GPUs in tensor parallelism: each reads half the weights, and every
 // layer adds two all-reduces of the hidden vector over NVLink (two link
 // latencies and the bytes each).

@@ -53,6 +53,11 @@ struct ModelCost {
 
 ModelCost modelCost(const LlmConfig &config);
 
+/// Prompt tokens the prefill batches together (TensorRT-LLM's default
+/// max_num_tokens): a prompt shorter than this shares its chunk's weight
+/// reads with others.
+inline constexpr int64_t kPrefillChunkTokens = 8192;
+
 /// The request and the search's bounds.
 struct Request {
   int64_t inputLen = 1024, outputLen = 256;
@@ -83,7 +88,19 @@ struct Plan {
   int64_t chips = 0, nodes = 0, racks = 0;
   /// Sequences in flight across the system (dp x micro x batch).
   int64_t concurrency = 0;
+  /// Time to first token of a request alone, and one decode step
+  /// (`tpot`: the time per output token of a sequence with nothing else
+  /// in flight, the figure `loom compile` gives for the step).
   double ttft = 0, tpot = 0;
+  /// Replica time each request's prefill takes under load: prompts batched
+  /// into chunks of kPrefillChunkTokens tokens, the chunks overlapped across
+  /// pipeline stages (so one stage's time per chunk).
+  double prefillShare = 0;
+  /// Time per output token under the plan's load: one decode step plus the
+  /// prefills of the other sequences in flight, interleaved between steps
+  /// (continuous batching): tpot + (C - 1) x prefillShare / output, with C
+  /// the sequences in flight per replica. The targets apply to this.
+  double tpotLoaded = 0;
   double tokensPerSecondPerUser = 0, tokensPerSecond = 0,
          tokensPerSecondPerWatt = 0;
   /// Bytes per chip (weights + KV cache) against the chip's capacity.

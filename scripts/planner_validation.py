@@ -1,0 +1,208 @@
+#!/usr/bin/python3
+"""Runs every comparison of docs/planner-validation.md: `loom plan` against
+published measurements (MLPerf Inference, TensorRT-LLM's tables, Groq), and
+prints the tables and the statistics as Markdown.
+
+usage: scripts/planner_validation.py [--loom build/bin/loom] [--json FILE]
+
+Each row is one `loom plan` command (shown in the output) and one measured
+figure quoted in the doc's "Sources". Nothing here is fitted: the inputs are
+the measurement's stated conditions, and the rules for the ones it does not
+state (MLPerf's mean input length, the chip count of a plan) are in the doc.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+L2 = "models/llama2-70b.json"
+L3 = "models/llama3-70b.json"
+L405 = "models/llama3.1-405b.json"
+MIX = "models/mixtral-8x7b.json"
+
+# MLPerf Llama-2-70B: ISL 1024 (the cap; the mean is unpublished), OSL 294.
+ML2 = ["--model=" + L2, "--input-len=1024", "--output-len=294",
+       "--kv-precision=fp8"]
+MMIX = ["--model=" + MIX, "--input-len=1024", "--output-len=145",
+        "--kv-precision=fp8"]
+SERVER = ["--ttft=2000", "--tpot=200"]
+INTERACTIVE = ["--ttft=450", "--tpot=40"]
+H100 = ["--system=h100", "--weights=fp8"]
+H200 = ["--system=h200", "--weights=fp8"]
+B200 = ["--system=b200", "--weights=fp4"]
+
+
+def trt(model, system, isl, osl, extra):
+    return (["--model=" + model, "--kv-precision=fp8", "--input-len=%d" % isl,
+             "--output-len=%d" % osl] + system + extra)
+
+
+# (id, what, args, metric, measured, group). Metrics: "system" = the top
+# plan's tokens/s per chip x the measured system's chips (the plan
+# replicated over them); "total" = the top plan's tokens/s; "per_gpu" =
+# tokens/s per chip; "tpot_ms", "ttft_ms", "per_user".
+THROUGHPUT = [
+    ("M15", "8x H100 Offline v5.0", ML2 + H100 + ["--max-chips=8"], ("system", 8), 31306.8, "mlperf-llama"),
+    ("M16", "8x H100 Server v5.0", ML2 + H100 + SERVER + ["--max-chips=8"], ("system", 8), 31106.28, "mlperf-llama"),
+    ("M17", "8x H200 Offline v5.0", ML2 + H200 + ["--max-chips=8"], ("system", 8), 34988.2, "mlperf-llama"),
+    ("M18", "8x H200 Server v5.0", ML2 + H200 + SERVER + ["--max-chips=8"], ("system", 8), 33071.46, "mlperf-llama"),
+    ("M19", "8x H200 Interactive v5.0", ML2 + H200 + INTERACTIVE + ["--max-chips=8"], ("system", 8), 19424.25, "mlperf-llama"),
+    ("M20", "8x B200 Offline v5.0", ML2 + B200 + ["--max-chips=8"], ("system", 8), 98858, "mlperf-llama"),
+    ("M21", "8x B200 Server v5.0", ML2 + B200 + SERVER + ["--max-chips=8"], ("system", 8), 98443.30, "mlperf-llama"),
+    ("M22", "8x B200 Interactive v5.0", ML2 + B200 + INTERACTIVE + ["--max-chips=8"], ("system", 8), 59409.25, "mlperf-llama"),
+    ("M13", "1x B200 Offline v4.1", ML2 + B200 + ["--max-chips=1"], ("system", 1), 11264.4, "mlperf-llama"),
+    ("M14", "1x B200 Server v4.1", ML2 + B200 + SERVER + ["--max-chips=1"], ("system", 1), 10755.59, "mlperf-llama"),
+    ("X1", "Mixtral 8x H100 Offline v4.1", MMIX + H100 + ["--max-chips=8"], ("system", 8), 52415.9, "mlperf-mixtral"),
+    ("X2", "Mixtral 8x H100 Server v4.1", MMIX + H100 + SERVER + ["--max-chips=8"], ("system", 8), 50795.57, "mlperf-mixtral"),
+    ("X5", "Mixtral 8x H200 Offline v5.0", MMIX + H200 + ["--max-chips=8"], ("system", 8), 62629.6, "mlperf-mixtral"),
+    ("X6", "Mixtral 8x H200 Server v5.0", MMIX + H200 + SERVER + ["--max-chips=8"], ("system", 8), 61801.95, "mlperf-mixtral"),
+    ("X7", "Mixtral 8x B200 Offline v5.0", MMIX + B200 + ["--max-chips=8"], ("system", 8), 128148, "mlperf-mixtral"),
+    ("X8", "Mixtral 8x B200 Server v5.0", MMIX + B200 + SERVER + ["--max-chips=8"], ("system", 8), 126844.55, "mlperf-mixtral"),
+]
+for isl, osl, measured, tid in [(128, 128, 3317, "T1"), (128, 2048, 2616, "T2"),
+                                (2048, 128, 843, "T3"), (2048, 2048, 1583, "T4")]:
+    THROUGHPUT.append((tid, "4x H100 TP4 b64 %d/%d (v0.5, static)" % (isl, osl),
+                       trt(L2, H100, isl, osl, ["--max-chips=4", "--tp=4", "--pp=1", "--batch=64"]),
+                       ("total", 0), measured, "trt-v0.5"))
+for tid, tp, batch, isl, osl, measured in [("T6a", 2, 1024, 128, 128, 2657), ("T6b", 4, 480, 128, 2048, 1486),
+                                           ("T6c", 2, 96, 2048, 128, 306), ("T6d", 2, 64, 2048, 2048, 547)]:
+    THROUGHPUT.append((tid, "H100 TP%d b%d %d/%d (v0.6.1, per GPU)" % (tp, batch, isl, osl),
+                       trt(L2, H100, isl, osl, ["--max-chips=%d" % tp, "--tp=%d" % tp, "--pp=1", "--batch=%d" % batch]),
+                       ("per_gpu", 0), measured, "trt-v0.6.1"))
+for what, system, extra, rows in [
+        ("1x H200", H200, ["--max-chips=1"], [(128, 3803), (1000, 2909), (2048, 2003)]),
+        ("2x H100 TP2", H100, ["--max-chips=2", "--tp=2", "--pp=1"], [(128, 6378), (1000, 4205), (2048, 3082)]),
+        ("1x B200", B200, ["--max-chips=1"], [(128, 11147), (1000, 7007), (2048, 4783)])]:
+    for n, measured in rows:
+        THROUGHPUT.append(("T9", "%s %d/%d" % (what, n, n), trt(L3, system, n, n, extra),
+                           ("total", 0), measured, "trt-perf-overview"))
+for what, system, extra, rows in [
+        ("8x H200 TP8", H200, ["--max-chips=8", "--tp=8", "--pp=1"], [(128, 3814), (1000, 3330)]),
+        ("8x H100 TP8", H100, ["--max-chips=8", "--tp=8", "--pp=1"], [(128, 3627), (1000, 2919)]),
+        ("4x B200 TP4", B200, ["--max-chips=4", "--tp=4", "--pp=1"], [(128, 6281), (1000, 5209)])]:
+    for n, measured in rows:
+        THROUGHPUT.append(("T10", "405B %s %d/%d" % (what, n, n), trt(L405, system, n, n, extra),
+                           ("total", 0), measured, "trt-perf-overview"))
+
+GROQ = ["--model=" + L2, "--system=tsp-v1", "--input-len=550", "--output-len=150",
+        "--weights=int8", "--max-chips=576"]
+LATENCY = [
+    ("M19", "TPOT, 8x H200 Interactive (planner's plan)", ML2 + H200 + INTERACTIVE + ["--max-chips=8"], ("tpot_ms", 0), 33.7, "tpot-interactive"),
+    ("M22", "TPOT, 8x B200 Interactive (planner's plan)", ML2 + B200 + INTERACTIVE + ["--max-chips=8"], ("tpot_ms", 0), 36.1, "tpot-interactive"),
+    ("M16", "TPOT, 8x H100 Server (planner's plan)", ML2 + H100 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 139.3, "tpot-server"),
+    ("M18", "TPOT, 8x H200 Server (planner's plan)", ML2 + H200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 170.0, "tpot-server"),
+    ("M21", "TPOT, 8x B200 Server (planner's plan)", ML2 + B200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 150.2, "tpot-server"),
+    ("M14", "TPOT, 1x B200 Server v4.1 (planner's plan)", ML2 + B200 + SERVER + ["--max-chips=1"], ("tpot_ms", 0), 131.5, "tpot-server"),
+    ("X2", "TPOT, Mixtral 8x H100 Server (planner's plan)", MMIX + H100 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 102.6, "tpot-server"),
+    ("X6", "TPOT, Mixtral 8x H200 Server (planner's plan)", MMIX + H200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 170.4, "tpot-server"),
+    ("X8", "TPOT, Mixtral 8x B200 Server (planner's plan)", MMIX + B200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 110.0, "tpot-server"),
+    ("G2", "TPOT, Groq Llama-2-70B 550/150 (inter-token p50)", GROQ, ("tpot_ms", 0), 5.32, "tpot-groq"),
+    ("G2", "tokens/s per user, Groq Llama-2-70B 550/150", GROQ, ("per_user", 0), 185, "per-user"),
+    ("T5", "TTFT, 4x H100 TP4 batch 1, ISL 128", trt(L2, H100, 128, 1, ["--max-chips=4", "--tp=4", "--pp=1", "--batch=1"]), ("ttft_ms", 0), 26, "ttft"),
+    ("T5", "TTFT, 4x H100 TP4 batch 1, ISL 2048", trt(L2, H100, 2048, 1, ["--max-chips=4", "--tp=4", "--pp=1", "--batch=1"]), ("ttft_ms", 0), 109, "ttft"),
+]
+
+
+def run(loom, args, cache):
+    key = tuple(args)
+    if key not in cache:
+        out = subprocess.run([loom, "plan"] + args + ["--top=1", "--json"], cwd=ROOT,
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            sys.exit("loom plan %s: %s" % (" ".join(args), out.stderr.strip()))
+        cache[key] = json.loads(out.stdout)["plans"][0]
+    return cache[key]
+
+
+def value(plan, metric):
+    kind, n = metric
+    if kind == "system":
+        return plan["tokens_per_s"] / plan["chips"] * n
+    if kind == "total":
+        return plan["tokens_per_s"]
+    if kind == "per_gpu":
+        return plan["tokens_per_s"] / plan["chips"]
+    if kind == "tpot_ms":
+        return plan["tpot_s"] * 1e3
+    if kind == "ttft_ms":
+        return plan["ttft_s"] * 1e3
+    if kind == "per_user":
+        return plan["tokens_per_s_per_user"]
+    raise ValueError(kind)
+
+
+def describe(plan):
+    return "%d chips (%dx%dx%dx%d), batch %d%s, %s" % (
+        plan["chips"], plan["tp"], plan["pp"], plan["ep"], plan["dp"], plan["batch"],
+        " x %d micro" % plan["micro_batches"] if plan["micro_batches"] > 1 else "",
+        "compiled" if plan["decode_priced_by"] == "compiled layer" else "cost model")
+
+
+def fmt(v):
+    return "{:,.0f}".format(v) if v >= 100 else "{:.3g}".format(v)
+
+
+def table(rows, loom, cache, results):
+    print("| ID | What | Loom plan | Predicted | Measured | Error |")
+    print("|---|---|---|---|---|---|")
+    for rid, what, args, metric, measured, group in rows:
+        plan = run(loom, args, cache)
+        pred = value(plan, metric)
+        err = pred / measured - 1
+        results.append({"id": rid, "what": what, "group": group, "metric": metric[0],
+                        "predicted": pred, "measured": measured, "error": err,
+                        "command": "./build/bin/loom plan " + " ".join(args)})
+        print("| %s | %s | %s | %s | %s | **%+.1f%%** |" % (
+            rid, what, describe(plan), fmt(pred), fmt(measured), 100 * err))
+
+
+def stats(results, label):
+    if not results:
+        return
+    errs = [r["error"] for r in results]
+    mae = sum(abs(e) for e in errs) / len(errs)
+    within = sum(1 for e in errs if abs(e) <= 0.25)
+    srt = sorted(errs)
+    med = srt[len(srt) // 2] if len(srt) % 2 else (srt[len(srt) // 2 - 1] + srt[len(srt) // 2]) / 2
+    print("| %s | %d | %.1f%% | %+.1f%% | %d |" % (label, len(errs), 100 * mae, 100 * med, within))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--loom", default=os.path.join(ROOT, "build/bin/loom"))
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    cache, thr, lat = {}, [], []
+    print("### Throughput (output tokens/s)\n")
+    table(THROUGHPUT, a.loom, cache, thr)
+    print("\n### Latency\n")
+    table(LATENCY, a.loom, cache, lat)
+    print("\n### Statistics\n")
+    print("| Rows | Comparisons | Mean absolute error | Median error | Within 25% |")
+    print("|---|---|---|---|---|")
+    stats(thr, "Throughput, all")
+    for g in ["mlperf-llama", "mlperf-mixtral", "trt-v0.5", "trt-v0.6.1", "trt-perf-overview"]:
+        stats([r for r in thr if r["group"] == g], "Throughput, " + g)
+    stats([r for r in lat if r["metric"] == "tpot_ms"], "TPOT, all")
+    for g in ["tpot-interactive", "tpot-server", "tpot-groq"]:
+        stats([r for r in lat if r["group"] == g], "TPOT, " + g)
+    stats([r for r in lat if r["metric"] == "per_user"], "Tokens/s per user (Groq)")
+    stats([r for r in lat if r["metric"] == "ttft_ms"], "TTFT, batch 1")
+    print("\n### Commands\n")
+    print("```sh")
+    seen = set()
+    for r in thr + lat:
+        if r["command"] not in seen:
+            seen.add(r["command"])
+            print("# %s %s\n%s" % (r["id"], r["what"], r["command"]))
+    print("```")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(thr + lat, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
