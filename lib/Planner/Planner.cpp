@@ -297,53 +297,44 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   p.tpot = double(pp) * stage + hops + head;
   p.decodeBound = bigger(tComp, tMem, tLink + hops / pp);
 
-  // Prefill of one request (all its input tokens at once), stage after
-  // stage.
+  // Prefill through one stage of `tokens` prompt tokens, `prompts` prompts
+  // of L tokens each: compute, memory and link time (the weights read
+  // once for all of them).
   double L = double(r.inputLen);
-  double pFlops = Ls * (L * 2.0 * (attnPerChip + m.expertsPerToken *
-                                                      m.expertParams /
-                                                      double(tp * ep)) +
-                        L * L / 2 * m.attnFlopsPerPosition() * headsShare);
-  double pBytes =
-      Ls * (attnPerChip + expertsPerChip * m.expertParams / double(tp)) * wB +
-      L * Ls * kvPerTokenLayer;
-  double pComp = pFlops / (s.peak * s.eff.computePrefill);
-  double pMem = pBytes / (s.memBw * s.eff.memory);
-  double pLink = Ls * (2 * s.allReduce(L * m.hidden * aB, tp) +
-                       (m.experts > 1
-                            ? 2 * s.allToAll(L * m.hidden * aB *
-                                                 m.expertsPerToken / ep,
-                                             ep)
-                            : 0));
-  double prefill = double(pp) * (std::max(pComp, pMem) + pLink) +
+  struct StageTimes {
+    double compute, memory, link;
+    double total() const { return std::max(compute, memory) + link; }
+  };
+  auto prefillStage = [&](double tokens, double prompts) {
+    double flops = Ls * (tokens * 2.0 * (attnPerChip + m.expertsPerToken *
+                                                          m.expertParams /
+                                                          double(tp * ep)) +
+                         prompts * L * L / 2 * m.attnFlopsPerPosition() *
+                             headsShare);
+    double bytes =
+        Ls * (attnPerChip + expertsPerChip * m.expertParams / double(tp)) * wB +
+        tokens * Ls * kvPerTokenLayer;
+    double vectors = tokens * m.hidden * aB;
+    double link = Ls * (2 * s.allReduce(vectors, tp) +
+                        (m.experts > 1
+                             ? 2 * s.allToAll(vectors * m.expertsPerToken / ep, ep)
+                             : 0));
+    return StageTimes{flops / (s.peak * s.eff.computePrefill),
+                      bytes / (s.memBw * s.eff.memory), link};
+  };
+  // One request alone (the time to first token): its prompt through the
+  // stages one after another.
+  StageTimes one = prefillStage(L, 1);
+  double prefill = double(pp) * one.total() +
                    double(pp - 1) * s.hop(L * m.hidden * aB, tp * pp * ep, tp * ep);
   p.ttft = prefill + p.tpot;
-  p.prefillBound = bigger(pComp, pMem, pLink);
-
-  // Prefill under load: prompts batched into chunks of at least
+  p.prefillBound = bigger(one.compute, one.memory, one.link);
+  // Under load: prompts batched into chunks of at least
   // kPrefillChunkTokens tokens, which read each stage's weights once and
   // flow through the stages one behind another, so a chunk holds the
   // replica for one stage's time; each prompt pays its share.
   double chunk = std::max(L, double(kPrefillChunkTokens));
-  double prompts = chunk / L;
-  double cFlops = Ls * (chunk * 2.0 * (attnPerChip + m.expertsPerToken *
-                                                        m.expertParams /
-                                                        double(tp * ep)) +
-                        prompts * L * L / 2 * m.attnFlopsPerPosition() *
-                            headsShare);
-  double cBytes =
-      Ls * (attnPerChip + expertsPerChip * m.expertParams / double(tp)) * wB +
-      chunk * Ls * kvPerTokenLayer;
-  double cLink = Ls * (2 * s.allReduce(chunk * m.hidden * aB, tp) +
-                       (m.experts > 1
-                            ? 2 * s.allToAll(chunk * m.hidden * aB *
-                                                 m.expertsPerToken / ep,
-                                             ep)
-                            : 0));
-  double cStage = std::max(cFlops / (s.peak * s.eff.computePrefill),
-                           cBytes / (s.memBw * s.eff.memory)) +
-                  cLink;
-  p.prefillShare = cStage / prompts;
+  p.prefillShare = prefillStage(chunk, chunk / L).total() / (chunk / L);
   setRates(p, r, s.power);
   return p;
 }
