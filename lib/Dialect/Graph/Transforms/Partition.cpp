@@ -581,22 +581,28 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
   // pack into the stages left (greedy packing is optimal for that test),
   // the later one on a tie.
   const double relaxed = hi * 1.05;
-  auto stagesNeeded = [&](size_t from) -> int64_t {
-    int64_t n = 1;
-    double time = 0, bytes = 0;
-    for (size_t k = from; k < segments.size(); ++k) {
-      const Segment &g = segments[k];
-      if (g.bytes > capacity)
-        return std::numeric_limits<int64_t>::max();
-      if (k > from && (time + g.seconds > relaxed || bytes + g.bytes > capacity)) {
-        ++n;
-        time = bytes = 0;
-      }
-      time += g.seconds;
-      bytes += g.bytes;
-    }
-    return n;
-  };
+  // need[k]: the stages greedy packing takes for segments k.. (a stage
+  // starting at segment k ends before reach(k), the first segment that
+  // would overflow it); one pass from the end, with prefix sums.
+  const size_t n = segments.size();
+  std::vector<double> timeBefore(n + 1, 0), bytesBefore(n + 1, 0);
+  for (size_t k = 0; k < n; ++k) {
+    timeBefore[k + 1] = timeBefore[k] + segments[k].seconds;
+    bytesBefore[k + 1] = bytesBefore[k] + segments[k].bytes;
+  }
+  const int64_t never = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> need(n + 1, 0);
+  for (size_t k = n, reach = n; k-- > 0;) {
+    // The stage from k takes segments k..reach-1; an earlier k reaches no
+    // further (segment times and bytes are not negative).
+    while (reach > k + 1 &&
+           (timeBefore[reach] - timeBefore[k] > relaxed ||
+            bytesBefore[reach] - bytesBefore[k] > capacity))
+      --reach;
+    need[k] = segments[k].bytes > capacity || need[reach] == never
+                  ? never
+                  : 1 + need[reach];
+  }
   std::vector<int64_t> refined(ops_.size(), 0);
   size_t next = 0;
   for (int64_t s = 0; s < pp && next < segments.size(); ++s) {
@@ -614,7 +620,7 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
           end = j + 1;
         break;
       }
-      if (s == pp - 1 || stagesNeeded(j + 1) > pp - s - 1)
+      if (s == pp - 1 || need[j + 1] > pp - s - 1)
         continue;
       double cut = crossing[segments[j + 1].begin];
       if (cut <= cheapestCut) {
