@@ -31,6 +31,15 @@ TargetModel load(const std::string &name) {
   return *t;
 }
 
+/// The tiny model at fp8 on one H100, 100 input and 20 output tokens,
+/// `batch` sequences in flight.
+std::optional<Plan> tinyOnOneH100(int64_t batch) {
+  Request r;
+  r.inputLen = 100;
+  r.outputLen = 20;
+  return price(modelCost(tinyConfig()), load("h100"), r, 1, 1, 1, 1, batch);
+}
+
 } // namespace
 
 TEST(PlannerTest, PrecisionBytes) {
@@ -68,12 +77,7 @@ TEST(PlannerTest, MixtureOfExpertsCountsActiveExperts) {
 // 1: a decode step reads every weight of the two layers once plus the KV
 // cache of the average context; it is memory bound.
 TEST(PlannerTest, DecodeStepOnOneGpuByHand) {
-  TargetModel h100 = load("h100");
-  ModelCost m = modelCost(tinyConfig());
-  Request r;
-  r.inputLen = 100;
-  r.outputLen = 20;
-  std::optional<Plan> p = price(m, h100, r, 1, 1, 1, 1, 1);
+  std::optional<Plan> p = tinyOnOneH100(1);
   ASSERT_TRUE(p.has_value());
   double bw = 3.35e12 * 0.75;
   double weights = 2 * (12288.0 + 24576.0);           // fp8: 1 byte each
@@ -94,11 +98,7 @@ TEST(PlannerTest, DecodeStepOnOneGpuByHand) {
 // the replica's tokens/s charges all 4 prompts against 20 steps.
 TEST(PlannerTest, PrefillBatchedIntoChunksByHand) {
   TargetModel h100 = load("h100");
-  ModelCost m = modelCost(tinyConfig());
-  Request r;
-  r.inputLen = 100;
-  r.outputLen = 20;
-  std::optional<Plan> p = price(m, h100, r, 1, 1, 1, 1, 4);
+  std::optional<Plan> p = tinyOnOneH100(4);
   ASSERT_TRUE(p.has_value());
   double chunk = 8192, prompts = chunk / 100;
   double flops = 2 * (chunk * 2 * (12288.0 + 24576.0) +
@@ -113,7 +113,7 @@ TEST(PlannerTest, PrefillBatchedIntoChunksByHand) {
   EXPECT_NEAR(p->tokensPerSecond,
               4 * 20 / (20 * p->tpot + 4 * p->prefillShare), 1e-6);
   // One sequence alone waits for nobody else's prompt.
-  std::optional<Plan> alone = price(m, h100, r, 1, 1, 1, 1, 1);
+  std::optional<Plan> alone = tinyOnOneH100(1);
   ASSERT_TRUE(alone.has_value());
   EXPECT_DOUBLE_EQ(alone->tpotLoaded, alone->tpot);
 }
