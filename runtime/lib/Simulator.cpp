@@ -785,7 +785,9 @@ void nameTracks(const Program &p, Json &events) {
 
 /// What the trace says about each instr: its dependency users, and for a
 /// transfer's instr (kernel -1) the kernels on both ends, found through the
-/// dependencies (its deps produce the data, its users consume it).
+/// dependencies (its deps produce the data, its users consume it; a
+/// transfer that depends on a transfer takes that one's producers, as far
+/// as they are known when the instrs come in dependency order).
 struct TraceIndex {
   /// Kernels named per end, at most (a hostile file may list thousands).
   static constexpr size_t kMaxEnds = 8;
@@ -809,8 +811,14 @@ struct TraceIndex {
       for (int32_t d : p.instrs[i].deps) {
         size_t dp = static_cast<size_t>(p.instrIndex(d));
         users[dp].push_back(i);
-        if (p.instrs[i].kernel < 0)
+        if (p.instrs[i].kernel < 0) {
           addOnce(fromKernels[i], p.instrs[dp].kernel);
+          // A transfer fed by a transfer (a copy that crossed to this chip
+          // and is passed on over the mesh) names the kernel that made it.
+          if (p.instrs[dp].kernel < 0)
+            for (int32_t k : fromKernels[dp])
+              addOnce(fromKernels[i], k);
+        }
         if (p.instrs[dp].kernel < 0)
           addOnce(toKernels[dp], p.instrs[i].kernel);
       }

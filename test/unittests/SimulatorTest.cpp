@@ -1166,6 +1166,27 @@ TEST(Trace, ChipLinksHaveTracks) {
   EXPECT_EQ(chipLinkEvents, 1);
 }
 
+// A copy that crossed to chip 1 and is passed on over its mesh (a transfer
+// that depends on a transfer) is named after the kernel that made the
+// value, not "input".
+TEST(Trace, ForwardedCopyNamesTheProducer) {
+  Program p = twoChipProgram();
+  p.buffers.push_back(buffer(6, 3, 3, 0, 16, 50, 60));
+  p.instrs.push_back(instr(6, -1, Unit::Dma, 2, 50, 10, {3}, {3}, {6}, 16));
+  p.totalCycles = p.initiationInterval = 60;
+  Program loaded = load(emit(p));
+  auto j = nlohmann::json::parse(Simulator(loaded).traceJson());
+  int forwarded = 0;
+  for (const auto &e : j["traceEvents"])
+    if (e["ph"] == "X" && e["args"]["kernel_id"] == -1 &&
+        e["args"]["unit"] == "dma" && e["pid"] == 1) {
+      ++forwarded;
+      EXPECT_EQ(e["name"], "transfer mm -> output") << e.dump();
+      EXPECT_EQ(e["args"]["from_kernels"], nlohmann::json::array({0}));
+    }
+  EXPECT_EQ(forwarded, 1);
+}
+
 TEST(Simulator, LargeMultiChipProgramLoadsAndTimesInNearLinearTime) {
   Program p = largeTwoChipProgram(/*rounds=*/320);
   std::vector<uint8_t> bytes = emit(p);
