@@ -430,6 +430,10 @@ OwningOpRef<ModuleOp> DecodeStepBuilder::build() {
   Block *entry = func.addEntryBlock();
   for (auto [i, name] : llvm::enumerate(argNames))
     func.setArgAttr(i, "graph.name", b.getStringAttr(name));
+  // A body's input stands for the previous layer's output, which every
+  // chip of a tensor-parallel group holds whole.
+  if (bodyOnly)
+    func.setArgAttr(0, graph::kWholeAttr, b.getUnitAttr());
   b.setInsertionPointToEnd(entry);
   ropeCos = entry->getArgument(1);
   ropeSin = entry->getArgument(2);

@@ -66,8 +66,14 @@ int64_t bytesOf(Value v) {
   return t.getNumElements() * std::max<int64_t>(1, bits / 8);
 }
 
+/// A constant, or a model input the host scatters however it is wanted
+/// (not one marked graph.whole).
 bool isFree(Value v) {
-  return isa<BlockArgument>(v) || v.getDefiningOp<ConstantOp>();
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto f = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    return !f || !f.getArgAttr(arg.getArgNumber(), kWholeAttr);
+  }
+  return v.getDefiningOp<ConstantOp>() != nullptr;
 }
 
 bool isElementwiseOp(Operation *op) {

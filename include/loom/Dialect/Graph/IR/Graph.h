@@ -33,6 +33,11 @@ inline constexpr const char *kSystemChipsAttr = "graph.system_chips";
 /// output: array<i64: axis, index, count> (axis -1: a replica on each chip),
 /// beside its `graph.name`.
 inline constexpr const char *kPartAttr = "graph.part";
+/// On a function argument: it stands for an activation every chip already
+/// holds whole (a layer's input in a body-only graph), so graph-partition
+/// does not treat splitting it as free the way it treats a model input the
+/// host scatters.
+inline constexpr const char *kWholeAttr = "graph.whole";
 
 /// The chip `graph-partition` put an op on (0 when not partitioned).
 inline int64_t chipOf(mlir::Operation *op) {
