@@ -30,6 +30,17 @@ std::string writeConfig(const std::string &name, const std::string &text) {
   return path;
 }
 
+/// The error readLlmConfig gives for `text` written as `name`, after the
+/// "PATH: " every error starts with; a note when it reads the file.
+std::string configError(const std::string &name, const std::string &text) {
+  std::string path = writeConfig(name, text), error;
+  if (readLlmConfig(path, error))
+    return "(no error)";
+  if (error.rfind(path + ": ", 0) != 0)
+    return "(error without the path) " + error;
+  return error.substr(path.size() + 2);
+}
+
 const char *kTinyText = R"({"hidden_size": 64, "num_hidden_layers": 2,
   "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
   "vocab_size": 256, "max_position_embeddings": 128})";
@@ -130,52 +141,42 @@ TEST(ReadLlmConfig, ExplicitHeadDimNeedNotDivideHidden) {
 }
 
 TEST(ReadLlmConfig, MissingFieldNamesIt) {
-  std::string error;
-  std::string path =
-      writeConfig("missing.json", R"({"hidden_size": 64, "num_hidden_layers": 2,
+  EXPECT_EQ(configError("missing.json", R"({"hidden_size": 64, "num_hidden_layers": 2,
         "num_attention_heads": 4, "vocab_size": 256,
-        "max_position_embeddings": 128})");
-  EXPECT_FALSE(readLlmConfig(path, error));
-  EXPECT_EQ(error, path + ": intermediate_size: missing (required)");
+        "max_position_embeddings": 128})"),
+            "intermediate_size: missing (required)");
 }
 
 TEST(ReadLlmConfig, KvHeadsMustDivideHeads) {
-  std::string error;
   std::string text = kTinyText;
   text.replace(text.find("\"num_key_value_heads\": 2"), 24,
                "\"num_key_value_heads\": 3");
-  std::string path = writeConfig("badkv.json", text);
-  EXPECT_FALSE(readLlmConfig(path, error));
-  EXPECT_EQ(error, path + ": num_key_value_heads: must divide "
-                          "num_attention_heads (4), got 3");
+  EXPECT_EQ(configError("badkv.json", text),
+            "num_key_value_heads: must divide "
+            "num_attention_heads (4), got 3");
 }
 
 TEST(ReadLlmConfig, HeadsMustDivideHidden) {
-  std::string error;
   std::string text = kTinyText;
   text.replace(text.find("\"num_attention_heads\": 4"), 24,
                "\"num_attention_heads\": 6");
   text.replace(text.find("\"num_key_value_heads\": 2"), 24,
                "\"num_key_value_heads\": 3");
-  std::string path = writeConfig("badheads.json", text);
-  EXPECT_FALSE(readLlmConfig(path, error));
-  EXPECT_EQ(error, path + ": num_attention_heads: must divide hidden_size "
-                          "(64), got 6");
+  EXPECT_EQ(configError("badheads.json", text),
+            "num_attention_heads: must divide hidden_size "
+            "(64), got 6");
 }
 
 TEST(ReadLlmConfig, RejectsNonPositiveAndNonIntegers) {
-  std::string error;
   std::string text = kTinyText;
   text.replace(text.find("\"vocab_size\": 256"), 17, "\"vocab_size\": 0");
-  std::string path = writeConfig("zero.json", text);
-  EXPECT_FALSE(readLlmConfig(path, error));
-  EXPECT_EQ(error, path + ": vocab_size: must be positive, got 0");
+  EXPECT_EQ(configError("zero.json", text),
+            "vocab_size: must be positive, got 0");
 
   text = kTinyText;
   text.replace(text.find("\"hidden_size\": 64"), 17, "\"hidden_size\": \"64\"");
-  path = writeConfig("string.json", text);
-  EXPECT_FALSE(readLlmConfig(path, error));
-  EXPECT_EQ(error, path + ": hidden_size: must be an integer, got \"64\"");
+  EXPECT_EQ(configError("string.json", text),
+            "hidden_size: must be an integer, got \"64\"");
 }
 
 TEST(ReadLlmConfig, RejectsWhatItDoesNotModel) {
@@ -229,33 +230,28 @@ TEST(ReadLlmConfig, ReadsTheLargeDenseConfigs) {
 }
 
 TEST(ReadLlmConfig, BadExpertsPerTokenNamesIt) {
-  std::string error;
   std::string text = kTinyText;
   text.insert(1, "\"num_local_experts\": 4, \"num_experts_per_tok\": 5, ");
-  std::string path = writeConfig("moe-too-many.json", text);
-  EXPECT_FALSE(readLlmConfig(path, error));
-  EXPECT_EQ(error, path + ": num_experts_per_tok: must be at most "
-                          "num_local_experts (4), got 5");
+  EXPECT_EQ(configError("moe-too-many.json", text),
+            "num_experts_per_tok: must be at most "
+            "num_local_experts (4), got 5");
 
   text = kTinyText;
   text.insert(1, "\"num_local_experts\": 4, \"num_experts_per_tok\": 0, ");
-  path = writeConfig("moe-zero.json", text);
-  EXPECT_FALSE(readLlmConfig(path, error));
-  EXPECT_EQ(error, path + ": num_experts_per_tok: must be positive, got 0");
+  EXPECT_EQ(configError("moe-zero.json", text),
+            "num_experts_per_tok: must be positive, got 0");
 
   text = kTinyText;
   text.insert(1, "\"num_local_experts\": 4, ");
-  path = writeConfig("moe-missing.json", text);
-  EXPECT_FALSE(readLlmConfig(path, error));
-  EXPECT_EQ(error, path + ": num_experts_per_tok: missing (required)");
+  EXPECT_EQ(configError("moe-missing.json", text),
+            "num_experts_per_tok: missing (required)");
 
   // Routed to two experts of a dense (one-expert) model.
   text = kTinyText;
   text.insert(1, "\"num_experts_per_tok\": 2, ");
-  path = writeConfig("moe-dense.json", text);
-  EXPECT_FALSE(readLlmConfig(path, error));
-  EXPECT_EQ(error, path + ": num_experts_per_tok: must be at most "
-                          "num_local_experts (1), got 2");
+  EXPECT_EQ(configError("moe-dense.json", text),
+            "num_experts_per_tok: must be at most "
+            "num_local_experts (1), got 2");
 
   LlmConfig c;
   c.hidden = c.heads = c.kvHeads = c.intermediate = c.vocab = 8;
@@ -271,14 +267,11 @@ TEST(ReadLlmConfig, BadExpertsPerTokenNamesIt) {
 }
 
 TEST(ReadLlmConfig, NotAnObject) {
-  std::string error;
-  std::string path = writeConfig("array.json", "[1, 2, 3]");
-  EXPECT_FALSE(readLlmConfig(path, error));
-  EXPECT_EQ(error, path + ": (json): expected an object, got array");
+  EXPECT_EQ(configError("array.json", "[1, 2, 3]"),
+            "(json): expected an object, got array");
 
-  path = writeConfig("broken.json", "{\"hidden_size\": ");
-  EXPECT_FALSE(readLlmConfig(path, error));
-  EXPECT_EQ(error, path + ": (json): invalid JSON");
+  EXPECT_EQ(configError("broken.json", "{\"hidden_size\": "),
+            "(json): invalid JSON");
 }
 
 TEST(ReadLlmConfig, MissingFile) {
