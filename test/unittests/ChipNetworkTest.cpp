@@ -2,24 +2,17 @@
 
 #include "loom/Target/ChipNetwork.h"
 
+#include "TargetHelpers.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <numeric>
 
 using namespace loom;
+using loom::testing::loadTarget;
 
 namespace {
-
-TargetModel loadTarget(const std::string &name) {
-  std::string error;
-  std::optional<TargetModel> target = TargetModel::load(name, error);
-  if (!target) {
-    ADD_FAILURE() << error;
-    std::abort();
-  }
-  return *target;
-}
 
 /// `tiny` with its system edited by `edit`, validated.
 template <typename Edit> TargetModel editedTiny(Edit edit) {

@@ -12,23 +12,16 @@
 
 #include "loom/Target/CostModel.h"
 
+#include "TargetHelpers.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 
 using namespace loom;
+using loom::testing::loadTarget;
 
 namespace {
-
-TargetModel loadOrDie(const std::string &name) {
-  std::string error;
-  std::optional<TargetModel> target = TargetModel::load(name, error);
-  if (!target) {
-    ADD_FAILURE() << error;
-    std::abort();
-  }
-  return *target;
-}
 
 CostBreakdown estimateOrDie(const CostModel &model, const KernelDesc &kernel,
                             const Region &region) {
@@ -51,7 +44,7 @@ Region tiles(int64_t rows, int64_t cols, int64_t chips = 1) {
 
 class TinyCostModel : public ::testing::Test {
 protected:
-  TinyCostModel() : model(loadOrDie("tiny")) {}
+  TinyCostModel() : model(loadTarget("tiny")) {}
   CostModel model;
 };
 
@@ -338,7 +331,7 @@ TEST(CostModelKernels, ConvIsAnImplicitGemm) {
 // The TSP's 1 x 320 x 320 block: a 320-wide int8 GEMV takes one cycle per
 // row; one more output column doubles the blocks.
 TEST(CostModelPresets, TspBlockQuantisation) {
-  CostModel model(loadOrDie("tsp-v1"));
+  CostModel model(loadTarget("tsp-v1"));
   KernelDesc gemv = KernelDesc::matmul(1, 320, 320, NumericFormat::I8);
   EXPECT_DOUBLE_EQ(estimateOrDie(model, gemv, tiles(1, 1)).computeCycles, 1);
   gemv.n = 321;
@@ -354,7 +347,7 @@ TEST(CostModelPresets, TspBlockQuantisation) {
 // A large GEMM on one H100 runs at the published peak; a decode GEMV with
 // its weights in HBM is bound by HBM: 8192 x 8192 x 2 B / 3.35 TB/s.
 TEST(CostModelPresets, GpuComputeAndHbmBounds) {
-  CostModel model(loadOrDie("h100"));
+  CostModel model(loadTarget("h100"));
   Region gpu = Region::wholeChip(model.target());
   KernelDesc gemm = KernelDesc::matmul(8192, 8192, 8192, NumericFormat::BF16);
   CostBreakdown big = estimateOrDie(model, gemm, gpu);
@@ -372,7 +365,7 @@ TEST(CostModelPresets, GpuComputeAndHbmBounds) {
 // NVSwitch: one step each way for an all-reduce; all 18 links carry it, and
 // beyond the 8-GPU NVLink domain the 50 GB/s NIC is the limit.
 TEST(CostModelPresets, SwitchedCollectives) {
-  CostModel model(loadOrDie("h100"));
+  CostModel model(loadTarget("h100"));
   EXPECT_EQ(model.collectiveLatencySteps(CollectiveKind::AllReduce, 8), 2);
   EXPECT_DOUBLE_EQ(model.collectiveBytesPerSecondPerChip(8), 450e9);
   EXPECT_DOUBLE_EQ(model.collectiveBytesPerSecondPerChip(16), 50e9);

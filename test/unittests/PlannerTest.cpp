@@ -1,11 +1,14 @@
 //===- PlannerTest.cpp - The planner's cost model on hand-computed cases --===//
 #include "loom/Planner/Planner.h"
 
+#include "TargetHelpers.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 using namespace loom;
+using loom::testing::loadTarget;
 using namespace loom::plan;
 
 namespace {
@@ -24,20 +27,13 @@ LlmConfig tinyConfig() {
   return c;
 }
 
-TargetModel load(const std::string &name) {
-  std::string error;
-  std::optional<TargetModel> t = TargetModel::load(name, error);
-  EXPECT_TRUE(t.has_value()) << error;
-  return *t;
-}
-
 /// The tiny model at fp8 on one H100, 100 input and 20 output tokens,
 /// `batch` sequences in flight.
 std::optional<Plan> tinyOnOneH100(int64_t batch) {
   Request r;
   r.inputLen = 100;
   r.outputLen = 20;
-  return price(modelCost(tinyConfig()), load("h100"), r, 1, 1, 1, 1, batch);
+  return price(modelCost(tinyConfig()), loadTarget("h100"), r, 1, 1, 1, 1, batch);
 }
 
 } // namespace
@@ -97,7 +93,7 @@ TEST(PlannerTest, DecodeStepOnOneGpuByHand) {
 // waits for the other 3 prompts' shares over its 20 output tokens, and
 // the replica's tokens/s charges all 4 prompts against 20 steps.
 TEST(PlannerTest, PrefillBatchedIntoChunksByHand) {
-  TargetModel h100 = load("h100");
+  TargetModel h100 = loadTarget("h100");
   std::optional<Plan> p = tinyOnOneH100(4);
   ASSERT_TRUE(p.has_value());
   double chunk = 8192, prompts = chunk / 100;
@@ -122,7 +118,7 @@ TEST(PlannerTest, PrefillBatchedIntoChunksByHand) {
 // layer adds two all-reduces of the hidden vector over NVLink (two link
 // latencies and the bytes each).
 TEST(PlannerTest, TensorParallelAddsAllReduces) {
-  TargetModel h100 = load("h100");
+  TargetModel h100 = loadTarget("h100");
   ModelCost m = modelCost(tinyConfig());
   Request r;
   std::optional<Plan> one = price(m, h100, r, 1, 1, 1, 1, 1);
@@ -139,7 +135,7 @@ TEST(PlannerTest, TensorParallelAddsAllReduces) {
 }
 
 TEST(PlannerTest, CapacityRejectsWhatDoesNotFit) {
-  TargetModel tiny = load("tiny"); // 4 MiB of SRAM per chip
+  TargetModel tiny = loadTarget("tiny"); // 4 MiB of SRAM per chip
   LlmConfig c = tinyConfig();
   c.hidden = 2048;
   c.heads = 16;
@@ -152,7 +148,7 @@ TEST(PlannerTest, CapacityRejectsWhatDoesNotFit) {
 }
 
 TEST(PlannerTest, SearchIsDeterministicAndMeetsTargets) {
-  TargetModel h100 = load("h100");
+  TargetModel h100 = loadTarget("h100");
   Request r;
   r.concurrency = 16;
   r.tpot = 0.05;

@@ -2,6 +2,8 @@
 
 #include "loom/Target/TargetModel.h"
 
+#include "TargetHelpers.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 using namespace loom;
+using loom::testing::loadTarget;
 using json = nlohmann::json;
 
 namespace {
@@ -28,16 +31,6 @@ json readPresetJson(const std::string &name) {
   std::ifstream stream(presetPath(name));
   EXPECT_TRUE(stream.good()) << presetPath(name);
   return json::parse(stream);
-}
-
-TargetModel loadOrDie(const std::string &nameOrPath) {
-  std::string error;
-  std::optional<TargetModel> target = TargetModel::load(nameOrPath, error);
-  if (!target) {
-    ADD_FAILURE() << error;
-    std::abort();
-  }
-  return *target;
 }
 
 /// The tiny preset's JSON, for mutation by the validation tests.
@@ -122,7 +115,7 @@ TEST(TargetPresets, DerivedFiguresMatchPublishedFigures) {
   };
   for (const auto &[name, keys] : required) {
     SCOPED_TRACE(name);
-    TargetModel target = loadOrDie(name);
+    TargetModel target = loadTarget(name);
     json published = readPresetJson(name).at("_published");
     for (const std::string &key : keys) {
       EXPECT_TRUE(published.contains(key)) << "no published figure " << key;
@@ -149,7 +142,7 @@ TEST(TargetPresets, HeadlineFigures) {
     ASSERT_TRUE(value) << key;
     EXPECT_NEAR(*value, expected, 0.02 * expected) << key;
   };
-  TargetModel tsp = loadOrDie("tsp-v1");
+  TargetModel tsp = loadTarget("tsp-v1");
   near(tsp, "chip.sram_bytes", 220.0 * 1024 * 1024);
   near(tsp, "chip.sram_bytes_per_second", 80e12);
   near(tsp, "chip.peak_flops.fp16", 188e12);
@@ -158,23 +151,23 @@ TEST(TargetPresets, HeadlineFigures) {
   near(tsp, "chip.c2c_links", 16);
   EXPECT_EQ(tsp.chipsPerNode(), 8);
 
-  TargetModel lpx = loadOrDie("lpx-rack");
+  TargetModel lpx = loadTarget("lpx-rack");
   near(lpx, "chip.sram_bytes", 500e6);
   near(lpx, "chip.sram_bytes_per_second", 150e12);
   near(lpx, "chip.peak_flops.fp8", 1.23e15);
   EXPECT_EQ(lpx.chipsPerRack(), 256);
 
-  TargetModel h100 = loadOrDie("h100");
+  TargetModel h100 = loadTarget("h100");
   near(h100, "chip.offchip_bytes_per_second", 3.35e12);
   near(h100, "chip.peak_flops.bf16", 989.4e12);
   EXPECT_EQ(h100.linkDomainChips(), 8);
-  TargetModel h200 = loadOrDie("h200");
+  TargetModel h200 = loadTarget("h200");
   near(h200, "chip.offchip_bytes_per_second", 4.8e12);
-  TargetModel b200 = loadOrDie("b200");
+  TargetModel b200 = loadTarget("b200");
   near(b200, "chip.peak_flops.fp8", 4.5e15);
   near(b200, "chip.offchip_bytes_per_second", 8e12);
 
-  TargetModel tiny = loadOrDie("tiny");
+  TargetModel tiny = loadTarget("tiny");
   EXPECT_EQ(tiny.tileRows(), 4);
   EXPECT_EQ(tiny.tileCols(), 4);
 }
@@ -191,7 +184,7 @@ TEST(TargetPresets, LpxRackChipMatchesLp30) {
 //===----------------------------------------------------------------------===//
 
 TEST(TargetFigures, TinyChipByHand) {
-  TargetModel tiny = loadOrDie("tiny");
+  TargetModel tiny = loadTarget("tiny");
   EXPECT_EQ(tiny.tilesPerChip(), 16);
   // 2 FLOPs x 1024 MACs x 16 tiles x 1 GHz.
   EXPECT_DOUBLE_EQ(tiny.peakMatrixFlopsPerChip(NumericFormat::F16), 32.768e12);
@@ -214,10 +207,10 @@ TEST(TargetFigures, TinyChipByHand) {
 
 TEST(TargetFigures, OneRowMeshBisection) {
   // The TSP is a 1 x 4 row: the only halving cut crosses one link.
-  TargetModel tsp = loadOrDie("tsp-v1");
+  TargetModel tsp = loadTarget("tsp-v1");
   EXPECT_DOUBLE_EQ(tsp.meshBisectionBytesPerSecond(), 2.0 * 10240 * 900e6);
   // A GPU is one big tile with no mesh.
-  TargetModel h100 = loadOrDie("h100");
+  TargetModel h100 = loadTarget("h100");
   EXPECT_FALSE(h100.hasMesh());
   EXPECT_DOUBLE_EQ(h100.meshBisectionBytesPerSecond(), 0);
 }
@@ -465,7 +458,7 @@ TEST(TargetValidation, MalformedJson) {
 }
 
 TEST(TargetValidation, FromDescNamesTheJsonPath) {
-  TargetModel tiny = loadOrDie("tiny");
+  TargetModel tiny = loadTarget("tiny");
   TargetDesc desc = tiny.desc();
   desc.system.chipsPerNode = 3;
   std::string error;
