@@ -131,6 +131,18 @@ std::vector<T> vec(const flatbuffers::Vector<U> *v) {
 
 } // namespace
 
+std::string Program::describeTile(int64_t t) const {
+  if (tileCols <= 0 || tileRows <= 0)
+    return "tile " + std::to_string(t);
+  int64_t local = t % tilesPerChip();
+  std::string rc =
+      std::to_string(local / tileCols) + "," + std::to_string(local % tileCols);
+  if (chips <= 1)
+    return "tile " + std::to_string(t) + " (" + rc + ")";
+  return "tile " + std::to_string(t) + " (chip " + std::to_string(chipOf(t)) +
+         ", " + rc + ")";
+}
+
 const ProgramTensor &Program::tensor(int32_t id) const {
   return lookup(tensors, tensorIdx_, id, "tensor");
 }

@@ -158,17 +158,7 @@ private:
 
   /// "tile 5 (1,1)"; with several chips "tile 5 (chip 1, 0,1)", the row
   /// and column within the chip.
-  std::string tile(int64_t t) const {
-    if (p_.tileCols <= 0 || p_.tileRows <= 0)
-      return "tile " + std::to_string(t);
-    int64_t local = t % p_.tilesPerChip();
-    std::string rc = std::to_string(local / p_.tileCols) + "," +
-                     std::to_string(local % p_.tileCols);
-    if (p_.chips <= 1)
-      return "tile " + std::to_string(t) + " (" + rc + ")";
-    return "tile " + std::to_string(t) + " (chip " +
-           std::to_string(p_.chipOf(t)) + ", " + rc + ")";
-  }
+  std::string tile(int64_t t) const { return p_.describeTile(t); }
   /// "mesh link 3 (tile 0 -> tile 1)", "chip link 3 (chip 0 -> chip 1)".
   std::string link(int32_t id, bool chipLink) const {
     std::string s =

@@ -52,18 +52,6 @@ std::string dumpJson(const Json &j) {
 // Naming things in errors
 //===----------------------------------------------------------------------===//
 
-/// "tile 5 (1,1)", or with several chips "tile 5 (chip 1, 0,1)" (row and
-/// column within the chip), as the schedule verifier names tiles.
-std::string describeTile(const Program &p, int64_t tile) {
-  int64_t local = tile % p.tilesPerChip();
-  std::string rc = std::to_string(local / p.tileCols) + "," +
-                   std::to_string(local % p.tileCols);
-  if (p.chips <= 1)
-    return "tile " + std::to_string(tile) + " (" + rc + ")";
-  return "tile " + std::to_string(tile) + " (chip " +
-         std::to_string(p.chipOf(tile)) + ", " + rc + ")";
-}
-
 /// Position of an instr's resource in a flat table: tile units first, then
 /// links (the trace's track ids).
 size_t resourceSlot(const Program &p, const ProgramInstr &in) {
@@ -765,7 +753,7 @@ void nameTracks(const Program &p, Json &events) {
     for (int u = 0; u < kTileUnits; ++u) {
       int64_t tid = t * kTileUnits + u;
       nameTrack(events, /*process=*/false, p.chips <= 1 ? 0 : p.chipOf(t),
-                tid, describeTile(p, t) + " " + unitName(static_cast<Unit>(u)),
+                tid, p.describeTile(t) + " " + unitName(static_cast<Unit>(u)),
                 tid);
     }
   for (size_t i = 0; i < p.links.size(); ++i) {

@@ -217,6 +217,10 @@ public:
   int64_t chipOf(int64_t tile) const {
     return tilesPerChip() > 0 ? tile / tilesPerChip() : 0;
   }
+  /// How errors and traces name a tile: "tile 5 (1,1)", or with several
+  /// chips "tile 5 (chip 1, 0,1)" (row and column within the chip); just
+  /// "tile 5" when the grid is unknown.
+  std::string describeTile(int64_t tile) const;
 
   /// Lookups by id; throw Error if the id does not exist.
   const ProgramTensor &tensor(int32_t id) const;
