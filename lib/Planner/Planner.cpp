@@ -592,7 +592,8 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     // between kernels whatever the matrix precision.
     auto fixed = [&](const Plan &p, bool compiled) {
       double vec = double(p.batch) * m.hidden *
-                   (compiled ? 4.0 : precisionBytes(r.activations));
+                   (compiled ? double(kDecodeStepActivationBytes)
+                             : precisionBytes(r.activations));
       return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
              m.headParams / p.tp * precisionBytes(r.weights) /
                  (s.memBw * s.eff.memory);

@@ -64,6 +64,11 @@ std::optional<LlmConfig> readLlmConfig(const std::string &path,
 /// returns an empty string when it is usable, else "field: problem".
 std::string validateLlmConfig(const LlmConfig &config);
 
+/// Bytes per element of the activations buildDecodeStep's graphs carry
+/// between ops (f32, whatever the matrix precision); what crosses a
+/// pipeline stage of a compiled decode step.
+inline constexpr int64_t kDecodeStepActivationBytes = 4;
+
 struct DecodeStepOptions {
   /// Sequences decoded together.
   int64_t batch = 1;

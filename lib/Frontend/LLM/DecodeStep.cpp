@@ -237,7 +237,10 @@ private:
   Location loc(const std::string &name) {
     return NameLoc::get(StringAttr::get(&ctx, name));
   }
+  /// Activations are f32 (kDecodeStepActivationBytes, which the planner
+  /// prices stage hops by).
   RankedTensorType f32(ArrayRef<int64_t> shape) {
+    static_assert(kDecodeStepActivationBytes == sizeof(float));
     return RankedTensorType::get(shape, b.getF32Type());
   }
   static ArrayRef<int64_t> shapeOf(Value v) {
