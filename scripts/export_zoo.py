@@ -21,6 +21,15 @@ Models (default: resnet50,mobilenetv2,vit_b16,gpt2,bert):
                "logits" [1,1,1000] and "present_key_i" / "present_value_i"
                [1,4,32,64]
 
+  llama_decode one decode step of a 2-layer Llama-style decoder with grouped-query
+               attention (RMSNorm, rotary embeddings, SwiGLU MLP): d_model 128,
+               8 query heads sharing 2 key-value heads (head_dim 16), vocab
+               1000, attention written as Loom's LLM builder writes it (q
+               viewed as [b, kv, group, hd]); input "input_ids" int64 [1,1] at
+               position 31 and, per layer i, "past_key_i" / "past_value_i"
+               float32 [1,2,31,16]; outputs "logits" [1,1,1000] and
+               "present_key_i" / "present_value_i" [1,2,32,16]
+
 Benchmark kernels (not in the default set; scripts/bench_mapping.py):
   gemm4096       one 512 x 4096 x 4096 GEMM (a Linear without bias), input
                  "input" float32 [512,4096]: a slab of the 4096^3 GEMM, which
@@ -241,6 +250,97 @@ class GPT2Decode(GPT2Tiny):
         return (self.lm_head(self.ln_f(x)), *present)
 
 
+LLAMA_D, LLAMA_HEADS, LLAMA_KV, LLAMA_FF, LLAMA_LAYERS = 128, 8, 2, 256, 2
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, d, eps=1e-5):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+        self.eps = eps
+
+    def forward(self, x):
+        return x / torch.sqrt((x * x).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class LlamaDecodeLayer(nn.Module):
+    """One Llama layer for one new token, grouped-query attention with q
+    viewed as [b, kv, group, hd] (each KV head serves its group of query
+    heads in one batched matmul, as Loom's LLM builder does)."""
+
+    def __init__(self):
+        super().__init__()
+        d, h, kv, self.hd = LLAMA_D, LLAMA_HEADS, LLAMA_KV, LLAMA_D // LLAMA_HEADS
+        self.kv, self.group = kv, h // kv
+        self.q_proj = nn.Linear(d, h * self.hd, bias=False)
+        self.k_proj = nn.Linear(d, kv * self.hd, bias=False)
+        self.v_proj = nn.Linear(d, kv * self.hd, bias=False)
+        self.o_proj = nn.Linear(h * self.hd, d, bias=False)
+        self.gate_proj = nn.Linear(d, LLAMA_FF, bias=False)
+        self.up_proj = nn.Linear(d, LLAMA_FF, bias=False)
+        self.down_proj = nn.Linear(LLAMA_FF, d, bias=False)
+        self.ln1, self.ln2 = RMSNorm(d), RMSNorm(d)
+        # Rotary tables at position SEQ - 1 (Hugging Face's layout).
+        inv = 1.0 / (10000.0 ** (torch.arange(0, self.hd, 2).float() / self.hd))
+        ang = (SEQ - 1) * torch.cat([inv, inv])
+        self.register_buffer("cos", torch.cos(ang))
+        self.register_buffer("sin", torch.sin(ang))
+
+    def rotary(self, x):
+        half = self.hd // 2
+        rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+        return x * self.cos + rotated * self.sin
+
+    def forward(self, x, past_k, past_v):
+        b = x.shape[0]
+        h = self.ln1(x)
+        q = self.rotary(self.q_proj(h).view(b, self.kv, self.group, self.hd))
+        k = self.rotary(self.k_proj(h).view(b, self.kv, 1, self.hd))
+        v = self.v_proj(h).view(b, self.kv, 1, self.hd)
+        k = torch.cat([past_k, k], dim=2)
+        v = torch.cat([past_v, v], dim=2)
+        att = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(self.hd))
+        att = F.softmax(att, dim=-1)
+        y = torch.matmul(att, v).reshape(b, 1, self.kv * self.group * self.hd)
+        x = x + self.o_proj(y)
+        h = self.ln2(x)
+        x = x + self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
+        return x, k, v
+
+
+class LlamaDecode(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(VOCAB, LLAMA_D)
+        self.layers = nn.ModuleList(LlamaDecodeLayer() for _ in range(LLAMA_LAYERS))
+        self.norm = RMSNorm(LLAMA_D)
+        self.lm_head = nn.Linear(LLAMA_D, VOCAB, bias=False)
+
+    def forward(self, input_ids, *past):
+        x = self.embed(input_ids)
+        present = []
+        for i, layer in enumerate(self.layers):
+            x, k, v = layer(x, past[2 * i], past[2 * i + 1])
+            present += [k, v]
+        return (self.lm_head(self.norm(x)), *present)
+
+
+def _llama_decode_inputs():
+    hd = LLAMA_D // LLAMA_HEADS
+    specs = [("input_ids", torch.int64, [1, 1])]
+    for i in range(LLAMA_LAYERS):
+        specs += [(f"past_key_{i}", torch.float32, [1, LLAMA_KV, SEQ - 1, hd]),
+                  (f"past_value_{i}", torch.float32, [1, LLAMA_KV, SEQ - 1, hd])]
+    return specs
+
+
+def _llama_decode_outputs():
+    names = ["logits"]
+    for i in range(LLAMA_LAYERS):
+        names += [f"present_key_{i}", f"present_value_{i}"]
+    return names
+
+
 def _decode_inputs():
     hd = D_MODEL // N_HEADS
     specs = [("input_ids", torch.int64, [1, 1])]
@@ -328,6 +428,7 @@ ZOO = {
     "gpt2": (GPT2Tiny, _token_input(), ["logits"], False, None),
     "bert": (BertTiny, _token_input(), ["last_hidden_state"], False, None),
     "gpt2_decode": (GPT2Decode, _decode_inputs(), _decode_outputs(), False, None),
+    "llama_decode": (LlamaDecode, _llama_decode_inputs(), _llama_decode_outputs(), False, None),
     "gemm4096": (GemmSlab, [("input", torch.float32, [512, 4096])], ["output"], False, None),
     "encoder_layer": (lambda: BertBlock(1024, 16, 512), [("hidden", torch.float32, [1, 512, 1024])],
                       ["output"], False, None),

@@ -30,6 +30,8 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <memory>
 #include <set>
 
@@ -42,19 +44,119 @@ using namespace mlir;
 namespace {
 
 /// How a value is held across the ranks of a tensor-parallel group.
+///
+/// A split cuts dims [dim, dim + span) of the value, flattened, into
+/// `parts` contiguous pieces (0: one per rank), each a box of whole index
+/// ranges. Rank r holds piece r / (ranks / parts): with fewer pieces than
+/// ranks, consecutive ranks share one. Attention past the key-value heads
+/// needs both: the query heads split over (kv, group) two dims at once, and
+/// each KV head shared by the ranks of its query heads.
 struct Shard {
   enum Kind : uint8_t { Rep, Split, Partial } kind = Rep;
-  int64_t dim = -1;
-  bool operator==(const Shard &o) const {
-    return kind == o.kind && (kind != Split || dim == o.dim);
+  int64_t dim = -1, span = 1, parts = 0;
+  std::tuple<Kind, int64_t, int64_t, int64_t> key() const {
+    if (kind != Split)
+      return {kind, -1, 1, 0};
+    return {kind, dim, span, parts};
   }
-  bool operator<(const Shard &o) const {
-    return kind != o.kind ? kind < o.kind : dim < o.dim;
+  bool operator==(const Shard &o) const { return key() == o.key(); }
+  bool operator<(const Shard &o) const { return key() < o.key(); }
+  /// Whether dim `d` is one of the split's.
+  bool covers(int64_t d) const {
+    return kind == Split && d >= dim && d < dim + span;
   }
+  int64_t pieces(int64_t ranks) const { return parts ? parts : ranks; }
   static Shard rep() { return {}; }
-  static Shard split(int64_t d) { return {Split, d}; }
+  static Shard split(int64_t d, int64_t span = 1, int64_t parts = 0) {
+    return {Split, d, span, parts};
+  }
   static Shard partial() { return {Partial, -1}; }
 };
+
+/// The pieces along each of dims [dim, dim + span) of `shape` (outer
+/// first) when those dims, flattened, are cut into `parts` contiguous
+/// pieces that are boxes: some outer dims cut to single indices, one dim
+/// cut into ranges, the inner dims whole. Empty when the pieces are not
+/// boxes.
+SmallVector<int64_t> pieceFactors(ArrayRef<int64_t> shape, int64_t dim,
+                                  int64_t span, int64_t parts) {
+  if (dim < 0 || span < 1 || dim + span > int64_t(shape.size()) || parts < 1)
+    return {};
+  SmallVector<int64_t> factors;
+  int64_t rem = parts;
+  for (int64_t i = dim; i < dim + span; ++i) {
+    int64_t size = shape[i];
+    if (size <= 0)
+      return {};
+    if (rem >= size) {
+      if (rem % size)
+        return {};
+      factors.push_back(size);
+      rem /= size;
+    } else {
+      if (size % rem)
+        return {};
+      factors.push_back(rem);
+      rem = 1;
+    }
+  }
+  if (rem != 1)
+    return {};
+  return factors;
+}
+
+/// The box rank `rank` of `ranks` holds of a value of `shape` split as
+/// `s`: per dim of the split, its first index and its size.
+struct Box {
+  SmallVector<int64_t> lo, size;
+};
+Box pieceBox(ArrayRef<int64_t> shape, Shard s, int64_t rank, int64_t ranks) {
+  int64_t parts = s.pieces(ranks);
+  SmallVector<int64_t> factors = pieceFactors(shape, s.dim, s.span, parts);
+  assert(!factors.empty() && ranks % parts == 0 && "not a valid split");
+  int64_t piece = rank / (ranks / parts);
+  Box box;
+  box.lo.resize(s.span);
+  box.size.resize(s.span);
+  for (int64_t i = s.span - 1; i >= 0; --i) {
+    box.size[i] = shape[s.dim + i] / factors[i];
+    box.lo[i] = (piece % factors[i]) * box.size[i];
+    piece /= factors[i];
+  }
+  return box;
+}
+
+/// `s` without the dims its pieces leave whole at either end (size-1 dims
+/// in front, unsplit dims behind), and with one piece per rank written as
+/// parts 0, so that equal splits compare equal.
+Shard canonical(ArrayRef<int64_t> shape, Shard s, int64_t ranks) {
+  if (s.kind != Shard::Split)
+    return s;
+  SmallVector<int64_t> f = pieceFactors(shape, s.dim, s.span, s.pieces(ranks));
+  if (f.empty())
+    return s;
+  int64_t lo = 0, hi = f.size();
+  while (hi > lo + 1 && f[hi - 1] == 1)
+    --hi;
+  while (lo < hi - 1 && f[lo] == 1)
+    ++lo;
+  s.dim += lo;
+  s.span = hi - lo;
+  if (s.parts == ranks)
+    s.parts = 0;
+  return s;
+}
+
+/// The split of `s` into one piece per rank, over as many more inner dims
+/// as that takes (for gathering a split whose ranks share pieces); nullopt
+/// if there is none.
+std::optional<Shard> perRank(ArrayRef<int64_t> shape, Shard s, int64_t ranks) {
+  for (Shard t = Shard::split(s.dim, s.span);
+       t.dim + t.span <= int64_t(shape.size()); ++t.span)
+    if (!pieceFactors(shape, t.dim, t.span, ranks).empty())
+      return t;
+  return std::nullopt;
+}
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
@@ -107,17 +209,31 @@ struct Propagation {
   std::map<void *, Shard> state; // value -> form
   std::map<Operation *, OpPlan> plans;
   std::vector<CollectiveNeed> collectives;
-  /// Ops whose work is divided by tp (the rest is replicated).
-  std::map<Operation *, bool> divided;
+  /// Per op: how many ways its work is divided (1: replicated on every
+  /// rank; below tp when ranks share pieces).
+  std::map<Operation *, int64_t> divided;
 
   Shard of(Value v) const {
     auto it = state.find(v.getAsOpaquePointer());
     return it == state.end() ? Shard::rep() : it->second;
   }
+  /// Whether `v` can be held as split `s`: its pieces are boxes and
+  /// ranks share pieces evenly.
+  bool splittable(Value v, Shard s) const {
+    ArrayRef<int64_t> shape = typeOf(v).getShape();
+    int64_t parts = s.pieces(tp);
+    return s.kind == Shard::Split && parts >= 2 && tp % parts == 0 &&
+           !pieceFactors(shape, s.dim, s.span, parts).empty();
+  }
   bool splittable(Value v, int64_t d) const {
-    RankedTensorType t = typeOf(v);
-    return d >= 0 && d < t.getRank() && t.getDimSize(d) % tp == 0 &&
-           t.getDimSize(d) >= tp;
+    return splittable(v, Shard::split(d));
+  }
+  /// How many copies of each piece gathering `v` held as `s` moves: one,
+  /// or every rank's when ranks share pieces that cannot be cut once more
+  /// per rank (Rewriter::collective).
+  int64_t gatherCopies(Value v, Shard s) const {
+    int64_t share = tp / s.pieces(tp);
+    return share > 1 && !perRank(typeOf(v).getShape(), s, tp) ? share : 1;
   }
   /// Records what turning `v` into `want` costs.
   void need(Value v, Shard want, Operation *user) {
@@ -127,7 +243,7 @@ struct Propagation {
     if (have.kind == Shard::Partial)
       collectives.push_back({true, bytesOf(v), user});
     else if (have.kind == Shard::Split && want.kind != Shard::Partial)
-      collectives.push_back({false, bytesOf(v), user});
+      collectives.push_back({false, bytesOf(v) * gatherCopies(v, have), user});
   }
 
   void run(func::FuncOp func) {
@@ -138,8 +254,10 @@ struct Propagation {
         OpPlan plan;
         for (Value v : op.getOperands()) {
           Shard s = of(v);
-          // Splits become per-chip output parts; partial sums are reduced.
-          plan.operands.push_back(s.kind == Shard::Partial ? Shard::rep() : s);
+          // Splits of one dim become per-chip output parts; partial sums
+          // are reduced and splits of several dims gathered.
+          bool part = s.kind == Shard::Split && s.span == 1;
+          plan.operands.push_back(part ? s : Shard::rep());
           need(v, plan.operands.back(), &op);
         }
         plans[&op] = plan;
@@ -152,7 +270,10 @@ struct Propagation {
         collectives.push_back({false, bytesOf(op.getResult(0)), &op});
       for (Value r : op.getResults())
         state[r.getAsOpaquePointer()] = plan.result;
-      divided[&op] = plan.result.kind != Shard::Rep || plan.gatherAfter >= 0;
+      divided[&op] = plan.gatherAfter >= 0 || plan.result.kind == Shard::Partial
+                         ? tp
+                     : plan.result.kind == Shard::Split ? plan.result.pieces(tp)
+                                                        : 1;
       plans[&op] = std::move(plan);
     }
   }
@@ -175,7 +296,8 @@ struct Propagation {
       if (b.getDefiningOp<ConstantOp>() && rb == 2 && ra >= 1) {
         Shard sa = of(a);
         OpPlan p;
-        if (sa.kind == Shard::Split && sa.dim == ra - 1 && splittable(b, 0)) {
+        if (sa.kind == Shard::Split && sa.dim == ra - 1 && sa.span == 1 &&
+            sa.parts == 0 && splittable(b, 0)) {
           p.operands = {sa, Shard::split(0)};
           p.result = Shard::partial();
           return p;
@@ -187,17 +309,42 @@ struct Propagation {
         }
         return allRep(op);
       }
-      // Two activations: keep a split along a shared batch dimension.
+      // Two activations: keep a split of batch dims (attention heads),
+      // which may go on into the left side's rows (the query heads that
+      // share a key-value head: the right side is then split by the batch
+      // dims alone, its pieces shared by the ranks of those rows).
       if (ra == rb && ra >= 3) {
-        for (Value v : {a, b}) {
-          Shard s = of(v);
-          if (s.kind == Shard::Split && s.dim < ra - 2 && splittable(a, s.dim) &&
-              splittable(b, s.dim)) {
+        ArrayRef<int64_t> sha = typeOf(a).getShape(), shb = typeOf(b).getShape();
+        auto sameBatch = [&](Shard s) {
+          for (int64_t d = s.dim; d < s.dim + s.span; ++d)
+            if (sha[d] != shb[d])
+              return false;
+          return true;
+        };
+        Shard sa = of(a), sb = of(b);
+        if (sa.kind == Shard::Split && sa.dim < ra - 2 &&
+            sa.dim + sa.span <= ra - 1 && splittable(out, sa)) {
+          Shard wantB = sa;
+          if (sa.dim + sa.span == ra - 1) {
+            int64_t parts = sa.pieces(tp);
+            SmallVector<int64_t> f =
+                pieceFactors(sha, sa.dim, sa.span, parts);
+            wantB = canonical(
+                shb, Shard::split(sa.dim, sa.span - 1, parts / f.back()), tp);
+          }
+          if (sameBatch(wantB) && splittable(b, wantB)) {
             OpPlan p;
-            p.operands = {Shard::split(s.dim), Shard::split(s.dim)};
-            p.result = Shard::split(s.dim);
+            p.operands = {sa, wantB};
+            p.result = sa;
             return p;
           }
+        }
+        if (sb.kind == Shard::Split && sb.dim + sb.span <= rb - 2 &&
+            sameBatch(sb) && splittable(a, sb) && splittable(out, sb)) {
+          OpPlan p;
+          p.operands = {sb, sb};
+          p.result = sb;
+          return p;
         }
       }
       return allRep(op);
@@ -216,29 +363,42 @@ struct Propagation {
       }
       // The split (aligned to the result's dimensions) shared by every
       // split operand; operands that broadcast along it stay whole.
-      std::optional<int64_t> dim;
+      std::optional<Shard> common;
       for (Value v : op->getOperands()) {
         Shard s = of(v);
         if (s.kind != Shard::Split)
           continue;
-        int64_t aligned = s.dim + outRank - typeOf(v).getRank();
-        if (dim && *dim != aligned)
+        s.dim += outRank - typeOf(v).getRank();
+        if (common && !(*common == s))
           return allRep(op);
-        dim = aligned;
+        common = s;
       }
-      if (!dim || !splittable(out, *dim))
+      if (!common || !splittable(out, *common))
         return allRep(op);
       OpPlan p;
       for (Value v : op->getOperands()) {
-        int64_t d = *dim - (outRank - typeOf(v).getRank());
-        bool broadcasts = d < 0 || typeOf(v).getDimSize(d) == 1;
+        int64_t off = outRank - typeOf(v).getRank();
+        // Along the split's dims (those not of size 1) the operand either
+        // has them all or broadcasts along them all.
+        int64_t dims = 0, present = 0;
+        for (int64_t d = common->dim; d < common->dim + common->span; ++d) {
+          if (typeOf(out).getDimSize(d) == 1)
+            continue;
+          ++dims;
+          present += d - off >= 0 && typeOf(v).getDimSize(d - off) != 1;
+        }
+        if (present != 0 && present != dims)
+          return allRep(op);
+        bool broadcasts = present == 0;
         // A split meeting a whole computed value (the residual stream):
         // gather the split once rather than keep the stream split.
         if (!broadcasts && !isFree(v) && of(v).kind != Shard::Split)
           return allRep(op);
-        p.operands.push_back(broadcasts ? Shard::rep() : Shard::split(d));
+        Shard mine = *common;
+        mine.dim -= off;
+        p.operands.push_back(broadcasts ? Shard::rep() : mine);
       }
-      p.result = Shard::split(*dim);
+      p.result = *common;
       return p;
     }
 
@@ -255,11 +415,7 @@ struct Propagation {
         return keep(s, s);
       if (s.kind != Shard::Split)
         return allRep(op);
-      std::optional<int64_t> e = reshapeDim(typeOf(in).getShape(),
-                                            typeOf(out).getShape(), s.dim);
-      if (e && splittable(out, *e))
-        return keep(s, Shard::split(*e));
-      return allRep(op);
+      return reshape(op, s);
     }
     if (auto tr = dyn_cast<TransposeOp>(op)) {
       if (s.kind == Shard::Partial)
@@ -267,40 +423,54 @@ struct Propagation {
       if (s.kind != Shard::Split)
         return allRep(op);
       ArrayRef<int64_t> perm = tr.getPerm();
-      for (int64_t e = 0; e < (int64_t)perm.size(); ++e)
-        if (perm[e] == s.dim)
-          return keep(s, Shard::split(e));
+      for (int64_t e = 0; e < (int64_t)perm.size(); ++e) {
+        if (perm[e] != s.dim)
+          continue;
+        // The split's dims must stay together and in order.
+        for (int64_t i = 1; i < s.span; ++i)
+          if (e + i >= (int64_t)perm.size() || perm[e + i] != s.dim + i)
+            return allRep(op);
+        return keep(s, Shard::split(e, s.span, s.parts));
+      }
       return allRep(op);
     }
+    auto axisOf = [&](int64_t axis, Value v) {
+      return axis < 0 ? axis + typeOf(v).getRank() : axis;
+    };
     if (auto cat = dyn_cast<ConcatOp>(op)) {
-      std::optional<int64_t> dim;
+      std::optional<Shard> split;
       for (Value v : op->getOperands())
         if (of(v).kind == Shard::Split) {
-          if (dim && *dim != of(v).dim)
+          if (split && !(*split == of(v)))
             return allRep(op);
-          dim = of(v).dim;
+          split = of(v);
         } else if (of(v).kind == Shard::Partial) {
           return allRep(op);
         }
-      if (!dim || *dim == static_cast<int64_t>(cat.getAxis()) || !splittable(out, *dim))
+      if (!split || split->covers(axisOf(cat.getAxis(), out)) ||
+          !splittable(out, *split))
         return allRep(op);
       OpPlan p;
-      p.operands.assign(op->getNumOperands(), Shard::split(*dim));
-      p.result = Shard::split(*dim);
+      p.operands.assign(op->getNumOperands(), *split);
+      p.result = *split;
       return p;
     }
     if (auto sl = dyn_cast<SliceOp>(op)) {
-      if (s.kind != Shard::Split || llvm::is_contained(sl.getAxes(), s.dim))
+      if (s.kind != Shard::Split)
         return allRep(op);
+      for (int64_t axis : sl.getAxes())
+        if (s.covers(axisOf(axis, in)))
+          return allRep(op);
       return keep(s, s);
     }
     if (auto sm = dyn_cast<SoftmaxOp>(op)) {
-      if (s.kind != Shard::Split || s.dim == static_cast<int64_t>(sm.getAxis()))
+      if (s.kind != Shard::Split || s.covers(axisOf(sm.getAxis(), in)))
         return allRep(op);
       return keep(s, s);
     }
     if (auto ln = dyn_cast<LayerNormOp>(op)) {
-      if (s.kind != Shard::Split || s.dim >= static_cast<int64_t>(ln.getAxis()))
+      if (s.kind != Shard::Split ||
+          s.dim + s.span > axisOf(ln.getAxis(), in))
         return allRep(op);
       return keep(s, s);
     }
@@ -324,37 +494,80 @@ struct Propagation {
     return allRep(op);
   }
 
-  /// The result dimension a split of input dimension `d` maps to through
-  /// a reshape, if the split stays a contiguous split of one dimension.
-  std::optional<int64_t> reshapeDim(ArrayRef<int64_t> in,
-                                    ArrayRef<int64_t> out, int64_t d) {
-    int64_t prefix = 1;
-    for (int64_t i = 0; i < d; ++i)
-      prefix *= in[i];
-    int64_t p = 1;
-    for (int64_t e = 0; e < (int64_t)out.size(); ++e) {
-      if (p == prefix && out[e] != 1) {
-        if (out[e] == in[d])
-          return e;
-        // in[d] split into out[e..]: the split follows out[e].
-        int64_t prod = 1;
-        for (int64_t f = e; f < (int64_t)out.size() && prod < in[d]; ++f)
-          prod *= out[f];
-        if (prod == in[d] && out[e] % tp == 0)
-          return e;
-        // in[d..] merged into out[e]: the split follows in[d].
-        prod = 1;
-        for (int64_t f = d; f < (int64_t)in.size() && prod < out[e]; ++f)
-          prod *= in[f];
-        if (prod == out[e] && in[d] % tp == 0)
-          return e;
-        return std::nullopt;
+  /// The split of a reshape's result holding the same pieces as split
+  /// `s` of its input (whose pieces are contiguous runs of the flattened
+  /// value, so the same runs on the result side), if they are boxes there.
+  std::optional<Shard> throughReshape(ArrayRef<int64_t> in,
+                                      ArrayRef<int64_t> out, Shard s) {
+    int64_t parts = s.pieces(tp);
+    int64_t before = 1, run = 1;
+    for (int64_t i = 0; i < s.dim; ++i)
+      before *= in[i];
+    for (int64_t i = s.dim; i < s.dim + s.span; ++i)
+      run *= in[i];
+    // The run may take in the whole dims after it: the pieces stay the same.
+    for (int64_t j = s.dim + s.span;; ++j) {
+      int64_t prefix = 1;
+      for (int64_t e = 0; e < (int64_t)out.size() && prefix <= before; ++e) {
+        if (prefix == before) {
+          int64_t m = 1;
+          for (int64_t f = e; f < (int64_t)out.size() && m < run; ++f) {
+            m *= out[f];
+            if (m == run && !pieceFactors(out, e, f - e + 1, parts).empty())
+              return canonical(out, Shard::split(e, f - e + 1, s.parts), tp);
+          }
+        }
+        prefix *= out[e];
       }
-      p *= out[e];
-      if (p > prefix)
+      if (j >= (int64_t)in.size())
         return std::nullopt;
+      run *= in[j];
     }
-    return std::nullopt;
+  }
+
+  /// A reshape of split `s`: the same pieces on the result side when they
+  /// are boxes there. A reshape that cuts the last dim into several (hidden
+  /// into heads x head_dim) should not cut the new, smaller last dim (a
+  /// head apart): fewer, larger pieces that rank groups share are taken
+  /// instead (k and v past the key-value heads: each rank holds the whole
+  /// head its query heads read), after gathering the input to them.
+  OpPlan reshape(Operation *op, Shard s) {
+    ArrayRef<int64_t> in = typeOf(op->getOperand(0)).getShape();
+    ArrayRef<int64_t> out = typeOf(op->getResult(0)).getShape();
+    bool avoidLast = !out.empty() && !in.empty() && out.back() < in.back();
+    int64_t parts = s.pieces(tp);
+    std::optional<Shard> cutsLast;
+    for (int64_t q = parts; q >= 2; --q) {
+      if (parts % q)
+        continue;
+      Shard from = s;
+      from.parts = q;
+      if (q != parts && !splittable(op->getOperand(0), from))
+        continue;
+      from = canonical(in, from, tp);
+      std::optional<Shard> r = throughReshape(in, out, from);
+      if (!r || !splittable(op->getResult(0), *r))
+        continue;
+      bool last = r->covers(int64_t(out.size()) - 1);
+      OpPlan p = allRep(op);
+      p.operands[0] = from;
+      p.result = *r;
+      if (q == parts && (!last || !avoidLast))
+        return p;
+      if (q == parts) {
+        cutsLast = *r;
+        continue;
+      }
+      if (!last)
+        return p;
+    }
+    if (cutsLast) {
+      OpPlan p = allRep(op);
+      p.operands[0] = s;
+      p.result = *cutsLast;
+      return p;
+    }
+    return allRep(op);
   }
 };
 
@@ -436,7 +649,7 @@ OpCost GraphPartitionPass::costOf(Operation *op, const Propagation &prop,
   double peak = matrix ? t.peakMatrixFlopsPerChip(format)
                        : t.peakVectorOpsPerChip();
   double bw = t.sramBytesPerSecondPerChip();
-  double split = prop.divided.count(op) && prop.divided.at(op) ? prop.tp : 1;
+  double split = prop.divided.count(op) ? double(prop.divided.at(op)) : 1.0;
   // A fixed cost per op keeps many tiny ops from looking free: the
   // longest unit pipeline latency of the tile (a kernel's fill and drain).
   const auto &tile = t.desc().chip.tile;
@@ -446,8 +659,8 @@ OpCost GraphPartitionPass::costOf(Operation *op, const Propagation &prop,
   c.seconds = std::max(flops / std::max(peak, 1.0), double(bytes) / bw) / split +
               fixed;
   if (split > 1) {
-    c.weightBytes /= prop.tp;
-    c.inputBytes /= prop.tp;
+    c.weightBytes = int64_t(double(c.weightBytes) / split);
+    c.inputBytes = int64_t(double(c.inputBytes) / split);
   }
   return c;
 }
@@ -678,11 +891,14 @@ ElementsAttr sliceConstantRange(ElementsAttr attr, int64_t dim, int64_t lo,
   return attrFromTensor(part, sliced);
 }
 
-/// The slice of constant `attr` along `dim` for rank `r` of `n`.
-ElementsAttr sliceConstant(ElementsAttr attr, int64_t dim, int64_t r, int64_t n,
+/// The piece of constant `attr` that rank `r` of `n` holds as split `s`.
+ElementsAttr sliceConstant(ElementsAttr attr, Shard s, int64_t r, int64_t n,
                            std::string &error) {
-  int64_t chunk = cast<RankedTensorType>(attr.getType()).getDimSize(dim) / n;
-  return sliceConstantRange(attr, dim, r * chunk, (r + 1) * chunk, error);
+  Box box = pieceBox(cast<RankedTensorType>(attr.getType()).getShape(), s, r, n);
+  for (int64_t i = 0; i < s.span && attr; ++i)
+    attr = sliceConstantRange(attr, s.dim + i, box.lo[i],
+                              box.lo[i] + box.size[i], error);
+  return attr;
 }
 
 /// A projection whose output is only ever read in column slices (a fused
@@ -769,6 +985,7 @@ public:
   }
 
   LogicalResult run();
+  const std::string &error() const { return error_; }
 
 private:
   int64_t chip(int64_t stage, int64_t rank) const { return stage * tp_ + rank; }
@@ -777,14 +994,16 @@ private:
     if (s.kind != Shard::Split)
       return t;
     SmallVector<int64_t> shape(t.getShape());
-    shape[s.dim] /= tp_;
+    Box box = pieceBox(shape, s, 0, tp_);
+    for (int64_t i = 0; i < s.span; ++i)
+      shape[s.dim + i] = box.size[i];
     return RankedTensorType::get(shape, t.getElementType());
   }
   /// `v` in form `want` on every rank of `stage` (one value per rank).
   FailureOr<std::vector<Value>> get(Value v, Shard want, int64_t stage,
                                     Location loc);
   std::vector<Value> slices(const std::vector<Value> &whole, Value orig,
-                            int64_t dim, int64_t stage, Location loc);
+                            Shard want, int64_t stage, Location loc);
   std::vector<Value> collective(const std::vector<Value> &parts, Value orig,
                                 Shard have, int64_t stage, Location loc);
   Value argPart(BlockArgument arg, Shard s, int64_t rank);
@@ -812,23 +1031,34 @@ Value Rewriter::argPart(BlockArgument arg, Shard s, int64_t rank) {
     for (int64_t r = 0; r < tp_; ++r) {
       BlockArgument a = entry.addArgument(localType(arg, s), arg.getLoc());
       parts.push_back(a);
+      // Ranks that share a piece each get a copy of it.
+      int64_t parts = s.kind == Shard::Split ? s.pieces(tp_) : tp_;
       newArgs_.push_back({a, {int64_t(arg.getArgNumber()),
-                              s.kind == Shard::Split ? s.dim : -1, r, tp_}});
+                              s.kind == Shard::Split ? s.dim : -1,
+                              r / (tp_ / parts), parts}});
     }
   }
   return parts[rank];
 }
 
 std::vector<Value> Rewriter::slices(const std::vector<Value> &whole, Value orig,
-                                    int64_t dim, int64_t stage, Location loc) {
+                                    Shard want, int64_t stage, Location loc) {
   std::vector<Value> out;
-  int64_t chunk = typeOf(orig).getDimSize(dim) / tp_;
+  ArrayRef<int64_t> shape = typeOf(orig).getShape();
   for (int64_t r = 0; r < tp_; ++r) {
-    auto s = SliceOp::create(
-        b_, loc, localType(orig, Shard::split(dim)), whole[r],
-        b_.getDenseI64ArrayAttr({r * chunk}),
-        b_.getDenseI64ArrayAttr({(r + 1) * chunk}),
-        b_.getDenseI64ArrayAttr({dim}), b_.getDenseI64ArrayAttr({1}));
+    Box box = pieceBox(shape, want, r, tp_);
+    SmallVector<int64_t> starts, ends, axes;
+    for (int64_t i = 0; i < want.span; ++i) {
+      starts.push_back(box.lo[i]);
+      ends.push_back(box.lo[i] + box.size[i]);
+      axes.push_back(want.dim + i);
+    }
+    auto s = SliceOp::create(b_, loc, localType(orig, want), whole[r],
+                             b_.getDenseI64ArrayAttr(starts),
+                             b_.getDenseI64ArrayAttr(ends),
+                             b_.getDenseI64ArrayAttr(axes),
+                             b_.getDenseI64ArrayAttr(
+                                 SmallVector<int64_t>(want.span, 1)));
     s->setAttr(kChipAttr, b_.getI64IntegerAttr(chip(stage, r)));
     out.push_back(s);
   }
@@ -842,15 +1072,94 @@ std::vector<Value> Rewriter::collective(const std::vector<Value> &parts,
   for (int64_t r = 0; r < tp_; ++r)
     chips.push_back(chip(stage, r));
   SmallVector<Type> types(tp_, orig.getType());
-  Operation *op;
-  if (have.kind == Shard::Partial)
-    op = AllReduceOp::create(b_, loc, types, parts,
-                             b_.getDenseI64ArrayAttr(chips));
-  else
-    op = AllGatherOp::create(b_, loc, types, parts,
-                             b_.getI64IntegerAttr(have.dim),
-                             b_.getDenseI64ArrayAttr(chips));
-  return std::vector<Value>(op->result_begin(), op->result_end());
+  if (have.kind == Shard::Partial) {
+    Operation *op = AllReduceOp::create(b_, loc, types, parts,
+                                        b_.getDenseI64ArrayAttr(chips));
+    return std::vector<Value>(op->result_begin(), op->result_end());
+  }
+  RankedTensorType full = typeOf(orig);
+  ArrayRef<int64_t> shape = full.getShape();
+  auto onChip = [&](Operation *op, int64_t r) {
+    op->setAttr(kChipAttr, b_.getI64IntegerAttr(chip(stage, r)));
+    return op->getResult(0);
+  };
+  auto reshaped = [&](Value v, Type type, int64_t r) {
+    return v.getType() == type
+               ? v
+               : onChip(ReshapeOp::create(b_, loc, type, v), r);
+  };
+  std::vector<Value> ps = parts;
+  int64_t share = tp_ / have.pieces(tp_);
+  // Ranks sharing a piece first cut it once more, one piece per rank, if
+  // it can be cut into boxes that follow each other.
+  std::optional<Shard> perRankSplit =
+      share > 1 ? perRank(shape, have, tp_) : std::nullopt;
+  if (perRankSplit) {
+    Shard mine = *perRankSplit;
+    Shard shared = have;
+    shared.span = mine.span;
+    for (int64_t r = 0; r < tp_; ++r) {
+      Box outer = pieceBox(shape, shared, r, tp_);
+      Box inner = pieceBox(shape, mine, r, tp_);
+      SmallVector<int64_t> starts, ends, axes;
+      for (int64_t i = 0; i < mine.span; ++i) {
+        starts.push_back(inner.lo[i] - outer.lo[i]);
+        ends.push_back(starts.back() + inner.size[i]);
+        axes.push_back(mine.dim + i);
+      }
+      ps[r] = onChip(SliceOp::create(b_, loc, localType(orig, mine), ps[r],
+                                     b_.getDenseI64ArrayAttr(starts),
+                                     b_.getDenseI64ArrayAttr(ends),
+                                     b_.getDenseI64ArrayAttr(axes),
+                                     b_.getDenseI64ArrayAttr(
+                                         SmallVector<int64_t>(mine.span, 1))),
+                     r);
+    }
+    have = mine;
+    share = 1;
+  }
+  if (have.span == 1 && share == 1) {
+    Operation *op = AllGatherOp::create(b_, loc, types, ps,
+                                        b_.getI64IntegerAttr(have.dim),
+                                        b_.getDenseI64ArrayAttr(chips));
+    return std::vector<Value>(op->result_begin(), op->result_end());
+  }
+  // Otherwise the pieces are contiguous runs of the split's dims
+  // flattened: gather them as one dim (every rank's copy of a shared
+  // piece, of which each rank then keeps one) and restore the shape.
+  ArrayRef<int64_t> local =
+      cast<RankedTensorType>(localType(orig, have)).getShape();
+  int64_t run = 1;
+  for (int64_t i = have.dim; i < have.dim + have.span; ++i)
+    run *= local[i];
+  auto withRun = [&](ArrayRef<int64_t> middle) {
+    SmallVector<int64_t> m(local.take_front(have.dim));
+    m.append(middle.begin(), middle.end());
+    m.append(local.begin() + have.dim + have.span, local.end());
+    return RankedTensorType::get(m, full.getElementType());
+  };
+  int64_t pieces = tp_ / share;
+  for (int64_t r = 0; r < tp_; ++r)
+    ps[r] = reshaped(ps[r], withRun({run}), r);
+  SmallVector<Type> gatheredTypes(tp_, withRun({tp_ * run}));
+  Operation *op = AllGatherOp::create(b_, loc, gatheredTypes, ps,
+                                      b_.getI64IntegerAttr(have.dim),
+                                      b_.getDenseI64ArrayAttr(chips));
+  std::vector<Value> out;
+  for (int64_t r = 0; r < tp_; ++r) {
+    Value v = op->getResult(r);
+    if (share > 1) {
+      v = reshaped(v, withRun({pieces, share, run}), r);
+      v = onChip(SliceOp::create(b_, loc, withRun({pieces, 1, run}), v,
+                                 b_.getDenseI64ArrayAttr({0}),
+                                 b_.getDenseI64ArrayAttr({1}),
+                                 b_.getDenseI64ArrayAttr({have.dim + 1}),
+                                 b_.getDenseI64ArrayAttr({1})),
+                 r);
+    }
+    out.push_back(reshaped(v, full, r));
+  }
+  return out;
 }
 
 FailureOr<std::vector<Value>> Rewriter::get(Value v, Shard want, int64_t stage,
@@ -865,7 +1174,7 @@ FailureOr<std::vector<Value>> Rewriter::get(Value v, Shard want, int64_t stage,
     for (int64_t r = 0; r < tp_; ++r) {
       ElementsAttr value = c.getValue();
       if (want.kind == Shard::Split) {
-        value = sliceConstant(value, want.dim, r, tp_, error_);
+        value = sliceConstant(value, want, r, tp_, error_);
         if (!value)
           return failure();
       }
@@ -874,8 +1183,17 @@ FailureOr<std::vector<Value>> Rewriter::get(Value v, Shard want, int64_t stage,
                                        value));
     }
   } else if (auto arg = dyn_cast<BlockArgument>(v)) {
-    for (int64_t r = 0; r < tp_; ++r)
-      out.push_back(argPart(arg, want, r));
+    // Input parts are cut along one dim; a split of several is cut on
+    // chip from the whole input.
+    if (want.kind == Shard::Split && want.span > 1) {
+      FailureOr<std::vector<Value>> whole = get(v, Shard::rep(), stage, loc);
+      if (failed(whole))
+        return failure();
+      out = slices(*whole, v, want, stage, loc);
+    } else {
+      for (int64_t r = 0; r < tp_; ++r)
+        out.push_back(argPart(arg, want, r));
+    }
   } else {
     Shard have = prop_.of(v);
     std::vector<Value> parts = local_.at(v.getAsOpaquePointer());
@@ -888,7 +1206,7 @@ FailureOr<std::vector<Value>> Rewriter::get(Value v, Shard want, int64_t stage,
         have = Shard::rep();
       }
       if (want.kind == Shard::Split)
-        parts = slices(parts, v, want.dim, stage, loc);
+        parts = slices(parts, v, want, stage, loc);
     }
     out = std::move(parts);
   }
@@ -925,9 +1243,11 @@ LogicalResult Rewriter::run() {
           FailureOr<std::vector<Value>> vs = get(v, want, stage, op->getLoc());
           if (failed(vs))
             return failure();
-          for (int64_t r = 0; r < tp_; ++r) {
+          // One result per piece: ranks that share a piece give it once.
+          int64_t pieces = want.pieces(tp_), share = tp_ / pieces;
+          for (int64_t r = 0; r < tp_; r += share) {
             results.push_back((*vs)[r]);
-            parts.push_back({int64_t(i), want.dim, r, tp_});
+            parts.push_back({int64_t(i), want.dim, r / share, pieces});
           }
           continue;
         }
@@ -1205,7 +1525,8 @@ void GraphPartitionPass::runOnOperation() {
     return;
   Rewriter rw(func, props_.at(chosen->tp), ops_, chosen->stageOf, chosen->tp);
   if (failed(rw.run())) {
-    func.emitError() << "graph-partition: could not slice a constant";
+    func.emitError() << "graph-partition: could not slice a constant"
+                     << (rw.error().empty() ? "" : ": " + rw.error());
     return signalPassFailure();
   }
   // A model input used on several chips (RoPE tables read by every layer,

@@ -57,14 +57,20 @@ def GraphPartition : Pass<"graph-partition", "mlir::func::FuncOp"> {
     chips. Chip `stage * tp + rank` runs rank `rank` of stage `stage`.
 
     Tensor parallelism propagates a sharding through the graph in op order:
-    every value is replicated, split along one dimension, or a partial sum.
-    A matmul by a constant weight splits the weight by columns when its
-    input is replicated (column-parallel) and by rows when its input is
-    split along the contracted dimension (row-parallel, giving partial
-    sums); elementwise ops, softmax and normalisations over other axes,
-    reshapes, transposes, concats and slices keep a split; batched matmuls
-    of two activations split along a batch dimension (attention heads)
-    stay local. Where an op needs a replicated value, a `graph.all_reduce`
+    every value is replicated, split, or a partial sum. A split cuts one
+    dimension, or several consecutive ones flattened, into contiguous
+    pieces that are boxes: one per rank, or fewer, each shared by
+    consecutive ranks. A matmul by a constant weight splits the weight by
+    columns when its input is replicated (column-parallel) and by rows when
+    its input is split along the contracted dimension (row-parallel, giving
+    partial sums); elementwise ops, softmax and normalisations over other
+    axes, reshapes, transposes, concats and slices keep a split; batched
+    matmuls of two activations split along batch dimensions (attention
+    heads), or along batch dimensions and the left side's rows, stay local.
+    So attention with more ranks than key-value heads splits its query
+    heads over (kv, group) and each KV head, and its cache, is shared by the
+    ranks of its query heads: a reshape that would cut a head apart takes
+    fewer, shared pieces instead. Where an op needs a replicated value, a `graph.all_reduce`
     (partial sums) or `graph.all_gather` (splits) is inserted. Every op is
     cloned per rank with the rank's local shapes; constants are sliced per
     rank; model inputs and outputs that are split or replicated become one
