@@ -208,15 +208,23 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   const double wB = precisionBytes(r.weights), kvB = precisionBytes(r.kv),
                aB = precisionBytes(r.activations);
   const double Ls = std::ceil(double(m.layers) / double(pp));
-  // Attention splits by key-value heads (graph-partition's reshape rule):
-  // past them the projections still split by tp but the attention itself,
-  // and the KV cache, are whole on every chip of the group, after two
-  // all-gathers.
-  const bool replicatedAttention = tp > m.kvHeads;
+  // Attention splits by key-value heads (graph-partition's rules). Past
+  // them, when tp is a multiple of the KV heads and divides the query
+  // heads, each chip takes its query heads of one KV head, whose cache the
+  // chips of that head share, after all-gathers of k and v; otherwise the
+  // attention and the whole KV cache are on every chip of the group, after
+  // all-gathers of q, k and v.
+  const bool pastKvHeads = tp > m.kvHeads;
+  const bool headsSplit =
+      !pastKvHeads || (tp % m.kvHeads == 0 && m.heads % tp == 0);
   const double kvHeadsPerChip =
-      replicatedAttention ? double(m.kvHeads)
-                          : std::ceil(double(m.kvHeads) / double(tp));
-  const double headsShare = replicatedAttention ? 1.0 : 1.0 / double(tp);
+      !pastKvHeads ? std::ceil(double(m.kvHeads) / double(tp))
+      : headsSplit ? 1.0
+                   : double(m.kvHeads);
+  const double headsShare = headsSplit ? 1.0 / double(tp) : 1.0;
+  const double gatheredHeads = !pastKvHeads ? 0.0
+                               : headsSplit ? double(2 * m.kvHeads)
+                                            : double(m.heads + 2 * m.kvHeads);
   // Weights: projections split by tp, experts over ep then tp; the
   // embedding on the first stage and the head on the last.
   double attnPerChip = m.attnParams / double(tp);
@@ -282,11 +290,10 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   double tMem = readBytes / (s.memBw * s.eff.memory);
   double tComp = flops / (s.peak * s.eff.computeDecode);
   double vec = tokens * m.hidden * aB;
-  double gather = replicatedAttention
-                      ? 2 * s.allReduce(tokens * double(m.heads + 2 * m.kvHeads) *
-                                            m.headDim * aB / 2,
-                                        tp)
-                      : 0;
+  double gather =
+      gatheredHeads > 0
+          ? 2 * s.allReduce(tokens * gatheredHeads * m.headDim * aB / 2, tp)
+          : 0;
   double tLink = Ls * (2 * s.allReduce(vec, tp) + gather +
                        (m.experts > 1 ? 2 * s.allToAll(vec * m.expertsPerToken, ep)
                                       : 0));

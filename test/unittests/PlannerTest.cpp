@@ -134,6 +134,25 @@ TEST(PlannerTest, TensorParallelAddsAllReduces) {
   EXPECT_LT(two->tpot - linkTime, one->tpot);
 }
 
+// The KV cache per chip follows graph-partition's attention split (tiny: 4
+// query heads, 2 KV heads): tp 2 splits the KV heads, one per chip; tp 4
+// goes past them, each chip taking one query head and the one KV head it
+// reads; tp 8 has more chips than query heads, so attention and the whole
+// cache are on every chip.
+TEST(PlannerTest, KvCachePerChipFollowsTheHeadSplit) {
+  TargetModel h100 = loadTarget("h100");
+  ModelCost m = modelCost(tinyConfig());
+  Request r;
+  r.inputLen = 100;
+  r.outputLen = 20;
+  double perHead = 1 * (100 + 20) * 2 * (2 * 16) * precisionBytes(r.kv);
+  for (auto [tp, heads] : {std::pair{2, 1}, {4, 1}, {8, 2}}) {
+    std::optional<Plan> p = price(m, h100, r, tp, 1, 1, 1, 1);
+    ASSERT_TRUE(p.has_value()) << "tp " << tp;
+    EXPECT_DOUBLE_EQ(p->kvPerChip, heads * perHead) << "tp " << tp;
+  }
+}
+
 TEST(PlannerTest, CapacityRejectsWhatDoesNotFit) {
   TargetModel tiny = loadTarget("tiny"); // 4 MiB of SRAM per chip
   LlmConfig c = tinyConfig();
