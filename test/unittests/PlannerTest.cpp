@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 using namespace loom;
 using loom::testing::loadTarget;
@@ -188,4 +189,38 @@ TEST(PlannerTest, SearchIsDeterministicAndMeetsTargets) {
     EXPECT_LE(a->plans[i].tpot, 0.05);
     EXPECT_GE(a->plans[i].concurrency, 16);
   }
+}
+
+// On a spatial target the search compiles layers to price plans, and
+// scales the estimates of the rest by how far compiled layers were from
+// theirs. A degree's calibration is not another's: when the estimate's
+// best tensor-parallel degree compiles badly, the best plan of another
+// degree is compiled too, rather than condemned by the first's ratio, even
+// when only the top plan is asked for.
+TEST(PlannerTest, EachTensorParallelDegreeIsMeasured) {
+  TargetModel tsp = loadTarget("tsp-v1");
+  Request r;
+  r.maxChips = 8;
+  r.top = 1;
+  r.threads = 1;
+  r.compile = false;
+  std::string error;
+  std::optional<Result> estimated =
+      loom::plan::plan(tinyConfig(), "tiny.json", tsp, r, nullptr, error);
+  ASSERT_TRUE(estimated && !estimated->plans.empty()) << error;
+  int64_t slowTp = estimated->plans[0].tp;
+  std::set<int64_t> compiledTps;
+  LayerCompiler fake = [&](const std::string &, const std::string &,
+                           int64_t tp, int64_t, int64_t, const std::string &,
+                           int64_t, std::string &) -> std::optional<double> {
+    compiledTps.insert(tp);
+    return tp == slowTp ? 1.0 : 1e-7; // seconds per layer
+  };
+  r.compile = true;
+  std::optional<Result> measured =
+      loom::plan::plan(tinyConfig(), "tiny.json", tsp, r, fake, error);
+  ASSERT_TRUE(measured && !measured->plans.empty()) << error;
+  EXPECT_GE(compiledTps.size(), 2u);
+  EXPECT_NE(measured->plans[0].tp, slowTp);
+  EXPECT_LT(measured->plans[0].tpot, 2 * 1.0);
 }
