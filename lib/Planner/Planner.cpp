@@ -108,6 +108,10 @@ struct System {
   const TargetModel &t;
   bool spatial;
   double capacity, usable, memBw, peak, linkBw, latency, power;
+  /// Attention's matmuls (q.k, p.v) read the KV cache and run at its
+  /// precision's peak, not the weights': their FLOPs count `attnScale`
+  /// times against `peak` (2 for fp4 weights with an fp8 cache on B200).
+  double attnScale = 1;
   Efficiency eff;
 
   System(const TargetModel &target, const Request &r)
@@ -120,6 +124,10 @@ struct System {
     peak = target.peakFlopsPerChip(formatOf(r.weights));
     if (peak <= 0)
       peak = target.peakFlopsPerChip(NumericFormat::BF16);
+    // A cache format the chip does not compute in keeps the weights' peak.
+    double attnPeak = target.peakFlopsPerChip(formatOf(r.kv));
+    if (attnPeak > 0 && peak > 0)
+      attnScale = peak / attnPeak;
     linkBw = target.chipLinkBytesPerSecondPerChip();
     latency = target.chipLinkLatencySeconds();
     power = target.powerWattsPerChip();
@@ -286,7 +294,8 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
       Ls * (tokens * 2.0 * attnPerChip +
             tokens * m.expertsPerToken * 2.0 * m.expertParams /
                 double(tp * ep) +
-            perEp * ctxAvg * m.attnFlopsPerPosition() * headsShare);
+            perEp * ctxAvg * m.attnFlopsPerPosition() * headsShare *
+                s.attnScale);
   double tMem = readBytes / (s.memBw * s.eff.memory);
   double tComp = flops / (s.peak * s.eff.computeDecode);
   double vec = tokens * m.hidden * aB;
@@ -317,7 +326,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                                                           m.expertParams /
                                                           double(tp * ep)) +
                          prompts * L * L / 2 * m.attnFlopsPerPosition() *
-                             headsShare);
+                             headsShare * s.attnScale);
     double bytes =
         Ls * (attnPerChip + expertsPerChip * m.expertParams / double(tp)) * wB +
         tokens * Ls * kvPerTokenLayer;

@@ -115,6 +115,29 @@ TEST(PlannerTest, PrefillBatchedIntoChunksByHand) {
   EXPECT_DOUBLE_EQ(alone->tpotLoaded, alone->tpot);
 }
 
+// Attention's matmuls run at the KV cache's precision: on a B200 with fp4
+// weights, an fp8 cache makes the attention FLOPs of a compute-bound
+// prefill chunk take twice the time they take with an fp4 cache (FP8 peak
+// 4.5 PFLOP/s, FP4 9), and nothing else changes.
+TEST(PlannerTest, AttentionRunsAtTheCachePrecision) {
+  TargetModel b200 = loadTarget("b200");
+  Request r;
+  r.inputLen = 100;
+  r.outputLen = 20;
+  r.weights = "fp4";
+  r.kv = "fp4";
+  std::optional<Plan> fp4 = price(modelCost(tinyConfig()), b200, r, 1, 1, 1, 1, 4);
+  r.kv = "fp8";
+  std::optional<Plan> fp8 = price(modelCost(tinyConfig()), b200, r, 1, 1, 1, 1, 4);
+  ASSERT_TRUE(fp4 && fp8);
+  double chunk = 8192, prompts = chunk / 100;
+  double attention = 2 * prompts * 100.0 * 100 / 2 * (4.0 * 4 * 16);
+  double peak4 = b200.peakFlopsPerChip(NumericFormat::F4);
+  ASSERT_DOUBLE_EQ(peak4, 2 * b200.peakFlopsPerChip(NumericFormat::F8));
+  EXPECT_NEAR(fp8->prefillShare - fp4->prefillShare,
+              attention / (peak4 * 0.6) / prompts, 1e-15);
+}
+
 // Two GPUs in tensor parallelism: each reads half the weights, and every
 // layer adds two all-reduces of the hidden vector over NVLink (two link
 // latencies and the bytes each).
