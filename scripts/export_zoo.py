@@ -326,35 +326,35 @@ class LlamaDecode(nn.Module):
 
 
 def _llama_decode_inputs():
-    hd = LLAMA_D // LLAMA_HEADS
-    specs = [("input_ids", torch.int64, [1, 1])]
-    for i in range(LLAMA_LAYERS):
-        specs += [(f"past_key_{i}", torch.float32, [1, LLAMA_KV, SEQ - 1, hd]),
-                  (f"past_value_{i}", torch.float32, [1, LLAMA_KV, SEQ - 1, hd])]
-    return specs
+    return _kv_cache_inputs(LLAMA_LAYERS, LLAMA_KV, LLAMA_D // LLAMA_HEADS)
 
 
 def _llama_decode_outputs():
+    return _kv_cache_outputs(LLAMA_LAYERS)
+
+
+def _kv_cache_inputs(layers, kv_heads, head_dim):
+    """input_ids [1, 1] and, per layer, past_key_i / past_value_i."""
+    specs = [("input_ids", torch.int64, [1, 1])]
+    for i in range(layers):
+        specs += [(f"past_key_{i}", torch.float32, [1, kv_heads, SEQ - 1, head_dim]),
+                  (f"past_value_{i}", torch.float32, [1, kv_heads, SEQ - 1, head_dim])]
+    return specs
+
+
+def _kv_cache_outputs(layers):
     names = ["logits"]
-    for i in range(LLAMA_LAYERS):
+    for i in range(layers):
         names += [f"present_key_{i}", f"present_value_{i}"]
     return names
 
 
 def _decode_inputs():
-    hd = D_MODEL // N_HEADS
-    specs = [("input_ids", torch.int64, [1, 1])]
-    for i in range(N_LAYERS):
-        specs += [(f"past_key_{i}", torch.float32, [1, N_HEADS, SEQ - 1, hd]),
-                  (f"past_value_{i}", torch.float32, [1, N_HEADS, SEQ - 1, hd])]
-    return specs
+    return _kv_cache_inputs(N_LAYERS, N_HEADS, D_MODEL // N_HEADS)
 
 
 def _decode_outputs():
-    names = ["logits"]
-    for i in range(N_LAYERS):
-        names += [f"present_key_{i}", f"present_value_{i}"]
-    return names
+    return _kv_cache_outputs(N_LAYERS)
 
 
 class TinyCNN(nn.Module):

@@ -634,42 +634,32 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       // Compile the layers of the best `top` plans not compiled yet.
       size_t top = std::min<size_t>(result.plans.size(), size_t(r.top));
       bool compiledAny = false;
-      for (size_t i = 0; i < top; ++i) {
-        Plan &p = result.plans[i];
+      auto compile = [&](const Plan &p) {
         Key key{p.tp, p.batch, past, p.chips};
-        // A budget of compiled layers keeps a large search quick; the
-        // calibration carries their lesson to the rest.
-        if (p.compiled || cache.count(key) || cache.size() >= 3)
-          continue;
         bar.update(int64_t(cache.size()), "tp " + std::to_string(p.tp) +
                                               ", batch " +
                                               std::to_string(p.batch));
         cache[key] = compileLayer(configPath, system.name(), p.tp, p.batch,
                                   past, r.weights, p.chips, why[key]);
         compiledAny = true;
+      };
+      // A budget of compiled layers keeps a large search quick; the
+      // calibration carries their lesson to the rest.
+      for (size_t i = 0; i < top && cache.size() < 3; ++i) {
+        const Plan &p = result.plans[i];
+        if (!p.compiled && !cache.count(Key{p.tp, p.batch, past, p.chips}))
+          compile(p);
       }
       // While the budget lasts, the best plan of each tensor-parallel
       // degree not measured yet is compiled too: a degree's calibration is
       // not another's (their collectives differ), and borrowing one can
       // bury a better plan of another degree under it.
       std::set<int64_t> degrees;
-      for (size_t i = 0; i < result.plans.size() && cache.size() < 3; ++i) {
-        Plan &p = result.plans[i];
-        if (!degrees.insert(p.tp).second)
-          continue;
-        bool measured = false;
-        for (const auto &[key, seconds] : cache)
-          measured = measured || std::get<0>(key) == p.tp;
-        if (measured)
-          continue;
-        Key key{p.tp, p.batch, past, p.chips};
-        bar.update(int64_t(cache.size()), "tp " + std::to_string(p.tp) +
-                                              ", batch " +
-                                              std::to_string(p.batch));
-        cache[key] = compileLayer(configPath, system.name(), p.tp, p.batch,
-                                  past, r.weights, p.chips, why[key]);
-        compiledAny = true;
-      }
+      for (const auto &[key, seconds] : cache)
+        degrees.insert(std::get<0>(key));
+      for (size_t i = 0; i < result.plans.size() && cache.size() < 3; ++i)
+        if (degrees.insert(result.plans[i].tp).second)
+          compile(result.plans[i]);
       // Every plan whose layer is compiled takes its time; the others are
       // scaled by how far the compiled layers are from their estimates
       // (the median ratio), so estimates and schedules rank fairly.

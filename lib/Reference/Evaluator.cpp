@@ -63,7 +63,8 @@ rt::Tensor tensorFromAttr(ElementsAttr attr) {
     AsmResourceBlob *blob = res.getRawHandle().getBlob();
     if (!blob)
       throw rt::Error("constant blob '" + res.getRawHandle().getKey().str() +
-                      "' has no data");
+                      "' has no data (text printed with its weights elided; "
+                      "`loom compile --emit=... --keep-weights` keeps them)");
     ArrayRef<char> data = blob->getData();
     rt::Tensor t = rt::Tensor::view(dt, shape, data.data(), nullptr);
     if (data.size() != t.byteSize())
