@@ -363,7 +363,7 @@ LogicalResult ProgramWriter::write(
     instrOffsets.push_back(fb::CreateInstr(
         fbb_, i.getId(), i.getKernel(), unitOf(i.getUnit()), i.getResource(),
         i.getStart(), i.getDuration(), vec(i.getDeps()), vec(i.getReads()),
-        vec(i.getWrites()), i.getBytes()));
+        vec(i.getWrites()), i.getBytes(), i.getLatency().value_or(0)));
   }
   std::stable_sort(buffers.begin(), buffers.end(),
                    [](sched::BufferOp a, sched::BufferOp b) {

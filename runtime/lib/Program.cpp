@@ -649,6 +649,9 @@ void ProgramLoader::loadInstrs(const loom::program::Program &fb) {
     pi.start = in->start();
     pi.duration = in->duration();
     pi.bytes = in->bytes();
+    pi.latency = in->latency();
+    if (pi.latency < 0)
+      fail(where + ": negative latency " + std::to_string(pi.latency));
     pi.deps = vec<int32_t>(in->deps());
     pi.reads = vec<int32_t>(in->reads());
     pi.writes = vec<int32_t>(in->writes());

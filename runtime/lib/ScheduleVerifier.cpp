@@ -199,7 +199,9 @@ private:
   std::string instr(const ProgramInstr &in) const {
     return "instr " + std::to_string(in.id) + " [" + kernel(in.kernel) + ", " +
            resource(in) + ", cycles " + std::to_string(in.start) + "-" +
-           std::to_string(in.end()) + "]";
+           std::to_string(in.end()) +
+           (in.latency ? ", arrives " + std::to_string(in.arrival()) : "") +
+           "]";
   }
   std::string tensor(int32_t id) const {
     std::string s = "tensor " + std::to_string(id);
@@ -331,11 +333,12 @@ private:
         if (full())
           return;
         const ProgramInstr &dep = p_.instrs[instrPos_.at(d)];
-        if (in.start < dep.end())
+        if (in.start < dep.arrival())
           add(ViolationKind::Dependency,
               instr(in) + " starts at cycle " + std::to_string(in.start) +
-                  " before its dep " + instr(dep) + " finishes at cycle " +
-                  std::to_string(dep.end()),
+                  " before its dep " + instr(dep) +
+                  (dep.latency ? " delivers at cycle " : " finishes at cycle ") +
+                  std::to_string(dep.arrival()),
               in.id);
       }
   }
@@ -473,7 +476,9 @@ private:
         const ProgramBuffer &b = p_.buffers[bp];
         if (b.resident && period_)
           return; // live always
-        if (in.start < b.liveStart || in.end() > b.liveEnd)
+        // What it writes must stay live until it arrives.
+        int64_t until = verb[0] == 'w' ? in.arrival() : in.end();
+        if (in.start < b.liveStart || until > b.liveEnd)
           add(ViolationKind::Liveness,
               instr(in) + " " + verb + " " + buffer(bp) +
                   ", which is not live for the whole instr",
@@ -621,7 +626,7 @@ private:
 
   void checkLatency() {
     for (const ProgramInstr &in : p_.instrs)
-      if (!full() && in.end() > p_.totalCycles)
+      if (!full() && in.arrival() > p_.totalCycles)
         add(ViolationKind::Latency,
             instr(in) + " ends after the program's total_cycles " +
                 std::to_string(p_.totalCycles),

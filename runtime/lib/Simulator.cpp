@@ -125,7 +125,7 @@ SimStats computeStats(const Program &p) {
   }
 
   for (const ProgramInstr &in : p.instrs) {
-    s.totalCycles = std::max(s.totalCycles, in.end());
+    s.totalCycles = std::max(s.totalCycles, in.arrival());
     addSat(s.units[static_cast<size_t>(in.unit)].busyCycles, in.duration);
     if (isLinkUnit(in.unit)) {
       LinkStats &ls = *linkRow[static_cast<size_t>(p.linkIndex(in.resource))];
@@ -858,6 +858,8 @@ Json instrEvent(const Program &p, const TraceIndex &index, size_t pos,
   args["unit"] = unitName(in.unit);
   args["start_cycle"] = in.start + shift;
   args["cycles"] = in.duration;
+  if (in.latency)
+    args["arrives_cycle"] = in.arrival() + shift; // a chip link's message
   if (iterations > 1)
     args["iteration"] = iteration;
   Json e;

@@ -632,6 +632,33 @@ TEST(ScheduleVerifier, TwoChipProgramWithAChipLinkTransferPasses) {
   EXPECT_HAS(v[1].message, "chip link 4 (chip 0 -> chip 1)");
 }
 
+// A chip link instr with a latency: the link is free after its duration,
+// but what it writes arrives `latency` later; readers must wait for that,
+// the buffer must stay live until then, and the program must last that
+// long.
+TEST(ScheduleVerifier, ChipLinkLatencyDelaysTheArrivalNotTheLink) {
+  Program p = twoChipProgram();
+  ProgramInstr &link = p.instrs[instrPos(p, 3)];
+  ASSERT_EQ(link.unit, Unit::ChipLink);
+  int64_t end = link.end();
+  link.duration -= 5;
+  link.latency = 5;
+  ASSERT_EQ(link.arrival(), end);
+  for (const Violation &x : verify(p))
+    ADD_FAILURE() << violationKindName(x.kind) << ": " << x.message;
+  // Another message may take the link as soon as its duration is over.
+  p.instrs.push_back(instr(6, -1, Unit::ChipLink, 4, end - 5, 5));
+  for (const Violation &x : verify(p))
+    ADD_FAILURE() << violationKindName(x.kind) << ": " << x.message;
+  p.instrs.pop_back();
+  // A longer latency: the reader now starts before the data arrives.
+  p.instrs[instrPos(p, 3)].latency = 6;
+  std::vector<Violation> v = verify(p);
+  ASSERT_FALSE(v.empty());
+  EXPECT_EQ(v.front().kind, ViolationKind::Dependency);
+  EXPECT_HAS(v.front().message, "delivers at cycle " + std::to_string(end + 1));
+}
+
 TEST(ScheduleVerifier, OverlappingInstrsOnAChipLinkConflict) {
   Program p = twoChipProgram();
   p.instrs.push_back(instr(6, -1, Unit::ChipLink, 4, 38, 4));

@@ -103,6 +103,19 @@ TEST(ListScheduler, LaterTaskBackfillsAGap) {
   EXPECT_EQ(s.makespan(), 20);
 }
 
+// A part with a tail (a chip link's latency) frees its resource after its
+// duration, but its task's result is ready only after the tail: the next
+// message takes the link at once, a reader waits for the arrival.
+TEST(ListScheduler, TailDelaysTheResultButNotTheResource) {
+  ListScheduler s(2);
+  int64_t a = s.addTask({{0, 4, 100}}, {});
+  int64_t b = s.addTask({{0, 4, 100}}, {});
+  int64_t reader = s.addTask({{1, 1}}, {a});
+  EXPECT_EQ(s.start(b), 4);
+  EXPECT_EQ(s.start(reader), 104);
+  EXPECT_EQ(s.makespan(), 108);
+}
+
 TEST(ListScheduler, StartsAfterTheLatestDependency) {
   ListScheduler s(3);
   int64_t a = s.addTask({{0, 10}}, {});

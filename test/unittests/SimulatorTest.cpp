@@ -88,7 +88,8 @@ std::vector<uint8_t> emit(const Program &p, bool sortInstrs = true) {
   for (const ProgramInstr &in : sorted)
     instrs.push_back(fbp::CreateInstrDirect(
         b, in.id, in.kernel, static_cast<fbp::Unit>(in.unit), in.resource,
-        in.start, in.duration, &in.deps, &in.reads, &in.writes, in.bytes));
+        in.start, in.duration, &in.deps, &in.reads, &in.writes, in.bytes,
+        in.latency));
   std::vector<flatbuffers::Offset<fbp::Buffer>> buffers;
   for (const ProgramBuffer &bf : p.buffers)
     buffers.push_back(fbp::CreateBuffer(b, bf.id, bf.tensor, bf.tile,
@@ -952,6 +953,28 @@ TEST(ProgramLoad, MultiChipFields) {
   Program one = load(emit(matmulAdd()));
   EXPECT_EQ(one.chips, 1);
   EXPECT_EQ(one.numTiles(), one.tilesPerChip());
+}
+
+// A chip link instr's latency round-trips; the link is busy for its
+// duration alone, and the program lasts until the message arrives.
+TEST(ProgramLoad, ChipLinkLatency) {
+  Program p = twoChipProgram();
+  ProgramInstr *link = nullptr;
+  for (ProgramInstr &in : p.instrs)
+    if (in.unit == Unit::ChipLink)
+      link = &in;
+  ASSERT_NE(link, nullptr);
+  int64_t arrival = link->end();
+  link->duration -= 4;
+  link->latency = 4;
+  Program loaded = load(emit(p));
+  EXPECT_EQ(loaded.instr(link->id).latency, 4);
+  EXPECT_EQ(loaded.instr(link->id).arrival(), arrival);
+  SimStats s = Simulator(loaded).runTiming().stats;
+  EXPECT_EQ(s.chipLinks[0].busyCycles, 6);
+  EXPECT_EQ(s.totalCycles, load(emit(twoChipProgram())).totalCycles);
+  link->latency = -1;
+  EXPECT_HAS(errorOf([&] { load(emit(p)); }), "negative latency -1");
 }
 
 TEST(ProgramLoad, MultiChipErrors) {

@@ -16,7 +16,8 @@
 // listed.
 //
 // Kinds (shrink-ii and too-few-copies only for software-pipelined programs):
-//   early-start        an instr starts before one of its deps ends
+//   early-start        an instr starts before one of its deps ends (or,
+//                      for a chip link, before its message arrives)
 //   overlap-buffers    two buffers of one tile live at the same time (modulo
 //                      the II when pipelined) are moved onto shared bytes
 //   double-book-link   two mesh-link transfers that overlap in time (modulo
@@ -187,15 +188,15 @@ struct Index {
 
 std::string str(int64_t v) { return std::to_string(v); }
 
-/// Every instr position with at least one dep whose end is > 0 (of `unit`
-/// only, when given).
+/// Every instr position with at least one dep whose result arrives after
+/// cycle 0 (of `unit` only, when given).
 Generator earlyStart(const Index &ix, std::optional<Unit> unit = {}) {
   std::vector<size_t> cands;
   for (size_t i = 0; i < ix.p.instrs.size(); ++i) {
     if (unit && ix.p.instrs[i].unit != *unit)
       continue;
     for (int32_t d : ix.p.instrs[i].deps)
-      if (ix.p.instrs[ix.instr.at(d)].end() > 0) {
+      if (ix.p.instrs[ix.instr.at(d)].arrival() > 0) {
         cands.push_back(i);
         break;
       }
@@ -207,18 +208,19 @@ Generator earlyStart(const Index &ix, std::optional<Unit> unit = {}) {
     const ProgramInstr &in = ix.p.instrs[i];
     int32_t d = in.deps[rng.below(in.deps.size())];
     const ProgramInstr &dep = ix.p.instrs[ix.instr.at(d)];
-    if (dep.end() <= 0)
+    if (dep.arrival() <= 0)
       return std::nullopt;
-    // Strictly before the dep ends: mostly within the dep's own run, now and
+    // Strictly before the dep's result is there (its end, plus a chip
+    // link's latency): mostly within the dep's own run and flight, now and
     // then anywhere down to cycle 0.
-    int64_t span = std::max<int64_t>(1, dep.duration);
+    int64_t span = std::max<int64_t>(1, dep.duration + dep.latency);
     if (rng.below(4) == 0)
-      span = dep.end();
+      span = dep.arrival();
     int64_t start = std::max<int64_t>(
-        0, dep.end() - 1 - int64_t(rng.below(uint64_t(span))));
+        0, dep.arrival() - 1 - int64_t(rng.below(uint64_t(span))));
     return Mutation{"instr " + str(in.id) + " start " + str(in.start) + " -> " +
                         str(start) + " (dep instr " + str(dep.id) +
-                        " ends at " + str(dep.end()) + ")",
+                        " arrives at " + str(dep.arrival()) + ")",
                     ViolationKind::Dependency,
                     [i, start](Program &p) { p.instrs[i].start = start; }};
   };

@@ -10,6 +10,15 @@ func.func @bad_unit() {
 
 // -----
 
+// Tests that a chip link's latency cannot be negative.
+func.func @negative_latency() {
+  // expected-error @+1 {{latency must be non-negative}}
+  sched.instr 0 "chip_link"[0] start 0 duration 1 latency -1 kernel -1 bytes 4 deps [] reads [] writes []
+  return
+}
+
+// -----
+
 // Tests that a start cycle cannot be negative.
 func.func @negative_start() {
   // expected-error @+1 {{resource, start, duration and bytes must be non-negative}}

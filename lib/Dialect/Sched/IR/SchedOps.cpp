@@ -27,6 +27,8 @@ LogicalResult InstrOp::verify() {
                        "non-negative");
   if (getKernel() < -1)
     return emitOpError("kernel must be a kernel id or -1");
+  if (getLatency() && *getLatency() < 0)
+    return emitOpError("latency must be non-negative");
   return success();
 }
 

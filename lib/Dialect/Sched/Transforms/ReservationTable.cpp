@@ -79,7 +79,7 @@ int64_t placeTask(std::vector<Table> &tables, const std::vector<TaskPart> &parts
   int64_t end = start;
   for (const TaskPart &p : parts) {
     tables[p.resource].reserve(start, p.duration);
-    end = std::max(end, start + p.duration);
+    end = std::max(end, start + p.duration + p.tail);
   }
   tasks.push_back({start, end});
   makespan = std::max(makespan, end);

@@ -37,6 +37,8 @@ struct InstrRecord {
   int64_t kernel = -1;
   int64_t bytes = 0;
   int64_t duration = 0;
+  /// Cycles after the resource is free until what it writes arrives.
+  int64_t latency = 0;
   int64_t task = 0;
   std::vector<int64_t> depTasks;
   /// Values whose buffers on `tile` it reads / writes (tile -1: none).
@@ -315,7 +317,7 @@ void SpatialToSchedPass::runOnOperation() {
                       const std::vector<int64_t> &deps) {
     std::vector<TaskPart> parts;
     for (const InstrRecord &r : instrs)
-      parts.push_back({r.resource, r.duration});
+      parts.push_back({r.resource, r.duration, r.latency});
     int64_t task = static_cast<int64_t>(taskParts.size());
     taskParts.push_back(std::move(parts));
     taskDeps.push_back(deps);
@@ -403,10 +405,11 @@ void SpatialToSchedPass::runOnOperation() {
       }
       if (fromChip != toChip) {
         // Across the chip network: each source tile's DMA unit injects its
-        // shard into the first chip link (busy for the bytes only), and
-        // every link of the route is held for the whole message until it
-        // arrives (cut-through: the bytes plus the route's latency), so
-        // readers wait for the arrival.
+        // shard into the first chip link, and every link of the route is
+        // busy for the message's bytes; the message arrives the route's
+        // latency later (serdes, switching, flight), while the links
+        // already carry other messages, so readers wait for the arrival
+        // and not the links.
         std::map<int64_t, int64_t> sent;                 // tile -> bytes
         std::map<int64_t, std::vector<int64_t>> destsOf; // tile -> dest tiles
         std::vector<int64_t> srcTiles, dstTiles;
@@ -455,7 +458,8 @@ void SpatialToSchedPass::runOnOperation() {
           r.unit = "chip_link";
           r.resource = chipLinkResource(l);
           r.bytes = total;
-          r.duration = ceilDiv(total, rate) + latency;
+          r.duration = std::max<int64_t>(1, ceilDiv(total, rate));
+          r.latency = latency;
           r.reads = {transfer.getSource()};
           r.writes = {transfer.getResult()};
           r.readTiles = srcTiles;
@@ -800,7 +804,8 @@ void SpatialToSchedPass::runOnOperation() {
             b.getI64IntegerAttr(times->start[r.task]),
             b.getI64IntegerAttr(r.duration), b.getI64IntegerAttr(r.kernel),
             b.getI64IntegerAttr(r.bytes), b.getDenseI64ArrayAttr(deps),
-            b.getDenseI64ArrayAttr(readIds), b.getDenseI64ArrayAttr(writeIds));
+            b.getDenseI64ArrayAttr(readIds), b.getDenseI64ArrayAttr(writeIds),
+            r.latency ? b.getI64IntegerAttr(r.latency) : IntegerAttr());
       }
     }
     for (Value r : op.getResults())

@@ -132,8 +132,14 @@ struct ProgramInstr {
   int64_t start = 0, duration = 0;
   std::vector<int32_t> deps, reads, writes;
   int64_t bytes = 0;
+  /// Cycles after end() until what it writes arrives (a chip link's route
+  /// latency; the link itself is free from end()).
+  int64_t latency = 0;
 
+  /// When its resource is free again.
   int64_t end() const { return start + duration; }
+  /// When what it writes is there: dependants start no earlier.
+  int64_t arrival() const { return end() + latency; }
 };
 
 struct ProgramBuffer {

@@ -50,14 +50,23 @@ def Sched_InstrOp : Sched_Op<"instr"> {
     Example:
     ```mlir
     sched.instr 4 "matrix" [0] start 12 duration 40 kernel 1 bytes 0 deps [2, 3] reads [5, 6] writes [7]
+    sched.instr 9 "chip_link" [3] start 60 duration 8 latency 1000 kernel -1 bytes 1024 deps [4] reads [7] writes [8]
     ```
+
+    The resource is busy for `duration` cycles from `start`. A chip link's
+    message then takes `latency` more cycles to arrive (the link carries
+    other messages meanwhile): what the instruction writes is ready at
+    start + duration + latency, and instructions that depend on it start
+    no earlier.
   }];
   let arguments = (ins Sched_I64Attr:$id, StrAttr:$unit, Sched_I64Attr:$resource,
                        Sched_I64Attr:$start, Sched_I64Attr:$duration, Sched_I64Attr:$kernel,
                        Sched_I64Attr:$bytes, DenseI64ArrayAttr:$deps,
-                       DenseI64ArrayAttr:$reads, DenseI64ArrayAttr:$writes);
+                       DenseI64ArrayAttr:$reads, DenseI64ArrayAttr:$writes,
+                       OptionalAttr<Sched_I64Attr>:$latency);
   let assemblyFormat = [{
     $id $unit `[` $resource `]` `start` $start `duration` $duration
+    (`latency` $latency^)?
     `kernel` $kernel `bytes` $bytes `deps` $deps `reads` $reads
     `writes` $writes attr-dict
   }];

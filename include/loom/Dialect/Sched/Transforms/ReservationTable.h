@@ -44,6 +44,10 @@ private:
 struct TaskPart {
   int64_t resource = 0;
   int64_t duration = 0;
+  /// Cycles after the resource is free before the part's result is ready
+  /// (a chip link's latency: the link carries other messages meanwhile).
+  /// The task ends when its last part's result is ready.
+  int64_t tail = 0;
 };
 
 /// Places tasks on resources. A task's parts start together (a kernel's

@@ -1,0 +1,35 @@
+// Tests spatial-to-sched across chips: a chip link is busy for a message's
+// bytes only, and the message arrives the route's latency later (1 us, 1000
+// cycles on tiny). Two values crossing the same link: the second message
+// takes the link as soon as the first's bytes are through, and each reader
+// starts when its message arrives.
+// RUN: %loom-opt --graph-to-spatial=target=tiny --spatial-to-sched=target=tiny %s | FileCheck %s
+
+// CHECK-LABEL: func.func @two_messages
+// CHECK: sched.instr 6 "chip_link"[[[L:[0-9]+]]] start 10 duration 26 latency 1000 kernel -1 bytes 1024
+// CHECK: sched.instr 7 "vector"[16] start 1036 duration 10 kernel 2 {{.*}}deps [4, 5, 6]
+// CHECK: sched.instr 11 "chip_link"[[[L]]] start 36 duration 26 latency 1000 kernel -1 bytes 1024
+// CHECK: sched.instr 12 "vector"[16] start 1062 duration 10 kernel 3
+func.func @two_messages(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) attributes {graph.chips = 2 : i64, graph.pp = 2 : i64, graph.tp = 1 : i64} {
+  %a = graph.kernel %x {kind = "elementwise", precision = "fp32", graph.chip = 0 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  ^bb0(%p: tensor<4x64xf32>):
+    %q = graph.relu %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
+    graph.yield %q : tensor<4x64xf32>
+  }
+  %b = graph.kernel %x {kind = "elementwise", precision = "fp32", graph.chip = 0 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  ^bb0(%p: tensor<4x64xf32>):
+    %q = graph.neg %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
+    graph.yield %q : tensor<4x64xf32>
+  }
+  %c = graph.kernel %a {kind = "elementwise", precision = "fp32", graph.chip = 1 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  ^bb0(%p: tensor<4x64xf32>):
+    %q = graph.exp %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
+    graph.yield %q : tensor<4x64xf32>
+  }
+  %d = graph.kernel %b {kind = "elementwise", precision = "fp32", graph.chip = 1 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  ^bb0(%p: tensor<4x64xf32>):
+    %q = graph.exp %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
+    graph.yield %q : tensor<4x64xf32>
+  }
+  return %c, %d : tensor<4x64xf32>, tensor<4x64xf32>
+}
