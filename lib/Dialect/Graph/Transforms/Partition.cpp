@@ -201,6 +201,9 @@ struct CollectiveNeed {
   bool reduce; // all_reduce (else all_gather)
   int64_t bytes;
   Operation *before; // the op that needs it
+  /// The ranks of each group that runs it (0: all tp): a gather into
+  /// pieces that groups of ranks share runs inside each group.
+  int64_t ranks = 0;
 };
 
 /// Step 1: sharding propagation for `tp` ranks.
@@ -242,8 +245,23 @@ struct Propagation {
       return;
     if (have.kind == Shard::Partial)
       collectives.push_back({true, bytesOf(v), user});
+    else if (int64_t group = groupGather(have, want))
+      collectives.push_back(
+          {false, bytesOf(v) / want.pieces(tp), user, group});
     else if (have.kind == Shard::Split && want.kind != Shard::Partial)
       collectives.push_back({false, bytesOf(v) * gatherCopies(v, have), user});
+  }
+  /// When turning `have` into `want` is a gather inside groups of
+  /// consecutive ranks (each rank holds its own piece of one dim, and each
+  /// group's pieces make one larger piece that the group then shares):
+  /// the ranks per group; else 0.
+  int64_t groupGather(Shard have, Shard want) const {
+    if (have.kind != Shard::Split || want.kind != Shard::Split ||
+        have.parts != 0 || have.span != 1 || want.span != 1 ||
+        want.dim != have.dim)
+      return 0;
+    int64_t pieces = want.pieces(tp);
+    return pieces < tp && tp % pieces == 0 ? tp / pieces : 0;
   }
 
   void run(func::FuncOp func) {
@@ -619,9 +637,19 @@ OpCost GraphPartitionPass::costOf(Operation *op, const Propagation &prop,
                          : precision == "fp16" ? NumericFormat::F16
                                                : NumericFormat::F32;
   int64_t weightElemBytes = precision == "fp8" ? 1 : precision == "fp32" ? 4 : 2;
-  double flops = 0;
-  int64_t bytes = 0;
+  double flops = 0, bytes = 0;
   bool matrix = false;
+  // Each chip reads and writes its share of every value: its piece of a
+  // split (a piece shared by several ranks is read by each), the whole of
+  // anything else (a partial sum is whole on every chip). An input split
+  // over several dims arrives whole and is cut on chip.
+  auto planIt = prop.plans.find(op);
+  const OpPlan *plan = planIt == prop.plans.end() ? nullptr : &planIt->second;
+  auto share = [&](Value v, Shard s) -> double {
+    if (s.kind != Shard::Split || (isa<BlockArgument>(v) && s.span > 1))
+      return 1.0;
+    return double(s.pieces(prop.tp));
+  };
   if (auto mm = dyn_cast<MatMulOp>(op)) {
     ArrayRef<int64_t> a = typeOf(mm.getLhs()).getShape();
     int64_t k = a.empty() ? 1 : a.back();
@@ -631,21 +659,25 @@ OpCost GraphPartitionPass::costOf(Operation *op, const Propagation &prop,
     for (Value r : op->getResults())
       flops += double(typeOf(r).getNumElements());
   }
-  for (Value v : op->getOperands()) {
+  for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+    double div = plan ? share(v, plan->operands[i]) : 1.0;
     if (auto cst = v.getDefiningOp<ConstantOp>()) {
       int64_t b = isa<MatMulOp>(op) && typeOf(v).getElementType().isF32()
                       ? typeOf(v).getNumElements() * weightElemBytes
                       : bytesOf(v);
-      c.weightBytes += b;
-      bytes += b;
+      c.weightBytes += int64_t(double(b) / div);
+      bytes += double(b) / div;
       continue;
     }
-    bytes += bytesOf(v);
+    bytes += double(bytesOf(v)) / div;
     if (isa<BlockArgument>(v) && seenArgs.insert(v.getAsOpaquePointer()).second)
-      c.inputBytes += bytesOf(v);
+      c.inputBytes += int64_t(double(bytesOf(v)) / div);
   }
   for (Value r : op->getResults())
-    bytes += bytesOf(r);
+    bytes += double(bytesOf(r)) /
+             (!plan                     ? 1.0
+              : plan->gatherAfter >= 0 ? double(prop.tp)
+                                       : share(r, plan->result));
   double peak = matrix ? t.peakMatrixFlopsPerChip(format)
                        : t.peakVectorOpsPerChip();
   double bw = t.sramBytesPerSecondPerChip();
@@ -656,12 +688,7 @@ OpCost GraphPartitionPass::costOf(Operation *op, const Propagation &prop,
   double fixed =
       double(std::max(tile.matrix.latencyCycles, tile.vector.latencyCycles)) /
       t.clockHz();
-  c.seconds = std::max(flops / std::max(peak, 1.0), double(bytes) / bw) / split +
-              fixed;
-  if (split > 1) {
-    c.weightBytes = int64_t(double(c.weightBytes) / split);
-    c.inputBytes = int64_t(double(c.inputBytes) / split);
-  }
+  c.seconds = std::max(flops / split / std::max(peak, 1.0), bytes / bw) + fixed;
   return c;
 }
 
@@ -671,17 +698,19 @@ double GraphPartitionPass::collectiveSeconds(const CollectiveNeed &c,
   if (!cached)
     cached = std::make_shared<ChipNetwork>(*target_, tp, systemChips);
   const ChipNetwork &net = *cached;
+  // A group's ranks are consecutive: the first group stands for all.
+  int64_t n = c.ranks ? c.ranks : tp;
   std::vector<int64_t> group;
-  for (int64_t i = 0; i < tp; ++i)
+  for (int64_t i = 0; i < n; ++i)
     group.push_back(i);
   std::string alg = net.collectiveAlgorithm(group);
-  int64_t chunk = (c.bytes + tp - 1) / tp;
+  int64_t chunk = (c.bytes + n - 1) / n;
   // One step: every rank sends a chunk to a neighbour (ring) or to every
   // other rank at once (direct); the slowest pair sets the pace.
-  double step = net.transferCycles(0, 1 % tp, chunk);
-  double steps = alg == "ring" ? double(tp - 1) : alg == "direct" ? 1.0 : 2.0;
+  double step = net.transferCycles(0, 1 % n, chunk);
+  double steps = alg == "ring" ? double(n - 1) : alg == "direct" ? 1.0 : 2.0;
   if (alg == "hierarchical")
-    step = net.transferCycles(0, tp - 1, chunk);
+    step = net.transferCycles(0, n - 1, chunk);
   double phases = c.reduce ? 2.0 : 1.0;
   return phases * steps * step / target_->clockHz();
 }
@@ -1024,21 +1053,23 @@ private:
 };
 
 Value Rewriter::argPart(BlockArgument arg, Shard s, int64_t rank) {
+  assert((s.kind != Shard::Split || s.span == 1) &&
+         "an input part is cut along one dim (get() cuts the others on chip)");
   auto key = std::make_pair(arg.getAsOpaquePointer(), s);
-  auto &parts = argParts_[key];
-  if (parts.empty()) {
+  auto &args = argParts_[key];
+  if (args.empty()) {
     Block &entry = func_.getBody().front();
+    // Ranks that share a piece each get a copy of it.
+    int64_t pieces = s.kind == Shard::Split ? s.pieces(tp_) : tp_;
     for (int64_t r = 0; r < tp_; ++r) {
       BlockArgument a = entry.addArgument(localType(arg, s), arg.getLoc());
-      parts.push_back(a);
-      // Ranks that share a piece each get a copy of it.
-      int64_t parts = s.kind == Shard::Split ? s.pieces(tp_) : tp_;
+      args.push_back(a);
       newArgs_.push_back({a, {int64_t(arg.getArgNumber()),
                               s.kind == Shard::Split ? s.dim : -1,
-                              r / (tp_ / parts), parts}});
+                              r / (tp_ / pieces), pieces}});
     }
   }
-  return parts[rank];
+  return args[rank];
 }
 
 std::vector<Value> Rewriter::slices(const std::vector<Value> &whole, Value orig,
@@ -1200,7 +1231,22 @@ FailureOr<std::vector<Value>> Rewriter::get(Value v, Shard want, int64_t stage,
     // Collectives and slices run on the producer's chips.
     if (Operation *def = v.getDefiningOp(); def && stage_.count(def))
       stage = stage_.at(def);
-    if (!(have == want)) {
+    if (int64_t group = prop_.groupGather(have, want)) {
+      // Each group of ranks gathers its pieces into the one it shares.
+      std::vector<Value> gathered;
+      Type type = localType(v, want);
+      for (int64_t first = 0; first < tp_; first += group) {
+        SmallVector<int64_t> chips;
+        for (int64_t r = first; r < first + group; ++r)
+          chips.push_back(chip(stage, r));
+        Operation *op = AllGatherOp::create(
+            b_, loc, SmallVector<Type>(group, type),
+            ValueRange(ArrayRef<Value>(parts).slice(first, group)),
+            b_.getI64IntegerAttr(have.dim), b_.getDenseI64ArrayAttr(chips));
+        gathered.insert(gathered.end(), op->result_begin(), op->result_end());
+      }
+      parts = std::move(gathered);
+    } else if (!(have == want)) {
       if (have.kind != Shard::Rep) {
         parts = collective(parts, v, have, stage, loc);
         have = Shard::rep();
