@@ -30,10 +30,10 @@
 #include <cstdio>
 #include <limits>
 #include <map>
-#include <optional>
-#include <tuple>
 #include <memory>
+#include <optional>
 #include <set>
+#include <tuple>
 
 namespace loom::graph {
 #define GEN_PASS_DEF_GRAPHPARTITION
@@ -548,7 +548,8 @@ struct Propagation {
   /// into heads x head_dim) should not cut the new, smaller last dim (a
   /// head apart): fewer, larger pieces that rank groups share are taken
   /// instead (k and v past the key-value heads: each rank holds the whole
-  /// head its query heads read), after gathering the input to them.
+  /// head its query heads read), gathered inside each group of ranks that
+  /// shares one (groupGather).
   OpPlan reshape(Operation *op, Shard s) {
     ArrayRef<int64_t> in = typeOf(op->getOperand(0)).getShape();
     ArrayRef<int64_t> out = typeOf(op->getResult(0)).getShape();
@@ -1033,6 +1034,9 @@ private:
                                     Location loc);
   std::vector<Value> slices(const std::vector<Value> &whole, Value orig,
                             Shard want, int64_t stage, Location loc);
+  /// `v`[lo, lo + size) along dims first.. on rank `rank`'s chip.
+  Value sliceOnChip(Value v, ArrayRef<int64_t> lo, ArrayRef<int64_t> size,
+                    int64_t first, int64_t stage, int64_t rank, Location loc);
   std::vector<Value> collective(const std::vector<Value> &parts, Value orig,
                                 Shard have, int64_t stage, Location loc);
   Value argPart(BlockArgument arg, Shard s, int64_t rank);
@@ -1072,26 +1076,33 @@ Value Rewriter::argPart(BlockArgument arg, Shard s, int64_t rank) {
   return args[rank];
 }
 
+Value Rewriter::sliceOnChip(Value v, ArrayRef<int64_t> lo,
+                            ArrayRef<int64_t> size, int64_t first,
+                            int64_t stage, int64_t rank, Location loc) {
+  RankedTensorType t = typeOf(v);
+  SmallVector<int64_t> shape(t.getShape()), ends, axes;
+  for (size_t i = 0; i < lo.size(); ++i) {
+    shape[first + i] = size[i];
+    ends.push_back(lo[i] + size[i]);
+    axes.push_back(first + int64_t(i));
+  }
+  auto s = SliceOp::create(
+      b_, loc, RankedTensorType::get(shape, t.getElementType()), v,
+      b_.getDenseI64ArrayAttr(lo), b_.getDenseI64ArrayAttr(ends),
+      b_.getDenseI64ArrayAttr(axes),
+      b_.getDenseI64ArrayAttr(SmallVector<int64_t>(lo.size(), 1)));
+  s->setAttr(kChipAttr, b_.getI64IntegerAttr(chip(stage, rank)));
+  return s;
+}
+
 std::vector<Value> Rewriter::slices(const std::vector<Value> &whole, Value orig,
                                     Shard want, int64_t stage, Location loc) {
   std::vector<Value> out;
   ArrayRef<int64_t> shape = typeOf(orig).getShape();
   for (int64_t r = 0; r < tp_; ++r) {
     Box box = pieceBox(shape, want, r, tp_);
-    SmallVector<int64_t> starts, ends, axes;
-    for (int64_t i = 0; i < want.span; ++i) {
-      starts.push_back(box.lo[i]);
-      ends.push_back(box.lo[i] + box.size[i]);
-      axes.push_back(want.dim + i);
-    }
-    auto s = SliceOp::create(b_, loc, localType(orig, want), whole[r],
-                             b_.getDenseI64ArrayAttr(starts),
-                             b_.getDenseI64ArrayAttr(ends),
-                             b_.getDenseI64ArrayAttr(axes),
-                             b_.getDenseI64ArrayAttr(
-                                 SmallVector<int64_t>(want.span, 1)));
-    s->setAttr(kChipAttr, b_.getI64IntegerAttr(chip(stage, r)));
-    out.push_back(s);
+    out.push_back(
+        sliceOnChip(whole[r], box.lo, box.size, want.dim, stage, r, loc));
   }
   return out;
 }
@@ -1132,19 +1143,10 @@ std::vector<Value> Rewriter::collective(const std::vector<Value> &parts,
     for (int64_t r = 0; r < tp_; ++r) {
       Box outer = pieceBox(shape, shared, r, tp_);
       Box inner = pieceBox(shape, mine, r, tp_);
-      SmallVector<int64_t> starts, ends, axes;
-      for (int64_t i = 0; i < mine.span; ++i) {
-        starts.push_back(inner.lo[i] - outer.lo[i]);
-        ends.push_back(starts.back() + inner.size[i]);
-        axes.push_back(mine.dim + i);
-      }
-      ps[r] = onChip(SliceOp::create(b_, loc, localType(orig, mine), ps[r],
-                                     b_.getDenseI64ArrayAttr(starts),
-                                     b_.getDenseI64ArrayAttr(ends),
-                                     b_.getDenseI64ArrayAttr(axes),
-                                     b_.getDenseI64ArrayAttr(
-                                         SmallVector<int64_t>(mine.span, 1))),
-                     r);
+      SmallVector<int64_t> lo;
+      for (int64_t i = 0; i < mine.span; ++i)
+        lo.push_back(inner.lo[i] - outer.lo[i]);
+      ps[r] = sliceOnChip(ps[r], lo, inner.size, mine.dim, stage, r, loc);
     }
     have = mine;
     share = 1;
@@ -1181,12 +1183,7 @@ std::vector<Value> Rewriter::collective(const std::vector<Value> &parts,
     Value v = op->getResult(r);
     if (share > 1) {
       v = reshaped(v, withRun({pieces, share, run}), r);
-      v = onChip(SliceOp::create(b_, loc, withRun({pieces, 1, run}), v,
-                                 b_.getDenseI64ArrayAttr({0}),
-                                 b_.getDenseI64ArrayAttr({1}),
-                                 b_.getDenseI64ArrayAttr({have.dim + 1}),
-                                 b_.getDenseI64ArrayAttr({1})),
-                 r);
+      v = sliceOnChip(v, {0}, {1}, have.dim + 1, stage, r, loc);
     }
     out.push_back(reshaped(v, full, r));
   }
