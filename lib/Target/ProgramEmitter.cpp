@@ -394,10 +394,7 @@ LogicalResult ProgramWriter::write(
           static_cast<int32_t>(c * tilesPerChip + mesh.linkEnds(l).first),
           static_cast<int32_t>(c * tilesPerChip + mesh.linkEnds(l).second),
           false, static_cast<int32_t>(c), static_cast<int32_t>(c)));
-  int64_t systemChips = 0;
-  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kSystemChipsAttr))
-    systemChips = a.getInt();
-  ChipNetwork net(target_, chips, systemChips);
+  ChipNetwork net(target_, chips, spatial::systemChipsOf(func));
   if (chips > 1)
     for (int64_t k = 0; k < net.numLinks(); ++k) {
       const ChipNetwork::Link &l = net.link(k);

@@ -263,10 +263,7 @@ void SpatialToSchedPass::runOnOperation() {
   const int64_t tiles = chips * tilesPerChip;
   spatial::Mesh mesh(target->tileRows(), gridCols);
   const int64_t meshLinks = mesh.numLinks();
-  int64_t systemChips = 0;
-  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kSystemChipsAttr))
-    systemChips = a.getInt();
-  ChipNetwork net(*target, chips, systemChips);
+  ChipNetwork net(*target, chips, spatial::systemChipsOf(func));
   auto globalTile = [&](int64_t chip, int64_t local) {
     return chip * tilesPerChip + local;
   };

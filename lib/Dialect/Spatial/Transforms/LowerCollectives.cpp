@@ -467,10 +467,7 @@ struct SpatialLowerCollectivesPass
       for (int64_t chip : c.getChips())
         chips = std::max(chips, chip + 1);
     CostModel model(*t);
-    int64_t systemChips = 0;
-    if (auto a = func->getAttrOfType<IntegerAttr>(kSystemChipsAttr))
-      systemChips = a.getInt();
-    ChipNetwork net(*t, chips, systemChips);
+    ChipNetwork net(*t, chips, systemChipsOf(func));
     for (CollectiveOp c : collectives) {
       Lowering lowering(c, model, net);
       if (failed(lowering.run())) {

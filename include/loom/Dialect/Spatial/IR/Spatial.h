@@ -39,6 +39,11 @@ inline constexpr const char *kTensorParallelAttr = "spatial.tp";
 inline constexpr const char *kPipelineParallelAttr = "spatial.pp";
 /// The system the chips are part of, when bigger: link shares follow it.
 inline constexpr const char *kSystemChipsAttr = "spatial.system_chips";
+/// A function's kSystemChipsAttr, or 0 (its chips are the whole system).
+inline int64_t systemChipsOf(mlir::Operation *func) {
+  auto a = func->getAttrOfType<mlir::IntegerAttr>(kSystemChipsAttr);
+  return a ? a.getInt() : 0;
+}
 
 /// A region attribute (row, col, rows, cols) as a TileRegion.
 TileRegion regionFromAttr(llvm::ArrayRef<int64_t> region);
