@@ -471,13 +471,12 @@ private:
     for (const ProgramInstr &in : p_.instrs) {
       if (full())
         return;
-      auto check = [&](int32_t id, const char *verb) {
+      // What it writes must stay live until it arrives.
+      auto check = [&](int32_t id, const char *verb, int64_t until) {
         size_t bp = bufferPos_.at(id);
         const ProgramBuffer &b = p_.buffers[bp];
         if (b.resident && period_)
           return; // live always
-        // What it writes must stay live until it arrives.
-        int64_t until = verb[0] == 'w' ? in.arrival() : in.end();
         if (in.start < b.liveStart || until > b.liveEnd)
           add(ViolationKind::Liveness,
               instr(in) + " " + verb + " " + buffer(bp) +
@@ -485,9 +484,9 @@ private:
               in.id, id);
       };
       for (int32_t b : in.reads)
-        check(b, "reads");
+        check(b, "reads", in.end());
       for (int32_t b : in.writes)
-        check(b, "writes");
+        check(b, "writes", in.arrival());
     }
   }
 
