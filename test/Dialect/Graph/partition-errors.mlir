@@ -13,3 +13,15 @@ func.func @too_big(%x: tensor<1x16xf32>) -> tensor<1x262144xf32> {
   %y = graph.matmul %x, %w : (tensor<1x16xf32>, tensor<16x262144xf32>) -> tensor<1x262144xf32>
   return %y : tensor<1x262144xf32>
 }
+
+// -----
+
+// A constant printed without its data (`--emit=graph` elides large
+// weights) cannot be cut into per-chip pieces: the error says why and how
+// to print it whole.
+// expected-error @+1 {{graph-partition: could not slice a constant: constant blob 'w_elided' has no data (text printed with its weights elided; `loom compile --emit=... --keep-weights` keeps them)}}
+func.func @elided(%x: tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %w = graph.constant {value = dense_resource<w_elided> : tensor<8x8xf32>} : () -> tensor<8x8xf32>
+  %m = graph.matmul %x, %w : (tensor<1x8xf32>, tensor<8x8xf32>) -> tensor<1x8xf32>
+  return %m : tensor<1x8xf32>
+}
