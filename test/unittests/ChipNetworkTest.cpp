@@ -20,11 +20,7 @@ template <typename Edit> TargetModel editedTiny(Edit edit) {
   edit(desc.system);
   std::string error;
   std::optional<TargetModel> target = TargetModel::fromDesc(desc, error);
-  if (!target) {
-    ADD_FAILURE() << error;
-    std::abort();
-  }
-  return *target;
+  return loom::testing::requireTarget(std::move(target), error);
 }
 
 /// The chips a route visits, starting at its source.

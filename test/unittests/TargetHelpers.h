@@ -14,19 +14,27 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace loom::testing {
+
+/// `target`, or, when a load or validation gave none, an abort of the test
+/// binary after recording `error`.
+inline TargetModel requireTarget(std::optional<TargetModel> target,
+                                 const std::string &error) {
+  if (!target) {
+    ADD_FAILURE() << error;
+    std::abort();
+  }
+  return std::move(*target);
+}
 
 /// The target `nameOrPath` (a preset name or a JSON file); aborts the test
 /// binary, after recording the loader's error, when it does not load.
 inline TargetModel loadTarget(const std::string &nameOrPath) {
   std::string error;
   std::optional<TargetModel> target = TargetModel::load(nameOrPath, error);
-  if (!target) {
-    ADD_FAILURE() << error;
-    std::abort();
-  }
-  return *target;
+  return requireTarget(std::move(target), error);
 }
 
 } // namespace loom::testing
