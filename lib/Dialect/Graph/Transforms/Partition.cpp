@@ -396,24 +396,49 @@ struct Propagation {
       OpPlan p;
       for (Value v : op->getOperands()) {
         int64_t off = outRank - typeOf(v).getRank();
-        // Along the split's dims (those not of size 1) the operand either
-        // has them all or broadcasts along them all.
-        int64_t dims = 0, present = 0;
-        for (int64_t d = common->dim; d < common->dim + common->span; ++d) {
-          if (typeOf(out).getDimSize(d) == 1)
+        // Along the split's dims (those not of size 1) the operand has all,
+        // none, or the outer ones and broadcasts along the rest (a gate per
+        // expert, [.., experts, 1], meeting activations split over experts
+        // and columns): it then takes the outer dims' pieces, which the
+        // ranks of the inner ones share.
+        ArrayRef<int64_t> outShape = typeOf(out).getShape();
+        SmallVector<int64_t> factors = pieceFactors(
+            outShape, common->dim, common->span, common->pieces(tp));
+        int64_t dims = 0, present = 0, parts = 1, span = 0;
+        bool gap = false;
+        for (int64_t i = 0; i < common->span; ++i) {
+          int64_t d = common->dim + i;
+          if (outShape[d] == 1)
             continue;
           ++dims;
-          present += d - off >= 0 && typeOf(v).getDimSize(d - off) != 1;
+          bool has = d - off >= 0 && typeOf(v).getDimSize(d - off) != 1;
+          if (has && gap)
+            return allRep(op);
+          if (!has) {
+            gap = true;
+            continue;
+          }
+          ++present;
+          parts *= factors[i];
+          span = i + 1;
         }
-        if (present != 0 && present != dims)
-          return allRep(op);
         bool broadcasts = present == 0;
-        // A split meeting a whole computed value (the residual stream):
-        // gather the split once rather than keep the stream split.
-        if (!broadcasts && !isFree(v) && of(v).kind != Shard::Split)
+        // A split meeting a whole computed value as large as the result
+        // (the residual stream): gather the split once rather than keep
+        // the stream split. A smaller one (a gate, a norm's scale) is
+        // sliced on each chip instead, which moves nothing.
+        if (!broadcasts && !isFree(v) && of(v).kind != Shard::Split &&
+            !(of(v).kind == Shard::Rep && bytesOf(v) < bytesOf(out)))
           return allRep(op);
         Shard mine = *common;
         mine.dim -= off;
+        if (!broadcasts && present != dims) {
+          mine.span = span;
+          mine.parts = parts;
+          mine = canonical(typeOf(v).getShape(), mine, tp);
+          if (!splittable(v, mine))
+            return allRep(op);
+        }
         p.operands.push_back(broadcasts ? Shard::rep() : mine);
       }
       p.result = *common;
@@ -1334,7 +1359,9 @@ LogicalResult Rewriter::run() {
         return failure();
       operands.push_back(*vs);
     }
-    std::vector<Value> results;
+    // Per result, its per-rank values (ops of several results, such as
+    // topk's values and indices, run replicated).
+    std::vector<std::vector<Value>> results(op->getNumResults());
     Shard runAs = plan.gatherAfter >= 0 ? Shard::split(plan.gatherAfter)
                                         : plan.result;
     for (int64_t r = 0; r < tp_; ++r) {
@@ -1346,16 +1373,16 @@ LogicalResult Rewriter::run() {
       state.addAttributes(op->getAttrs());
       Operation *clone = b_.create(state);
       clone->setAttr(kChipAttr, b_.getI64IntegerAttr(chip(stage, r)));
-      if (clone->getNumResults() == 1)
-        results.push_back(clone->getResult(0));
+      for (auto [i, res] : llvm::enumerate(clone->getResults()))
+        results[i].push_back(res);
     }
     if (plan.gatherAfter >= 0) {
       b_.setInsertionPoint(op);
-      results = collective(results, op->getResult(0), runAs, stage,
-                           op->getLoc());
+      results[0] = collective(results[0], op->getResult(0), runAs, stage,
+                              op->getLoc());
     }
-    if (op->getNumResults() == 1)
-      local_[op->getResult(0).getAsOpaquePointer()] = std::move(results);
+    for (auto [i, res] : llvm::enumerate(op->getResults()))
+      local_[res.getAsOpaquePointer()] = std::move(results[i]);
   }
   // The original ops are dead now: erase them (users first), then clones no
   // one uses (replicated work of ranks whose copy nobody reads).
