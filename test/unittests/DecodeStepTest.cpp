@@ -455,19 +455,67 @@ int64_t llamaParameters(const LlmConfig &c) {
          c.hidden * c.vocab;
 }
 
-TEST_F(DecodeStepTest, RefusesMixtureOfExperts) {
-  LlmConfig c = load("mixtral-8x7b.json");
-  std::string error;
-  EXPECT_FALSE(buildDecodeStep(ctx, c, {}, error));
-  EXPECT_EQ(error, "mixtral-8x7b: num_local_experts: mixture-of-experts "
-                   "decode graphs are not built yet (partial: the planner "
-                   "sizes them analytically)");
+// Mixtral's block: a router over the experts, its top k, the masked softmax
+// of the gates, and the experts as one weight each with their columns
+// interleaved; the layer has Mixtral's parameters.
+TEST_F(DecodeStepTest, MixtureOfExpertsBlock) {
+  LlmConfig c = load("tiny-mixtral.json");
   DecodeStepOptions o;
   o.bodyOnly = true;
   o.layers = 1;
-  error.clear();
-  EXPECT_FALSE(buildDecodeStep(ctx, c, o, error));
-  EXPECT_NE(error.find("not built yet"), std::string::npos) << error;
+  o.batch = 3;
+  o.pastLength = 5;
+  auto func = build(c, o);
+  ASSERT_TRUE(func);
+  mlir::PassManager pm(&ctx);
+  pm.addNestedPass<mlir::func::FuncOp>(graph::createGraphVerifyShapes());
+  EXPECT_TRUE(mlir::succeeded(pm.run(*module)));
+  std::map<std::string, std::vector<int64_t>> weights;
+  std::map<std::string, int> ops;
+  int64_t params = 0;
+  func.walk([&](mlir::Operation *op) {
+    ++ops[op->getName().getStringRef().str()];
+    if (auto cst = mlir::dyn_cast<graph::ConstantOp>(op)) {
+      weights[locName(op)] = shapeOf(cst.getType());
+      if (cst.getType().getRank() > 0)
+        params += cst.getType().getNumElements();
+    }
+    if (auto topk = mlir::dyn_cast<graph::TopKOp>(op)) {
+      EXPECT_EQ(topk.getK(), c.expertsPerToken);
+      EXPECT_EQ(topk.getAxis(), 2);
+      EXPECT_TRUE(topk.getLargest());
+    }
+    if (auto softmax = mlir::dyn_cast<graph::SoftmaxOp>(op);
+        softmax && locName(op) == "model.layers.0.block_sparse_moe.gates")
+      EXPECT_EQ(shapeOf(softmax.getType()), (std::vector<int64_t>{3, 1, 4}));
+  });
+  using Shape = std::vector<int64_t>;
+  const std::string moe = "model.layers.0.block_sparse_moe.";
+  EXPECT_EQ(weights[moe + "gate.weight"], (Shape{64, 4}));
+  EXPECT_EQ(weights[moe + "experts.w1.weight"], (Shape{64, 32 * 4}));
+  EXPECT_EQ(weights[moe + "experts.w3.weight"], (Shape{64, 32 * 4}));
+  EXPECT_EQ(weights[moe + "experts.w2.weight"], (Shape{32 * 4, 64}));
+  EXPECT_EQ(weights.count("model.layers.0.mlp.gate_proj.weight"), 0u);
+  EXPECT_EQ(ops["graph.topk"], 1);
+  EXPECT_EQ(ops["graph.select"], 1);
+  // Mixtral's layer: attention, the router, 3 matrices per expert, 2 norms.
+  int64_t attn = 2 * c.hidden * c.heads * c.headDim +
+                 2 * c.hidden * c.kvHeads * c.headDim;
+  EXPECT_EQ(params, attn + c.hidden * c.experts +
+                        c.experts * 3 * c.hidden * c.intermediate +
+                        2 * c.hidden);
+}
+
+// The whole Mixtral-8x7B step builds: 32 layers of 8 experts.
+TEST_F(DecodeStepTest, Mixtral8x7bBuilds) {
+  LlmConfig c = load("mixtral-8x7b.json");
+  DecodeStepOptions o;
+  o.pastLength = 16;
+  auto func = build(c, o);
+  ASSERT_TRUE(func);
+  int topks = 0;
+  func.walk([&](graph::TopKOp) { ++topks; });
+  EXPECT_EQ(topks, 32);
 }
 
 TEST_F(DecodeStepTest, BodyOnlyOneLayerOfLlama3_70b) {

@@ -49,8 +49,7 @@ struct LlmConfig {
 /// max_position_embeddings; optional: num_key_value_heads, head_dim (null
 /// counts as absent), rms_norm_eps, rope_theta, num_local_experts (default 1:
 /// dense) and num_experts_per_tok (required when num_local_experts > 1, in
-/// [1, num_local_experts]). Mixture-of-experts configs are read (the planner
-/// sizes them analytically) although buildDecodeStep refuses them. Features
+/// [1, num_local_experts]). Features
 /// nothing here models (tied embeddings, attention or MLP biases, an
 /// activation other than silu) are refused rather than ignored. On failure
 /// returns
@@ -103,10 +102,14 @@ struct DecodeStepOptions {
 /// are f32 splat constants whose locations are the Hugging Face parameter
 /// names ("model.layers.3.self_attn.q_proj.weight"); every other op's
 /// location names the module it belongs to ("model.layers.3.self_attn.q_proj").
-/// The module verifies. On failure returns null and sets `error` to one line;
-/// a mixture-of-experts config (experts > 1) is refused with
-/// "<name>: num_local_experts: mixture-of-experts decode graphs are not built
-/// yet (partial: the planner sizes them analytically)".
+/// A mixture-of-experts config (experts > 1) gets Mixtral's block in place of
+/// the MLP ("model.layers.3.block_sparse_moe"): a router ("gate", [hidden,
+/// experts]), its top k, and every expert computed for every token and
+/// weighed by its gate (0 outside the token's top k), as a schedule fixed
+/// before the routing is known must reserve them; the experts' w1, w3 and w2
+/// are each one weight, their intermediate columns interleaved (column
+/// i x experts + e is expert e's column i).
+/// The module verifies. On failure returns null and sets `error` to one line.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildDecodeStep(mlir::MLIRContext &ctx, const LlmConfig &config,
                 const DecodeStepOptions &options, std::string &error);

@@ -53,6 +53,7 @@ constexpr float kOProj = 0.023f;
 constexpr float kGateProj = 0.015f;
 constexpr float kUpProj = 0.016f;
 constexpr float kDownProj = 0.017f;
+constexpr float kRouter = 0.018f;
 constexpr float kLmHead = 0.03f;
 } // namespace splat
 
@@ -309,6 +310,7 @@ private:
   Value attention(Value x, const std::string &prefix, Value pastKey,
                   Value pastValue, Value &presentKey, Value &presentValue);
   Value mlp(Value x, const std::string &prefix);
+  Value moe(Value x, const std::string &prefix);
 
   MLIRContext &ctx;
   const LlmConfig &c;
@@ -406,6 +408,54 @@ Value DecodeStepBuilder::mlp(Value x, const std::string &prefix) {
                 splat::kDownProj);
 }
 
+/// Mixtral's sparse mixture-of-experts block, as a static schedule runs it.
+/// The router picks each token's top k experts and weighs them by the
+/// softmax of their logits (Hugging Face renormalises the softmax over the
+/// chosen k, which is the same). A schedule fixed before the routing is
+/// known must reserve every expert for every token (the worst case), so the
+/// block computes all of them and weighs each by its gate: the softmax of
+/// the logits with those outside the top k set to -inf, so an unchosen
+/// expert's gate is exactly 0 and the sum is the sparse block's.
+///
+/// The experts are one weight each for w1 (gate) and w3 (up), [hidden,
+/// intermediate x experts], and w2 (down), [intermediate x experts, hidden],
+/// their columns (rows of w2) interleaved: column i x experts + e is column i
+/// of expert e. A tensor-parallel split of the columns then gives each chip
+/// the same slice of every expert's intermediate dimension (never cutting
+/// the expert dim the gates multiply), and the down projection's partial
+/// sums add the experts up in the all-reduce the residual needs anyway.
+Value DecodeStepBuilder::moe(Value x, const std::string &prefix) {
+  const int64_t e = c.experts, k = c.expertsPerToken, n = c.intermediate;
+  Value logits = linear(x, prefix + ".gate", c.hidden, e, splat::kRouter);
+  auto topk = graph::TopKOp::create(
+      b, loc(prefix + ".top_k"),
+      TypeRange{f32({batch, 1, k}),
+                RankedTensorType::get({batch, 1, k}, b.getI64Type())},
+      logits, int64_t(k), int64_t(2), true, true);
+  Value kth = sliceLast(prefix + ".kth_logit", topk.getValues(), k - 1, k);
+  Value chosen = graph::GreaterEqualOp::create(
+      b, loc(prefix + ".chosen"),
+      RankedTensorType::get({batch, 1, e}, b.getI1Type()), logits, kth);
+  Value minusInf = scalar(prefix + ".minus_inf",
+                          -std::numeric_limits<float>::infinity());
+  Value masked = graph::SelectOp::create(b, loc(prefix + ".masked_logits"),
+                                         f32({batch, 1, e}), chosen, logits,
+                                         minusInf);
+  Value gates = graph::SoftmaxOp::create(b, loc(prefix + ".gates"),
+                                         masked.getType(), masked, int64_t(2));
+  Value gate = linear(x, prefix + ".experts.w1", c.hidden, n * e,
+                      splat::kGateProj);
+  Value up = linear(x, prefix + ".experts.w3", c.hidden, n * e, splat::kUpProj);
+  Value sig = unary<graph::SigmoidOp>(prefix + ".experts.act_fn.sigmoid", gate);
+  Value act = binary<graph::MulOp>(prefix + ".experts.act_fn", gate, sig);
+  Value h = binary<graph::MulOp>(prefix + ".experts.w1_mul_w3", act, up);
+  h = reshape(prefix + ".experts.split", h, {batch, 1, n, e});
+  Value weights = reshape(prefix + ".gates_per_expert", gates, {batch, 1, 1, e});
+  h = binary<graph::MulOp>(prefix + ".experts.weighted", h, weights);
+  h = reshape(prefix + ".experts.merge", h, {batch, 1, n * e});
+  return linear(h, prefix + ".experts.w2", n * e, c.hidden, splat::kDownProj);
+}
+
 OwningOpRef<ModuleOp> DecodeStepBuilder::build() {
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getUnknownLoc());
   int64_t hd = c.headDim, kv = c.kvHeads;
@@ -470,7 +520,8 @@ OwningOpRef<ModuleOp> DecodeStepBuilder::build() {
     x = binary<graph::AddOp>(layer + ".attn_residual", x, h);
     h = rmsNorm(x, layer + ".post_attention_layernorm",
                 splat::kPostAttentionNorm);
-    h = mlp(h, layer + ".mlp");
+    h = c.experts > 1 ? moe(h, layer + ".block_sparse_moe")
+                      : mlp(h, layer + ".mlp");
     x = binary<graph::AddOp>(layer + ".mlp_residual", x, h);
     presents.push_back(presentKey);
     presents.push_back(presentValue);
@@ -596,12 +647,6 @@ OwningOpRef<ModuleOp> buildDecodeStep(MLIRContext &ctx, const LlmConfig &c,
     error = oneLine(label + ": " + problem);
     return nullptr;
   }
-  if (c.experts > 1) {
-    error = oneLine(label + ": num_local_experts: mixture-of-experts decode "
-                            "graphs are not built yet (partial: the planner "
-                            "sizes them analytically)");
-    return nullptr;
-  }
   if (o.layers < 0 || o.layers > c.layers) {
     error = label + ": layers must be in [0, num_hidden_layers = " +
             std::to_string(c.layers) + "] (0: all), got " +
@@ -626,7 +671,7 @@ OwningOpRef<ModuleOp> buildDecodeStep(MLIRContext &ctx, const LlmConfig &c,
   if (!checkedProduct({o.batch, c.kvHeads, past + 1, c.headDim, 4}, bytes) ||
       !checkedProduct({o.batch, c.heads, past + 1, 4}, bytes) ||
       !checkedProduct({c.vocab, c.hidden, 4}, bytes) ||
-      !checkedProduct({c.intermediate, c.hidden, 4}, bytes)) {
+      !checkedProduct({c.experts, c.intermediate, c.hidden, 4}, bytes)) {
     error = label + ": a tensor's byte size overflows 64 bits";
     return nullptr;
   }
