@@ -29,6 +29,11 @@ Models (default: resnet50,mobilenetv2,vit_b16,gpt2,bert):
                position 31 and, per layer i, "past_key_i" / "past_value_i"
                float32 [1,2,31,16]; outputs "logits" [1,1,1000] and
                "present_key_i" / "present_value_i" [1,2,32,16]
+  moe_decode   llama_decode with Mixtral's mixture-of-experts block in place of
+               the MLP: 4 experts of intermediate 64, top 2 per token, written
+               as Loom's LLM builder writes it (every expert for every token,
+               weighed by gates that are 0 outside the top 2); the export
+               checks it against Mixtral's sparse routing first
 
 Benchmark kernels (not in the default set; scripts/bench_mapping.py):
   gemm4096       one 512 x 4096 x 4096 GEMM (a Linear without bias), input
@@ -303,16 +308,72 @@ class LlamaDecodeLayer(nn.Module):
         att = F.softmax(att, dim=-1)
         y = torch.matmul(att, v).reshape(b, 1, self.kv * self.group * self.hd)
         x = x + self.o_proj(y)
-        h = self.ln2(x)
-        x = x + self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
-        return x, k, v
+        return x + self.mlp(self.ln2(x)), k, v
+
+    def mlp(self, h):
+        return self.down_proj(F.silu(self.gate_proj(h)) * self.up_proj(h))
+
+
+MOE_EXPERTS, MOE_TOP_K, MOE_FF = 4, 2, 64
+
+
+class MoeBlock(nn.Module):
+    """Mixtral's sparse mixture-of-experts block written as Loom's LLM builder
+    writes it: every expert computed for every token and weighed by its gate,
+    the softmax of the router logits with those outside the token's top k set
+    to -inf (so 0); the experts' w1/w3 columns and w2 rows interleaved
+    (column i * experts + e is expert e's column i)."""
+
+    def __init__(self, d):
+        super().__init__()
+        e, ff = MOE_EXPERTS, MOE_FF
+        self.gate = nn.Linear(d, e, bias=False)
+        self.w1 = nn.Linear(d, ff * e, bias=False)
+        self.w3 = nn.Linear(d, ff * e, bias=False)
+        self.w2 = nn.Linear(ff * e, d, bias=False)
+
+    def forward(self, h):
+        b, e, ff = h.shape[0], MOE_EXPERTS, MOE_FF
+        logits = self.gate(h)
+        kth = torch.topk(logits, MOE_TOP_K, dim=-1).values[..., MOE_TOP_K - 1:]
+        gates = F.softmax(logits.masked_fill(logits < kth, float("-inf")), dim=-1)
+        act = F.silu(self.w1(h)) * self.w3(h)
+        act = (act.view(b, 1, ff, e) * gates.view(b, 1, 1, e)).view(b, 1, ff * e)
+        return self.w2(act)
+
+    def sparse(self, h):
+        """Hugging Face's MixtralSparseMoeBlock routing (softmax, top k,
+        renormalised), one chosen expert at a time: what forward must equal."""
+        e = MOE_EXPERTS
+        probs = F.softmax(self.gate(h), dim=-1)
+        weight, chosen = torch.topk(probs, MOE_TOP_K, dim=-1)
+        weight = weight / weight.sum(dim=-1, keepdim=True)
+        out = torch.zeros_like(h)
+        for t in range(h.shape[0]):
+            for j in range(MOE_TOP_K):
+                x = int(chosen[t, 0, j])
+                y = F.silu(h[t] @ self.w1.weight[x::e].T) * (h[t] @ self.w3.weight[x::e].T)
+                out[t] += weight[t, 0, j] * (y @ self.w2.weight[:, x::e].T)
+        return out
+
+
+class MoeDecodeLayer(LlamaDecodeLayer):
+    def __init__(self):
+        super().__init__()
+        del self.gate_proj, self.up_proj, self.down_proj
+        self.block_sparse_moe = MoeBlock(LLAMA_D)
+
+    def mlp(self, h):
+        return self.block_sparse_moe(h)
 
 
 class LlamaDecode(nn.Module):
+    layer = LlamaDecodeLayer
+
     def __init__(self):
         super().__init__()
         self.embed = nn.Embedding(VOCAB, LLAMA_D)
-        self.layers = nn.ModuleList(LlamaDecodeLayer() for _ in range(LLAMA_LAYERS))
+        self.layers = nn.ModuleList(self.layer() for _ in range(LLAMA_LAYERS))
         self.norm = RMSNorm(LLAMA_D)
         self.lm_head = nn.Linear(LLAMA_D, VOCAB, bias=False)
 
@@ -323,6 +384,23 @@ class LlamaDecode(nn.Module):
             x, k, v = layer(x, past[2 * i], past[2 * i + 1])
             present += [k, v]
         return (self.lm_head(self.norm(x)), *present)
+
+
+class MoeDecode(LlamaDecode):
+    layer = MoeDecodeLayer
+
+
+def _check_moe(model, example):
+    """The dense block equals Mixtral's sparse routing on the example's hidden
+    states (the export would otherwise test a block that is not Mixtral's)."""
+    with torch.no_grad():
+        h = model.layers[0].ln2(model.embed(example[0]))
+        h = torch.cat([h, torch.randn(3, 1, LLAMA_D, generator=torch.Generator().manual_seed(1))])
+        block = model.layers[0].block_sparse_moe
+        dense, sparse = block(h), block.sparse(h)
+        if not torch.allclose(dense, sparse, rtol=1e-5, atol=1e-6):
+            raise SystemExit("moe_decode: the dense block differs from Mixtral's sparse routing "
+                             f"by {float((dense - sparse).abs().max()):.3g}")
 
 
 def _llama_decode_inputs():
@@ -429,6 +507,7 @@ ZOO = {
     "bert": (BertTiny, _token_input(), ["last_hidden_state"], False, None),
     "gpt2_decode": (GPT2Decode, _decode_inputs(), _decode_outputs(), False, None),
     "llama_decode": (LlamaDecode, _llama_decode_inputs(), _llama_decode_outputs(), False, None),
+    "moe_decode": (MoeDecode, _llama_decode_inputs(), _llama_decode_outputs(), False, None),
     "gemm4096": (GemmSlab, [("input", torch.float32, [512, 4096])], ["output"], False, None),
     "encoder_layer": (lambda: BertBlock(1024, 16, 512), [("hidden", torch.float32, [1, 512, 1024])],
                       ["output"], False, None),
@@ -525,6 +604,8 @@ def export_one(name, out_dir, force):
         return
     t0 = time.time()
     model, example = build(name)
+    if name == "moe_decode":
+        _check_moe(model, example)
     tmp = path + ".tmp"
     # No torch.no_grad() here: see the module docstring.
     torch.onnx.export(
