@@ -281,9 +281,16 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   // Decode: one micro-batch through one stage.
   double tokens = double(batch);
   double perEp = tokens / double(ep);
+  // Mixture of experts: a GPU runs the experts its tokens are routed to; a
+  // static schedule (spatial presets), fixed before the routing is known,
+  // reserves every expert of the chip for every token (buildDecodeStep's
+  // block, which the compiled layers run).
+  const double routed =
+      s.spatial ? double(m.experts) : double(m.expertsPerToken);
   double touched =
-      m.experts == 1
-          ? 1.0
+      m.experts == 1 ? 1.0
+      : s.spatial
+          ? expertsPerChip
           : expertsPerChip *
                 (1.0 - std::pow(1.0 - double(m.expertsPerToken) / m.experts,
                                 tokens));
@@ -292,8 +299,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
       perEp * ctxAvg * Ls * kvPerTokenLayer;
   double flops =
       Ls * (tokens * 2.0 * attnPerChip +
-            tokens * m.expertsPerToken * 2.0 * m.expertParams /
-                double(tp * ep) +
+            tokens * routed * 2.0 * m.expertParams / double(tp * ep) +
             perEp * ctxAvg * m.attnFlopsPerPosition() * headsShare *
                 s.attnScale);
   double tMem = readBytes / (s.memBw * s.eff.memory);
@@ -322,7 +328,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
     double total() const { return std::max(compute, memory) + link; }
   };
   auto prefillStage = [&](double tokens, double prompts) {
-    double flops = Ls * (tokens * 2.0 * (attnPerChip + m.expertsPerToken *
+    double flops = Ls * (tokens * 2.0 * (attnPerChip + routed *
                                                           m.expertParams /
                                                           double(tp * ep)) +
                          prompts * L * L / 2 * m.attnFlopsPerPosition() *
@@ -496,8 +502,13 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
         }
     std::sort(mine.begin(), mine.end(),
               [&](const Plan &a, const Plan &b) { return better(a, b, r); });
-    if (mine.size() > size_t(4 * r.top))
-      mine.resize(size_t(4 * r.top));
+    // The best 4 x top of each expert-parallel degree, so that every
+    // group of chips a layer is compiled on (tp x ep) has its best plans
+    // in the list the compiled layers calibrate.
+    std::map<int64_t, size_t> kept;
+    std::erase_if(mine, [&](const Plan &p) {
+      return ++kept[p.ep] > size_t(4 * r.top);
+    });
     std::lock_guard<std::mutex> lock(mu);
     found[ti] = std::move(mine);
     nearestOf[ti] = near;
@@ -588,19 +599,26 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                        return better(a, b, r);
                      });
   };
-  if (m.experts > 1)
-    for (Plan &p : result.plans)
-      p.note.clear();
-  if (spatial && r.compile && compileLayer && m.experts == 1) {
-    // Keyed by (tp, batch, past, chips): the layer is compiled for its
+  if (spatial && r.compile && compileLayer) {
+    // Keyed by (tp x ep, batch, past, chips): the layer is compiled for its
     // tensor-parallel group as the first chips of the plan's whole system,
     // so its chip links get the bandwidth share they have there (a
     // dragonfly node's local links keep half when the system has other
-    // nodes).
+    // nodes). A mixture-of-experts layer is compiled on its tp x ep chips
+    // at the whole micro-batch: graph-partition splits its experts' columns
+    // over them (whole experts per chip up to as many chips as experts)
+    // and its attention by heads, which gives each chip the work the
+    // estimate gives it (the micro-batch's attention split over ep groups
+    // of tp chips, each expert over tp).
     using Key = std::tuple<int64_t, int64_t, int64_t, int64_t>;
     std::map<Key, std::optional<double>> cache;
     std::map<Key, std::string> why;
     int64_t past = r.inputLen + r.outputLen / 2;
+    // The chips one layer is compiled on.
+    auto group = [](const Plan &p) { return p.tp * p.ep; };
+    auto keyOf = [&](const Plan &p) {
+      return Key{group(p), p.batch, past, p.chips};
+    };
     rt::Progress bar("plan: compiling layers", 0);
     System s(system, r);
     // The stage hops and the LM head. A compiled plan's hops carry what the
@@ -635,19 +653,20 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       size_t top = std::min<size_t>(result.plans.size(), size_t(r.top));
       bool compiledAny = false;
       auto compile = [&](const Plan &p) {
-        Key key{p.tp, p.batch, past, p.chips};
+        Key key = keyOf(p);
         bar.update(int64_t(cache.size()), "tp " + std::to_string(p.tp) +
+                                              (p.ep > 1 ? " x ep " + std::to_string(p.ep) : "") +
                                               ", batch " +
                                               std::to_string(p.batch));
-        cache[key] = compileLayer(configPath, system.name(), p.tp, p.batch,
-                                  past, r.weights, p.chips, why[key]);
+        cache[key] = compileLayer(configPath, system.name(), p.tp * p.ep,
+                                  p.batch, past, r.weights, p.chips, why[key]);
         compiledAny = true;
       };
       // A budget of compiled layers keeps a large search quick; the
       // calibration carries their lesson to the rest.
       for (size_t i = 0; i < top && cache.size() < 3; ++i) {
         const Plan &p = result.plans[i];
-        if (!p.compiled && !cache.count(Key{p.tp, p.batch, past, p.chips}))
+        if (!p.compiled && !cache.count(keyOf(p)))
           compile(p);
       }
       // While the budget lasts, the best plan of each tensor-parallel
@@ -658,14 +677,14 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       for (const auto &[key, seconds] : cache)
         degrees.insert(std::get<0>(key));
       for (size_t i = 0; i < result.plans.size() && cache.size() < 3; ++i)
-        if (degrees.insert(result.plans[i].tp).second)
+        if (degrees.insert(group(result.plans[i])).second)
           compile(result.plans[i]);
       // Every plan whose layer is compiled takes its time; the others are
       // scaled by how far the compiled layers are from their estimates
       // (the median ratio), so estimates and schedules rank fairly.
       std::vector<double> ratios;
       for (Plan &p : result.plans) {
-        Key key{p.tp, p.batch, past, p.chips};
+        Key key = keyOf(p);
         auto it = cache.find(key);
         if (it == cache.end())
           continue;
@@ -682,10 +701,9 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       // compiled (the collectives differ), else over all.
       std::map<int64_t, std::vector<double>> byTp;
       for (Plan &p : result.plans) {
-        Key key{p.tp, p.batch, past, p.chips};
-        auto it = cache.find(key);
+        auto it = cache.find(keyOf(p));
         if (it != cache.end() && it->second)
-          byTp[p.tp].push_back(*it->second / estLayer[id(p)]);
+          byTp[group(p)].push_back(*it->second / estLayer[id(p)]);
       }
       auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
@@ -695,7 +713,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
         double all = median(ratios);
         for (Plan &p : result.plans)
           if (!p.compiled) {
-            auto it = byTp.find(p.tp);
+            auto it = byTp.find(group(p));
             double k = it != byTp.end() ? median(it->second) : all;
             setTpot(p, double(m.layers) * estLayer[id(p)] * k + fixed(p, false));
           }
@@ -815,9 +833,9 @@ std::string formatTable(const Result &result, const Request &r) {
   for (const Plan &p : result.plans)
     anyEstimate = anyEstimate || (!p.compiled && p.memory == "SRAM");
   if (anyEstimate)
-    out += "estimate: priced by the cost model alone (mixture-of-experts decode "
-           "graphs are not built yet, --no-compile, or the layer budget was "
-           "spent); compiled: the decode layer's schedule\n";
+    out += "estimate: priced by the cost model alone (--no-compile, or the "
+           "layer budget was spent: scaled by the compiled layers' ratio to "
+           "their estimates); compiled: the decode layer's schedule\n";
   (void)r;
   return out;
 }

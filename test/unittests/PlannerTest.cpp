@@ -70,6 +70,32 @@ TEST(PlannerTest, MixtureOfExpertsCountsActiveExperts) {
   EXPECT_EQ(m.activeParams(), 2 * (12288.0 + 2 * 24576.0) + 256 * 64);
 }
 
+// A static schedule reserves every expert for every token: on a spatial
+// preset the MoE step costs what a dense MLP of all the experts' columns
+// does, where a GPU runs only the experts its batch is routed to.
+TEST(PlannerTest, SpatialPresetsReserveEveryExpert) {
+  LlmConfig moe = tinyConfig();
+  moe.experts = 4;
+  moe.expertsPerToken = 1;
+  moe.intermediate = 32;
+  LlmConfig dense = tinyConfig();
+  dense.intermediate = 4 * 32;
+  Request r;
+  r.inputLen = 20;
+  r.outputLen = 10;
+  auto step = [&](const LlmConfig &c, const char *system) {
+    std::optional<Plan> p =
+        price(modelCost(c), loadTarget(system), r, 1, 1, 1, 1, 1);
+    EXPECT_TRUE(p.has_value());
+    return p ? p->tpot : 0.0;
+  };
+  // The router's columns are the only difference (4 of 64 x 4 weights).
+  EXPECT_NEAR(step(moe, "tsp-v1"), step(dense, "tsp-v1"),
+              0.01 * step(dense, "tsp-v1"));
+  // One token reads one expert on a GPU: under a third of the MLP.
+  EXPECT_LT(step(moe, "h100"), 0.9 * step(dense, "h100"));
+}
+
 // One H100 (3.35 TB/s HBM at efficiency 0.75), the tiny model at fp8, batch
 // 1: a decode step reads every weight of the two layers once plus the KV
 // cache of the average context; it is memory bound.
@@ -246,4 +272,40 @@ TEST(PlannerTest, EachTensorParallelDegreeIsMeasured) {
   EXPECT_GE(compiledTps.size(), 2u);
   EXPECT_NE(measured->plans[0].tp, slowTp);
   EXPECT_LT(measured->plans[0].tpot, 2 * 1.0);
+}
+
+// A mixture-of-experts model on a spatial preset is compiled too: its layer
+// on the plan's tp x ep chips (each chip's share of the experts and the
+// heads, as the estimate divides them), and the plan takes its time.
+TEST(PlannerTest, MixtureOfExpertsLayersAreCompiledOnTpTimesEpChips) {
+  TargetModel tsp = loadTarget("tsp-v1");
+  LlmConfig c = tinyConfig();
+  c.experts = 4;
+  c.expertsPerToken = 2;
+  Request r;
+  r.maxChips = 16;
+  r.top = 1; // the budget's other two layers go to other groups
+  r.threads = 1;
+  r.inputLen = 20;
+  r.outputLen = 10;
+  r.tp = 1; // so a group of several chips is expert parallel
+  std::set<int64_t> groups;
+  LayerCompiler fake = [&](const std::string &, const std::string &,
+                           int64_t chips, int64_t, int64_t,
+                           const std::string &, int64_t,
+                           std::string &) -> std::optional<double> {
+    groups.insert(chips);
+    return 1e-6 * double(chips);
+  };
+  std::string error;
+  std::optional<Result> result =
+      loom::plan::plan(c, "tiny-moe.json", tsp, r, fake, error);
+  ASSERT_TRUE(result && !result->plans.empty()) << error;
+  EXPECT_FALSE(groups.empty());
+  // The top plan's group, then the best plan of each other group: with tp
+  // fixed at 1 those are the expert-parallel ones, on ep chips.
+  EXPECT_EQ(groups, (std::set<int64_t>{1, 2, 4}));
+  const Plan &top = result->plans[0];
+  EXPECT_TRUE(top.compiled);
+  EXPECT_GE(top.tpot, double(c.layers) * 1e-6 * double(top.tp * top.ep));
 }
