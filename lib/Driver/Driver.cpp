@@ -170,9 +170,8 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
                 const std::string &target, bool stopAtSpatial,
                 const std::string &precision, const MappingOptions &mapping,
                 std::vector<PassTiming> *timings) {
-  if (precision != "fp32" && precision != "bf16" && precision != "fp16" &&
-      precision != "fp8")
-    fail("--precision=" + precision + ": expected fp32, bf16, fp16 or fp8");
+  if (!rt::kernelPrecisionFormat(precision))
+    fail("--precision=" + precision + ": expected " + rt::kKernelPrecisions);
   mapping.validate();
   rt::Progress bar("compile " + file, 0);
   if (mapping.mapping != "auto") {
@@ -504,6 +503,20 @@ Evaluated evaluate(const std::string &modelPath,
   return result;
 }
 
+std::string precisionNote(const TargetModel &target,
+                          const std::string &precision) {
+  std::optional<rt::NumericFormat> f = rt::kernelPrecisionFormat(precision);
+  if (!f || *f == rt::NumericFormat::F32 || target.matrixSupports(*f))
+    return "";
+  std::string runs;
+  for (rt::NumericFormat g : rt::kAllNumericFormats)
+    if (target.matrixSupports(g))
+      runs += std::string(runs.empty() ? "" : ", ") + rt::numericFormatName(g);
+  return "note: " + target.name() + "'s matrix unit does not run " +
+         precision + " (it runs " + (runs.empty() ? "nothing" : runs) +
+         "): its matmul and conv kernels run on the vector unit";
+}
+
 std::optional<double> compileLayerSeconds(const std::string &configPath,
                                           const std::string &system, int64_t tp,
                                           int64_t batch, int64_t past,
@@ -512,8 +525,7 @@ std::optional<double> compileLayerSeconds(const std::string &configPath,
                                           std::string &error) {
   CompileOptions options;
   options.target = system;
-  options.precision = precision == "fp4" || precision == "int8" ? "fp8"
-                                                                : precision;
+  options.precision = precision;
   options.mapping.mapping = "sequential";
   options.mapping.tp = tp;
   options.mapping.pp = 1;

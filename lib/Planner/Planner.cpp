@@ -209,6 +209,27 @@ const char *bigger(double compute, double memory, double link) {
 
 } // namespace
 
+std::string layerPrecision(const TargetModel &target,
+                           const std::string &weights) {
+  using rt::NumericFormat;
+  std::optional<NumericFormat> asked = rt::parseNumericFormat(weights);
+  double bytes = asked ? rt::numericFormatBytes(*asked) : 1.0;
+  std::vector<std::string> candidates;
+  if (rt::kernelPrecisionFormat(weights))
+    candidates.push_back(weights);
+  if (bytes <= 1.0)
+    candidates.insert(candidates.end(), {"fp8", "int8"});
+  else if (bytes == 2.0)
+    candidates.insert(candidates.end(), {"bf16", "fp16"});
+  else
+    candidates.push_back("fp32");
+  for (const std::string &c : candidates)
+    if (target.matrixSupports(*rt::kernelPrecisionFormat(c)))
+      return c;
+  return candidates.front();
+}
+
+
 std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                           const Request &r, int64_t tp, int64_t pp, int64_t ep,
                           int64_t dp, int64_t batch, int64_t micro) {
@@ -614,6 +635,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     std::map<Key, std::optional<double>> cache;
     std::map<Key, std::string> why;
     int64_t past = r.inputLen + r.outputLen / 2;
+    const std::string precision = layerPrecision(system, r.weights);
     // The chips one layer is compiled on.
     auto group = [](const Plan &p) { return p.tp * p.ep; };
     auto keyOf = [&](const Plan &p) {
@@ -659,7 +681,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                                               ", batch " +
                                               std::to_string(p.batch));
         cache[key] = compileLayer(configPath, system.name(), p.tp * p.ep,
-                                  p.batch, past, r.weights, p.chips, why[key]);
+                                  p.batch, past, precision, p.chips, why[key]);
         compiledAny = true;
       };
       // A budget of compiled layers keeps a large search quick; the
@@ -696,6 +718,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
           ratios.push_back(*it->second / estLayer[id(p)]);
         setTpot(p, double(m.layers) * *it->second + fixed(p, true));
         p.compiled = true;
+        p.layerPrecision = precision;
       }
       // The calibration per tensor-parallel degree where a layer of it is
       // compiled (the collectives differ), else over all.
@@ -877,6 +900,8 @@ std::string formatJson(const Result &result, const Request &r) {
     q["prefill_bound"] = p.prefillBound;
     q["meets_targets"] = p.meetsTargets;
     q["decode_priced_by"] = p.compiled ? "compiled layer" : "cost model";
+    if (p.compiled)
+      q["layer_precision"] = p.layerPrecision;
     if (!p.prefillSystem.empty()) {
       q["prefill_system"] = p.prefillSystem;
       q["prefill_chips"] = p.prefillChips;

@@ -55,7 +55,7 @@ __all__ = [
     "synthetic_inputs",
 ]
 
-PRECISIONS = ("fp32", "bf16", "fp16", "fp8")
+PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8")
 
 # Tolerances of `loom check` per precision (tools/loom/loom.cpp,
 # docs/numerics.md): (rtol, atol, scale_tol). An element passes when
@@ -66,6 +66,7 @@ _CHECK_TOLERANCES = {
     "bf16": (0.0, 0.0, 0.04),
     "fp16": (0.0, 0.0, 4e-3),
     "fp8": (0.0, 0.0, 1.0),
+    "int8": (0.0, 0.0, 0.2),
 }
 
 
@@ -341,7 +342,7 @@ def compile(model, target="tiny", precision="fp32", mapping="auto", objective="l
     """Compiles an ONNX model (a path or an onnx.ModelProto).
 
     target: a preset name (tiny, tsp-v1, lp30, ...) or a target JSON file;
-    precision: fp32, bf16, fp16 or fp8; mapping: auto, sequential, pipelined
+    precision: fp32, bf16, fp16, fp8 or int8; mapping: auto, sequential, pipelined
     or hybrid; objective: latency or throughput; max_ii: fail unless a new
     input can start every max_ii cycles (0: no limit); dims: {name: int}
     for dynamic dimensions; verify: prove the schedule with the independent
@@ -505,7 +506,7 @@ def check(model, inputs=None, target="tiny", precision="fp32", mapping="auto",
     |sim - ref| <= max(atol, scale_tol * S) + rtol * |ref|, S the output's
     largest |ref|; None takes `loom check`'s value for the precision
     (fp32: rtol 1e-3, atol 1e-4, scale_tol 1e-4; bf16: scale_tol 0.04;
-    fp16: 4e-3; fp8: 1.0; rtol = atol = 0 for the narrow ones)."""
+    fp16: 4e-3; fp8: 1.0; int8: 0.2; rtol = atol = 0 for the narrow ones)."""
     if isinstance(model, Program):
         program = model
         path, keep = _model_file(program)

@@ -13,7 +13,10 @@
 // rounded to bfloat16, IEEE binary16 or FP8 E4M3 (round to nearest, ties to
 // even; see roundInput) and back to fp32 before the sgemm, so products are
 // exact products of the narrow values (at most 2 x 11 significant bits fit
-// in fp32's 24) and accumulation stays fp32, as on such a matrix unit. The bias of a conv
+// in fp32's 24) and accumulation stays fp32, as on such a matrix unit. int8
+// is quantized per tensor (roundInputs) and multiplied as the dequantized
+// fp32 values, which an int8 unit's exact int32 products and sums match
+// to within fp32 rounding. The bias of a conv
 // is added in fp32 and is not rounded (it is not a matrix-unit operand).
 //
 // Determinism: the BLAS is BLIS's single-threaded build. A multi-threaded
@@ -64,8 +67,7 @@ const float *operand(const Tensor &t, InputRounding rounding,
   if (rounding == InputRounding::None)
     return p;
   storage.resize(static_cast<size_t>(t.numElements()));
-  for (int64_t i = 0, e = t.numElements(); i < e; ++i)
-    storage[i] = roundInput(p[i], rounding);
+  roundInputs(p, storage.data(), t.numElements(), rounding);
   return storage.data();
 }
 

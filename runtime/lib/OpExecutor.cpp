@@ -3,6 +3,9 @@
 
 #include "loom/Runtime/Reference.h"
 
+#include <algorithm>
+#include <cassert>
+#include <cmath>
 #include <functional>
 #include <unordered_map>
 
@@ -66,17 +69,15 @@ struct OpCall {
   }
 };
 
-/// `t` rounded (bf16, fp16 or fp8 E4M3) and back to fp32 when the kernel's
+/// `t` rounded (bf16, fp16, fp8 E4M3 or int8) and back to fp32 when the kernel's
 /// precision policy says so (fast mode); the reference path never rounds.
 Tensor policyInput(const OpCall &c, const Tensor &t) {
   if (c.mode != ExecMode::Fast ||
       c.fast.inputRounding == InputRounding::None || t.dtype() != DType::F32)
     return t;
   Tensor r(DType::F32, t.shape());
-  const float *src = t.data<float>();
-  float *dst = r.mutableData<float>();
-  for (int64_t i = 0, e = t.numElements(); i < e; ++i)
-    dst[i] = roundInput(src[i], c.fast.inputRounding);
+  roundInputs(t.data<float>(), r.mutableData<float>(), t.numElements(),
+              c.fast.inputRounding);
   return r;
 }
 
@@ -381,6 +382,8 @@ std::optional<InputRounding> inputRoundingOf(std::string_view precision) {
     return InputRounding::FP16;
   if (precision == "fp8")
     return InputRounding::FP8E4M3;
+  if (precision == "int8")
+    return InputRounding::Int8;
   return std::nullopt;
 }
 
@@ -394,8 +397,33 @@ float roundInput(float v, InputRounding r) {
     return static_cast<float>(Half(v));
   case InputRounding::FP8E4M3:
     return roundToFp8E4M3(v);
+  case InputRounding::Int8:
+    assert(false && "int8 rounds per tensor: use roundInputs");
+    return v;
   }
   return v;
+}
+
+void roundInputs(const float *src, float *dst, int64_t n, InputRounding r) {
+  if (r != InputRounding::Int8) {
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = roundInput(src[i], r);
+    return;
+  }
+  float maxAbs = 0.0f;
+  for (int64_t i = 0; i < n; ++i)
+    maxAbs = std::max(maxAbs, std::fabs(src[i]));
+  if (maxAbs == 0.0f || !std::isfinite(maxAbs)) {
+    // All zero stays zero; an inf or NaN has no scale and passes through.
+    if (dst != src)
+      std::copy(src, src + n, dst);
+    return;
+  }
+  const float scale = maxAbs / 127.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    float q = std::nearbyint(src[i] / scale); // ties to even (default mode)
+    dst[i] = std::clamp(q, -127.0f, 127.0f) * scale;
+  }
 }
 
 std::vector<Tensor> executeOp(const std::string &name, const AttrMap &attrs,

@@ -65,8 +65,8 @@ model="$zoo/$name.onnx"
 command -v "$loom" >/dev/null || die "loom binary not found or not executable: $loom"
 case "$work" in *[[:space:]]*) die "WORK_DIR must not contain whitespace: '$work'" ;; esac
 case "$precision" in
-  fp32|bf16|fp16|fp8) ;;
-  *) die "PRECISION must be fp32, bf16, fp16 or fp8, got '$precision'" ;;
+  fp32|bf16|fp16|fp8|int8) ;;
+  *) die "PRECISION must be fp32, bf16, fp16, fp8 or int8, got '$precision'" ;;
 esac
 
 rm -rf "$work/inputs" "$work/ort" "$work/loom" "$work/$name.loom" \
@@ -131,6 +131,8 @@ else
       floor_frac=1e-5 ;;
     fp8)
       frac=${FP8_ATOL_FRAC:-1.0} ;;
+    int8)
+      frac=${INT8_ATOL_FRAC:-0.2} ;;
   esac
   scale=$("$PYTHON" -c '
 import os, sys, numpy as np

@@ -309,3 +309,19 @@ TEST(PlannerTest, MixtureOfExpertsLayersAreCompiledOnTpTimesEpChips) {
   EXPECT_TRUE(top.compiled);
   EXPECT_GE(top.tpot, double(c.layers) * 1e-6 * double(top.tp * top.ep));
 }
+
+// The precision a planned layer compiles at: the weights' own format where
+// the chip's matrix unit runs it, else one of the same width it runs.
+TEST(PlannerTest, LayerPrecisionIsOneTheMatrixUnitRuns) {
+  TargetModel tsp = loadTarget("tsp-v1"), lpx = loadTarget("lpx-rack"),
+              h100 = loadTarget("h100");
+  EXPECT_EQ(layerPrecision(tsp, "int8"), "int8");
+  EXPECT_EQ(layerPrecision(tsp, "fp8"), "int8");  // tsp-v1: int8, fp16
+  EXPECT_EQ(layerPrecision(tsp, "fp4"), "int8");
+  EXPECT_EQ(layerPrecision(tsp, "bf16"), "fp16");
+  EXPECT_EQ(layerPrecision(lpx, "int8"), "fp8");  // lpx: fp8 only
+  EXPECT_EQ(layerPrecision(lpx, "fp8"), "fp8");
+  EXPECT_EQ(layerPrecision(lpx, "bf16"), "bf16"); // none: the vector unit
+  EXPECT_EQ(layerPrecision(h100, "int8"), "int8");
+  EXPECT_EQ(layerPrecision(h100, "fp32"), "fp32");
+}

@@ -282,6 +282,10 @@ int runCompile(int argc, char **argv) {
     if (!report.empty())
       llvm::outs() << "mapping: " << report << "\n";
   }
+  std::string note =
+      loom::driver::precisionNote(*target, args.get("precision", "fp32"));
+  if (!note.empty())
+    llvm::errs() << note << "\n";
   return 0;
 }
 
@@ -460,9 +464,9 @@ int runCheck(int argc, char **argv) {
                  ": expected a non-negative number");
     return d;
   };
-  // bf16 keeps 8 bits of mantissa, fp16 11, fp8 (E4M3) 4: their error is
-  // judged against the scale of each tensor (docs/numerics.md), fp32
-  // elementwise.
+  // bf16 keeps 8 bits of mantissa, fp16 11, fp8 (E4M3) 4, int8 steps of
+  // 1/127 of each tensor's largest value: their error is judged against
+  // the scale of each tensor (docs/numerics.md), fp32 elementwise.
   bool narrow = precision != "fp32";
   double rtol = parseNumber("rtol", narrow ? 0.0 : 1e-3);
   double atol = parseNumber("atol", narrow ? 0.0 : 1e-4);
@@ -470,10 +474,12 @@ int runCheck(int argc, char **argv) {
   // deep activations of ResNet-50 reach tens, and a different summation
   // order (BLAS against the fp64 reference) moves them by ~1e-5 of that.
   // Narrow scale tolerances (docs/numerics.md, measured on the zoo): bf16
-  // 0.04, fp16 4e-3 (worst 7.2e-4), fp8 1.0 (unscaled E4M3; vit_b16 0.73).
+  // 0.04, fp16 4e-3 (worst 7.2e-4), fp8 1.0 (unscaled E4M3; vit_b16 0.73),
+  // int8 0.2 (per-tensor scales; gpt2 0.050).
   double scaleTol = precision == "bf16"   ? 0.04
                     : precision == "fp16" ? 4e-3
                     : precision == "fp8"  ? 1.0
+                    : precision == "int8" ? 0.2
                                           : 1e-4;
   scaleTol = parseNumber("scale-tol", scaleTol);
   int corrupt = static_cast<int>(parseNumber("debug-corrupt-kernel", -1));
@@ -749,7 +755,7 @@ void printUsage() {
   llvm::errs()
       << "usage:\n"
          "  loom compile MODEL.onnx [--target=NAME|FILE.json] -o OUT.loom "
-         "[--precision=fp32|bf16|fp16|fp8] [--dim NAME=N]\n"
+         "[--precision=fp32|bf16|fp16|fp8|int8] [--dim NAME=N]\n"
          "      [--mapping=auto|sequential|pipelined|hybrid] "
          "[--objective=latency|throughput]\n"
          "      [--max-ii=CYCLES] [--floorplan=FILE.svg] [--report=FILE.html] "
@@ -764,7 +770,7 @@ void printUsage() {
          "[--stream=N] [--report=FILE.html]\n"
          "  loom eval MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR\n"
          "  loom check MODEL.onnx [--target=...] [--input NAME=FILE.npy ...] "
-         "[--precision=fp32|bf16|fp16|fp8]\n"
+         "[--precision=fp32|bf16|fp16|fp8|int8]\n"
          "      [--mapping=...] [--objective=...]\n"
          "  loom target show NAME|FILE.json | loom target list\n"
          "  loom plan --model=CONFIG.json --system=NAME|FILE.json "

@@ -145,10 +145,17 @@ Evaluated evaluate(const std::string &modelPath,
                    const std::map<std::string, rt::Tensor> &inputs,
                    const ImportOptions &options = {});
 
+/// A note when the target's matrix unit does not run `precision` (whose
+/// matmul and conv kernels then go to the vector unit), naming the formats
+/// it runs; empty when it does (or for fp32).
+std::string precisionNote(const TargetModel &target,
+                          const std::string &precision);
+
 /// The planner's layer compiler (plan::LayerCompiler): one layer of an LLM
 /// config's decode step alone (`--dim layers=1 --dim body=1`), compiled for
 /// `tp` chips of `system` (as the first chips of a system of `systemChips`,
-/// see MappingOptions::systemChips); its scheduled latency in seconds.
+/// see MappingOptions::systemChips) at kernel precision `precision`
+/// (plan::layerPrecision); its scheduled latency in seconds.
 std::optional<double> compileLayerSeconds(const std::string &configPath,
                                           const std::string &system, int64_t tp,
                                           int64_t batch, int64_t past,

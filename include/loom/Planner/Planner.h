@@ -113,6 +113,9 @@ struct Plan {
   bool meetsTargets = false;
   /// True if the decode step's layer time comes from a compiled schedule.
   bool compiled = false;
+  /// The kernel precision its compiled layer ran at (layerPrecision); empty
+  /// when not compiled.
+  std::string layerPrecision;
   /// For a disaggregated plan: the prefill system, its chips and its
   /// tensor-parallel degree, and the time to move one request's KV cache.
   std::string prefillSystem;
@@ -129,6 +132,16 @@ struct Result {
   std::optional<Plan> nearest;
   double seconds = 0;
 };
+
+/// The kernel precision a layer with weights stored as `weights` compiles
+/// at on `target`: that format when the compiler has it and the target's
+/// matrix unit runs it, else one of the same width the unit runs (fp8 or
+/// int8 for one byte and for fp4, which the compiler lacks; bf16 or fp16
+/// for two): int8 weights on an fp8-only chip compile at fp8, fp8 weights
+/// on tsp-v1 (int8 and fp16) at int8. With none the unit runs, the first
+/// (whose matmuls then run on the vector unit).
+std::string layerPrecision(const TargetModel &target,
+                           const std::string &weights);
 
 /// Compiles one layer of `config`'s decode step for `tp` chips of `system`
 /// at `batch` sequences and `past` cached tokens, the tp chips being the

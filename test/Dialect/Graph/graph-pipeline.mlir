@@ -5,7 +5,7 @@
 // RUN: not %loom-opt --graph-pipeline="target=no-such-chip" --split-input-file %s 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not %loom-opt --graph-pipeline="precision=fp64" --split-input-file %s 2>&1 | FileCheck %s --check-prefix=PRECISION
 // TARGET: error: graph-partition: no-such-chip: (target): unknown target preset
-// PRECISION: error: graph-precision-policy: precision must be fp32, bf16, fp16 or fp8, got 'fp64'
+// PRECISION: error: graph-precision-policy: precision must be fp32, bf16, fp16, fp8 or int8, got 'fp64'
 
 // Tests that in a small convolutional network the batch_norm folds into the
 // conv, the constant reshape of the classifier's bias folds away, the dead op

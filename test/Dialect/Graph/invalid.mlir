@@ -554,7 +554,7 @@ func.func @trilu_rank(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // Tests that a kernel's precision is fp32, bf16, fp16 or fp8.
 func.func @kernel_precision(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'graph.kernel' op precision must be fp32, bf16, fp16 or fp8, got 'fp6'}}
+  // expected-error @+1 {{'graph.kernel' op precision must be fp32, bf16, fp16, fp8 or int8, got 'fp6'}}
   %0 = graph.kernel %x {kind = "elementwise", precision = "fp6"} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     %r = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>

@@ -1,12 +1,13 @@
-// Tests graph-precision-policy: with bf16, fp16 or fp8, matmul and conv
-// kernels get that precision (narrow inputs, fp32 accumulation); every other
-// kernel stays fp32.
+// Tests graph-precision-policy: with bf16, fp16, fp8 or int8, matmul and
+// conv kernels get that precision (narrow inputs, fp32 accumulation; int8
+// per-tensor symmetric); every other kernel stays fp32.
 // RUN: %loom-opt --graph-precision-policy --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=FP32
 // RUN: %loom-opt --graph-precision-policy=precision=fp32 --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=FP32
 // RUN: %loom-opt --graph-precision-policy=precision=bf16 --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=BF16
 // RUN: %loom-opt --graph-precision-policy=precision=fp16 --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=FP16
 // RUN: %loom-opt --graph-precision-policy=precision=fp8 --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=FP8
-// RUN: not %loom-opt --graph-precision-policy=precision=int8 %s 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: %loom-opt --graph-precision-policy=precision=int8 --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=INT8
+// RUN: not %loom-opt --graph-precision-policy=precision=int4 %s 2>&1 | FileCheck %s --check-prefix=BAD
 
 // Tests that matmul and conv kernels take the policy and the elementwise,
 // softmax and data_movement kernels stay fp32; that fp32 (the default) also
@@ -35,7 +36,13 @@
 // FP8: kind = "conv", precision = "fp8"
 // FP8: kind = "elementwise", precision = "fp32"
 // FP8: kind = "data_movement", precision = "fp32"
-// BAD: error: graph-precision-policy: precision must be fp32, bf16, fp16 or fp8, got 'int8'
+// INT8-LABEL: func.func @kernels(
+// INT8: kind = "matmul", precision = "int8"
+// INT8: kind = "softmax", precision = "fp32"
+// INT8: kind = "conv", precision = "int8"
+// INT8: kind = "elementwise", precision = "fp32"
+// INT8: kind = "data_movement", precision = "fp32"
+// BAD: error: graph-precision-policy: precision must be fp32, bf16, fp16, fp8 or int8, got 'int4'
 func.func @kernels(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %img: tensor<1x1x4x4xf32>, %k: tensor<1x1x1x1xf32>) -> (tensor<4x16xf32>, tensor<1x1x4x4xf32>, tensor<16x4xf32>) {
   %0 = graph.kernel %x, %w {kind = "matmul", precision = "fp32"} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> {
   ^bb0(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>):

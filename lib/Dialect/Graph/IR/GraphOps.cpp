@@ -1,5 +1,6 @@
 //===- GraphOps.cpp - graph dialect: verifiers and folders ----------------===//
 #include "loom/Dialect/Graph/IR/Graph.h"
+#include "loom/Runtime/TargetDesc.h"
 
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
@@ -520,9 +521,9 @@ LogicalResult KernelOp::verify() {
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError("yielded types differ from the kernel's result types");
   StringRef p = getPrecision();
-  if (p != "fp32" && p != "bf16" && p != "fp16" && p != "fp8")
-    return emitOpError("precision must be fp32, bf16, fp16 or fp8, got '")
-           << p << "'";
+  if (!loom::rt::kernelPrecisionFormat(p))
+    return emitOpError("precision must be ")
+           << loom::rt::kKernelPrecisions << ", got '" << p << "'";
   return success();
 }
 

@@ -168,6 +168,16 @@ int64_t bytesOf(Value v) {
   return t.getNumElements() * std::max<int64_t>(1, bits / 8);
 }
 
+/// The matrix unit's input format under the pass's precision (fp32 for an
+/// unknown one, which graph-precision-policy refuses), and the bytes a
+/// weight takes in it.
+NumericFormat matrixFormat(StringRef precision) {
+  return rt::kernelPrecisionFormat(precision).value_or(NumericFormat::F32);
+}
+int64_t weightElementBytes(StringRef precision) {
+  return static_cast<int64_t>(rt::numericFormatBytes(matrixFormat(precision)));
+}
+
 /// A constant, or a model input the host scatters however it is wanted
 /// (not one marked graph.whole).
 bool isFree(Value v) {
@@ -658,11 +668,8 @@ OpCost GraphPartitionPass::costOf(Operation *op, const Propagation &prop,
                                   std::set<void *> &seenArgs) {
   OpCost c;
   const TargetModel &t = *target_;
-  NumericFormat format = precision == "fp8"    ? NumericFormat::F8
-                         : precision == "bf16" ? NumericFormat::BF16
-                         : precision == "fp16" ? NumericFormat::F16
-                                               : NumericFormat::F32;
-  int64_t weightElemBytes = precision == "fp8" ? 1 : precision == "fp32" ? 4 : 2;
+  NumericFormat format = matrixFormat(precision);
+  int64_t weightElemBytes = weightElementBytes(precision);
   double flops = 0, bytes = 0;
   bool matrix = false;
   // Each chip reads and writes its share of every value: its piece of a
@@ -1487,7 +1494,7 @@ void GraphPartitionPass::runOnOperation() {
   Builder b(func.getContext());
 
   // Does it fit at all?
-  int64_t weightElemBytes = precision == "fp8" ? 1 : precision == "fp32" ? 4 : 2;
+  int64_t weightElemBytes = weightElementBytes(precision);
   int64_t needed = 0;
   for (Operation &op : func.getBody().front())
     if (auto c = dyn_cast<ConstantOp>(op)) {

@@ -1,5 +1,6 @@
 //===- SpatialOps.cpp - spatial dialect: verifiers ------------------------===//
 #include "loom/Dialect/Spatial/IR/Spatial.h"
+#include "loom/Runtime/TargetDesc.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -114,9 +115,9 @@ LogicalResult KernelOp::verify() {
     if (failed(verifyShardDim(*this, dim, type)))
       return failure();
   StringRef p = getPrecision();
-  if (p != "fp32" && p != "bf16" && p != "fp16" && p != "fp8")
-    return emitOpError("precision must be fp32, bf16, fp16 or fp8, got '")
-           << p << "'";
+  if (!loom::rt::kernelPrecisionFormat(p))
+    return emitOpError("precision must be ")
+           << loom::rt::kKernelPrecisions << ", got '" << p << "'";
   if (getCycles() < 0 || getFlops() < 0 || getBytes() < 0)
     return emitOpError("cycles, flops and bytes must be non-negative");
   return success();

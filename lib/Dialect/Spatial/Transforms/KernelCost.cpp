@@ -74,19 +74,12 @@ KernelDesc describeConv(graph::ConvOp conv, NumericFormat format) {
 std::optional<KernelDesc> describeKernel(StringRef kind, StringRef precision,
                                          mlir::Region &body,
                                          std::string &error) {
-  NumericFormat format;
-  if (precision == "fp32") {
-    format = NumericFormat::F32;
-  } else if (precision == "bf16") {
-    format = NumericFormat::BF16;
-  } else if (precision == "fp16") {
-    format = NumericFormat::F16;
-  } else if (precision == "fp8") {
-    format = NumericFormat::F8;
-  } else {
+  std::optional<NumericFormat> known = rt::kernelPrecisionFormat(precision);
+  if (!known) {
     error = "unknown precision '" + precision.str() + "'";
     return std::nullopt;
   }
+  NumericFormat format = *known;
   Block &block = body.front();
   TypeRange inputs = block.getArgumentTypes();
   TypeRange outputs = block.getTerminator()->getOperandTypes();
@@ -155,11 +148,10 @@ int64_t elementBytes(Type elementType) {
 namespace {
 /// Bytes per element of a narrow precision policy's operands; 0 for fp32.
 int64_t narrowBytes(StringRef precision) {
-  if (precision == "bf16" || precision == "fp16")
-    return 2;
-  if (precision == "fp8")
-    return 1;
-  return 0;
+  std::optional<NumericFormat> f = rt::kernelPrecisionFormat(precision);
+  if (!f || *f == NumericFormat::F32)
+    return 0;
+  return static_cast<int64_t>(rt::numericFormatBytes(*f));
 }
 
 /// The bytes per element `v` needs where kernel operand `index` of

@@ -51,14 +51,25 @@ enum class InputRounding {
   BF16,    ///< bfloat16, round to nearest even (loom::rt::BFloat16)
   FP16,    ///< IEEE binary16, round to nearest even (loom::rt::Half)
   FP8E4M3, ///< FP8 E4M3, round to nearest even, saturating (roundToFp8E4M3)
+  /// int8, symmetric per tensor: scale s = max|x| / 127, x -> s x
+  /// clamp(round-to-nearest-even(x / s), -127, 127); an all-zero tensor
+  /// stays zero. Kernels multiply and sum the dequantized values in fp32,
+  /// which an int8 unit's exact int32 arithmetic matches to within fp32
+  /// rounding.
+  Int8,
 };
 
 /// The input rounding of a kernel precision ("fp32", "bf16", "fp16",
-/// "fp8"); nullopt for any other string.
+/// "fp8", "int8"); nullopt for any other string.
 std::optional<InputRounding> inputRoundingOf(std::string_view precision);
 
-/// `v` rounded as `r` says, returned as fp32.
+/// `v` rounded as `r` says, returned as fp32. Int8 is per tensor (its
+/// scale depends on every element): use roundInputs.
 float roundInput(float v, InputRounding r);
+
+/// The `n` values of `src` rounded as `r` says into `dst` (which may be
+/// `src`): what a matmul or conv kernel of that precision reads.
+void roundInputs(const float *src, float *dst, int64_t n, InputRounding r);
 
 /// Options of fast execution.
 struct FastOptions {

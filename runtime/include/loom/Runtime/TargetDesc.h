@@ -64,6 +64,23 @@ inline std::optional<NumericFormat> parseNumericFormat(std::string_view name) {
   return std::nullopt;
 }
 
+/// The precisions a kernel's precision policy may name, the format of its
+/// matrix unit's inputs: "fp32", "bf16", "fp16", "fp8" (E4M3) or "int8"
+/// (symmetric, per tensor); std::nullopt for anything else.
+inline std::optional<NumericFormat>
+kernelPrecisionFormat(std::string_view precision) {
+  std::optional<NumericFormat> f = parseNumericFormat(precision);
+  if (f && (*f == NumericFormat::F32 || *f == NumericFormat::BF16 ||
+            *f == NumericFormat::F16 || *f == NumericFormat::F8 ||
+            *f == NumericFormat::I8))
+    return f;
+  return std::nullopt;
+}
+
+/// The kernel precisions, as error messages list them.
+inline constexpr const char *kKernelPrecisions =
+    "fp32, bf16, fp16, fp8 or int8";
+
 /// Storage bytes of one element (tf32 is stored as fp32; fp4 is half a byte).
 inline double numericFormatBytes(NumericFormat format) {
   switch (format) {

@@ -150,13 +150,18 @@ def GraphPrecisionPolicy : Pass<"graph-precision-policy", "mlir::func::FuncOp"> 
     matrix unit on narrow inputs (activations and weights rounded to
     bfloat16, IEEE binary16 or FP8 E4M3, round to nearest even; E4M3
     saturates at +-448) with fp32 accumulation, and their epilogue and
-    outputs in fp32; every other kernel stays fp32. With `precision=fp32`
-    (the default) every kernel is fp32. Any other value is an error.
+    outputs in fp32; every other kernel stays fp32. With `precision=int8`
+    each input of a matmul or conv is quantized symmetrically per tensor
+    (scale max|x| / 127, round to nearest even, clamp to +-127; zero stays
+    zero) and the result is fp32 (the hardware's int32 arithmetic is exact;
+    the simulator multiplies and sums the dequantized values in fp32).
+    With `precision=fp32` (the default) every kernel is fp32. Any other
+    value is an error.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
-           "Matrix precision policy: fp32, bf16, fp16 or fp8 (narrow inputs, "
-           "fp32 accumulation)">
+           "Matrix precision policy: fp32, bf16, fp16, fp8 or int8 (narrow "
+           "inputs, fp32 or int32 accumulation)">
   ];
 }
 
@@ -167,7 +172,7 @@ def GraphChooseLayout : Pass<"graph-choose-layout", "mlir::func::FuncOp"> {
     Loads the target (`target=NAME` for a preset, or a JSON file) with
     `loom::TargetModel` and sets `block = [M, N, K]`, the matrix unit's
     native block, on every matmul and conv kernel whose precision (fp32,
-    bf16, fp16 or fp8) the matrix unit runs; the operands are laid out and padded in
+    bf16, fp16, fp8 or int8) the matrix unit runs; the operands are laid out and padded in
     whole blocks. A kernel whose precision the matrix unit does not run goes
     to the vector unit, which has no native block, so its `block` is
     removed. Other kernels are not changed. A missing or invalid target is
