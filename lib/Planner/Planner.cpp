@@ -463,6 +463,16 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     error = bad;
     return std::nullopt;
   }
+  // A sequence's context is its input and output tokens; the model has
+  // positions for max_position_embeddings of them.
+  if (config.maxPositions > 0 &&
+      r.inputLen + r.outputLen > config.maxPositions) {
+    error = "input + output tokens (" + std::to_string(r.inputLen) + " + " +
+            std::to_string(r.outputLen) + ") exceed " + config.name +
+            "'s max_position_embeddings (" +
+            std::to_string(config.maxPositions) + ")";
+    return std::nullopt;
+  }
   ModelCost m = modelCost(config);
   // Candidate degrees: tensor parallelism in powers of two up to a node of
   // GPUs or the attention heads of a spatial chip group; pipeline stages
@@ -746,6 +756,12 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
         break;
     }
     bar.finish();
+    for (const auto &[key, seconds] : cache)
+      if (!seconds)
+        result.compileFailures.push_back(
+            "the layer on " + std::to_string(std::get<0>(key)) +
+            " chips at batch " + std::to_string(std::get<1>(key)) +
+            " did not compile: " + why[key]);
   }
   order();
   if (result.plans.size() > size_t(r.top))
@@ -859,6 +875,8 @@ std::string formatTable(const Result &result, const Request &r) {
     out += "estimate: priced by the cost model alone (--no-compile, or the "
            "layer budget was spent: scaled by the compiled layers' ratio to "
            "their estimates); compiled: the decode layer's schedule\n";
+  for (const std::string &f : result.compileFailures)
+    out += "warning: " + f + "\n";
   (void)r;
   return out;
 }
@@ -913,6 +931,8 @@ std::string formatJson(const Result &result, const Request &r) {
     plans.push_back(q);
   }
   j["plans"] = plans;
+  if (!result.compileFailures.empty())
+    j["compile_failures"] = result.compileFailures;
   j["candidates"] = result.evaluated;
   j["seconds"] = result.seconds;
   return j.dump(2) + "\n";

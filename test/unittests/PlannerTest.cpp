@@ -219,6 +219,8 @@ TEST(PlannerTest, CapacityRejectsWhatDoesNotFit) {
 TEST(PlannerTest, SearchIsDeterministicAndMeetsTargets) {
   TargetModel h100 = loadTarget("h100");
   Request r;
+  r.inputLen = 100; // the tiny model has 128 positions
+  r.outputLen = 20;
   r.concurrency = 16;
   r.tpot = 0.05;
   r.compile = false;
@@ -249,6 +251,8 @@ TEST(PlannerTest, SearchIsDeterministicAndMeetsTargets) {
 TEST(PlannerTest, EachTensorParallelDegreeIsMeasured) {
   TargetModel tsp = loadTarget("tsp-v1");
   Request r;
+  r.inputLen = 100; // the tiny model has 128 positions
+  r.outputLen = 20;
   r.maxChips = 8;
   r.top = 1;
   r.threads = 1;
@@ -324,4 +328,46 @@ TEST(PlannerTest, LayerPrecisionIsOneTheMatrixUnitRuns) {
   EXPECT_EQ(layerPrecision(lpx, "bf16"), "bf16"); // none: the vector unit
   EXPECT_EQ(layerPrecision(h100, "int8"), "int8");
   EXPECT_EQ(layerPrecision(h100, "fp32"), "fp32");
+}
+
+// A context longer than the model's positions is refused, naming both.
+TEST(PlannerTest, ContextBeyondTheModelsPositionsIsAnError) {
+  Request r;
+  r.inputLen = 120;
+  r.outputLen = 20;
+  std::string error;
+  EXPECT_FALSE(loom::plan::plan(tinyConfig(), "", loadTarget("h100"), r,
+                                nullptr, error));
+  EXPECT_EQ(error, "input + output tokens (120 + 20) exceed tiny's "
+                   "max_position_embeddings (128)");
+}
+
+// A layer that does not compile is reported (not only ranked last), and the
+// table says so.
+TEST(PlannerTest, LayerCompileFailuresAreReported) {
+  Request r;
+  r.inputLen = 100;
+  r.outputLen = 20;
+  r.maxChips = 8;
+  r.top = 2;
+  r.threads = 1;
+  LayerCompiler failing = [](const std::string &, const std::string &,
+                             int64_t, int64_t, int64_t, const std::string &,
+                             int64_t, std::string &why)
+      -> std::optional<double> {
+    why = "boom";
+    return std::nullopt;
+  };
+  std::string error;
+  std::optional<Result> result = loom::plan::plan(
+      tinyConfig(), "tiny.json", loadTarget("tsp-v1"), r, failing, error);
+  ASSERT_TRUE(result && !result->plans.empty()) << error;
+  ASSERT_FALSE(result->compileFailures.empty());
+  EXPECT_NE(result->compileFailures[0].find("did not compile: boom"),
+            std::string::npos)
+      << result->compileFailures[0];
+  EXPECT_NE(formatTable(*result, r).find("warning: the layer on "),
+            std::string::npos);
+  EXPECT_NE(formatJson(*result, r).find("\"compile_failures\""),
+            std::string::npos);
 }

@@ -131,6 +131,9 @@ struct Result {
   int64_t evaluated = 0;
   std::optional<Plan> nearest;
   double seconds = 0;
+  /// Layers that did not compile (one line each: the group, the batch and
+  /// why); their plans are ranked last and priced by the cost model.
+  std::vector<std::string> compileFailures;
 };
 
 /// The kernel precision a layer with weights stored as `weights` compiles
