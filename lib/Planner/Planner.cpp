@@ -34,20 +34,6 @@ double precisionBytes(const std::string &p) {
   return 0;
 }
 
-static NumericFormat formatOf(const std::string &p) {
-  if (p == "fp32")
-    return NumericFormat::F32;
-  if (p == "bf16")
-    return NumericFormat::BF16;
-  if (p == "fp16")
-    return NumericFormat::F16;
-  if (p == "int8")
-    return NumericFormat::I8;
-  if (p == "fp4")
-    return NumericFormat::F4;
-  return NumericFormat::F8;
-}
-
 double ModelCost::totalParams() const {
   return layers * (attnParams + experts * expertParams) + embedParams +
          headParams;
@@ -121,11 +107,13 @@ struct System {
     usable = spatial ? TargetModel::kPartitionSramShare : 0.9;
     memBw = spatial ? target.sramBytesPerSecondPerChip()
                     : target.offChipBytesPerSecondPerChip();
-    peak = target.peakFlopsPerChip(formatOf(r.weights));
+    // The matrix unit runs the weights in a format it has (fp8 weights on
+    // tsp-v1 as int8, fp4 on H100 as fp8), as the compiled layers do.
+    peak = target.peakFlopsPerChip(matrixFormat(target, r.weights));
     if (peak <= 0)
       peak = target.peakFlopsPerChip(NumericFormat::BF16);
     // A cache format the chip does not compute in keeps the weights' peak.
-    double attnPeak = target.peakFlopsPerChip(formatOf(r.kv));
+    double attnPeak = target.peakFlopsPerChip(matrixFormat(target, r.kv));
     if (attnPeak > 0 && peak > 0)
       attnScale = peak / attnPeak;
     linkBw = target.chipLinkBytesPerSecondPerChip();
@@ -209,26 +197,53 @@ const char *bigger(double compute, double memory, double link) {
 
 } // namespace
 
-std::string layerPrecision(const TargetModel &target,
-                           const std::string &weights) {
-  using rt::NumericFormat;
+namespace {
+/// The formats a matrix unit may multiply weights stored as `weights` in,
+/// in order of preference: the weights' own, then the others of its width
+/// (fp4, which few units run, falls back to one byte).
+std::vector<NumericFormat> matrixCandidates(const std::string &weights) {
   std::optional<NumericFormat> asked = rt::parseNumericFormat(weights);
-  double bytes = asked ? rt::numericFormatBytes(*asked) : 1.0;
-  std::vector<std::string> candidates;
-  if (rt::kernelPrecisionFormat(weights))
-    candidates.push_back(weights);
-  if (bytes <= 1.0)
-    candidates.insert(candidates.end(), {"fp8", "int8"});
-  else if (bytes == 2.0)
-    candidates.insert(candidates.end(), {"bf16", "fp16"});
-  else
-    candidates.push_back("fp32");
-  for (const std::string &c : candidates)
-    if (target.matrixSupports(*rt::kernelPrecisionFormat(c)))
-      return c;
-  return candidates.front();
+  NumericFormat own = asked.value_or(NumericFormat::F8);
+  std::vector<NumericFormat> c{own};
+  switch (own) {
+  case NumericFormat::F4:
+  case NumericFormat::F8:
+  case NumericFormat::I8:
+    c.insert(c.end(), {NumericFormat::F8, NumericFormat::I8});
+    break;
+  case NumericFormat::BF16:
+  case NumericFormat::F16:
+    c.insert(c.end(), {NumericFormat::BF16, NumericFormat::F16});
+    break;
+  case NumericFormat::F32:
+  case NumericFormat::TF32:
+    c.insert(c.end(), {NumericFormat::F32, NumericFormat::TF32});
+    break;
+  }
+  return c;
+}
+} // namespace
+
+NumericFormat matrixFormat(const TargetModel &target,
+                           const std::string &weights) {
+  std::vector<NumericFormat> c = matrixCandidates(weights);
+  for (NumericFormat f : c)
+    if (target.matrixSupports(f))
+      return f;
+  return c.front();
 }
 
+std::string layerPrecision(const TargetModel &target,
+                           const std::string &weights) {
+  std::vector<NumericFormat> kernel;
+  for (NumericFormat f : matrixCandidates(weights))
+    if (rt::kernelPrecisionFormat(rt::numericFormatName(f)))
+      kernel.push_back(f);
+  for (NumericFormat f : kernel)
+    if (target.matrixSupports(f))
+      return rt::numericFormatName(f);
+  return rt::numericFormatName(kernel.front());
+}
 
 std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                           const Request &r, int64_t tp, int64_t pp, int64_t ep,

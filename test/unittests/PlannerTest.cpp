@@ -328,6 +328,30 @@ TEST(PlannerTest, LayerPrecisionIsOneTheMatrixUnitRuns) {
   EXPECT_EQ(layerPrecision(lpx, "bf16"), "bf16"); // none: the vector unit
   EXPECT_EQ(layerPrecision(h100, "int8"), "int8");
   EXPECT_EQ(layerPrecision(h100, "fp32"), "fp32");
+  // The cost model's format keeps fp4 where the unit runs it.
+  TargetModel b200 = loadTarget("b200");
+  EXPECT_EQ(matrixFormat(b200, "fp4"), NumericFormat::F4);
+  EXPECT_EQ(matrixFormat(h100, "fp4"), NumericFormat::F8);
+  EXPECT_EQ(matrixFormat(tsp, "fp8"), NumericFormat::I8);
+  EXPECT_EQ(matrixFormat(lpx, "int8"), NumericFormat::F8);
+  EXPECT_EQ(layerPrecision(b200, "fp4"), "fp8");
+}
+
+// fp8 weights on tsp-v1 run on its int8 matrix unit: the estimate prices
+// them at the int8 peak, not the vector unit's.
+TEST(PlannerTest, EstimatePricesTheMatrixUnitsFormat) {
+  TargetModel tsp = loadTarget("tsp-v1");
+  Request r;
+  r.inputLen = 100;
+  r.outputLen = 20;
+  auto step = [&](const char *weights) {
+    r.weights = weights;
+    std::optional<Plan> p =
+        price(modelCost(tinyConfig()), tsp, r, 1, 1, 1, 1, 1024);
+    EXPECT_TRUE(p.has_value());
+    return p ? p->tpot : 0.0;
+  };
+  EXPECT_NEAR(step("fp8"), step("int8"), 1e-12);
 }
 
 // A context longer than the model's positions is refused, naming both.

@@ -136,13 +136,20 @@ struct Result {
   std::vector<std::string> compileFailures;
 };
 
+/// The format `target`'s matrix unit multiplies weights stored as `weights`
+/// in: that format when the unit runs it, else one of the same width it
+/// runs (fp8 or int8 for one byte, and for fp4; bf16 or fp16 for two; fp32
+/// or tf32), else the weights' own (the vector unit). fp8 weights on
+/// tsp-v1 (int8 and fp16) run as int8, fp4 on H100 as fp8. The cost model
+/// prices compute at its peak.
+rt::NumericFormat matrixFormat(const TargetModel &target,
+                               const std::string &weights);
+
 /// The kernel precision a layer with weights stored as `weights` compiles
-/// at on `target`: that format when the compiler has it and the target's
-/// matrix unit runs it, else one of the same width the unit runs (fp8 or
-/// int8 for one byte and for fp4, which the compiler lacks; bf16 or fp16
-/// for two): int8 weights on an fp8-only chip compile at fp8, fp8 weights
-/// on tsp-v1 (int8 and fp16) at int8. With none the unit runs, the first
-/// (whose matmuls then run on the vector unit).
+/// at on `target`: as matrixFormat, among the formats the compiler has
+/// (fp4 compiles at fp8 or int8): int8 weights on an fp8-only chip at fp8,
+/// fp8 weights on tsp-v1 at int8. With none the unit runs, the weights'
+/// own, or fp8 for fp4 (whose matmuls then run on the vector unit).
 std::string layerPrecision(const TargetModel &target,
                            const std::string &weights);
 
