@@ -402,11 +402,15 @@ void SpatialToSchedPass::runOnOperation() {
       }
       if (fromChip != toChip) {
         // Across the chip network: each source tile's DMA unit injects its
-        // shard into the first chip link, and every link of the route is
-        // busy for the message's bytes; the message arrives the route's
-        // latency later (serdes, switching, flight), while the links
-        // already carry other messages, so readers wait for the arrival
-        // and not the links.
+        // shard at its own rate (into the mesh towards the chip's links),
+        // and every link of the route is busy for the message's bytes at
+        // the route's slowest rate; the message arrives the route's latency
+        // later (serdes, switching, flight), while the links already carry
+        // other messages, so readers wait for the arrival and not the
+        // links. The DMA is not held while a slower link drains: it
+        // interleaves the messages it has in flight, so a tile feeds
+        // routes to several chips at once (a gather across nodes sends to
+        // every other node together, each at its link's rate).
         std::map<int64_t, int64_t> sent;                 // tile -> bytes
         std::map<int64_t, std::vector<int64_t>> destsOf; // tile -> dest tiles
         std::vector<int64_t> srcTiles, dstTiles;
@@ -437,13 +441,16 @@ void SpatialToSchedPass::runOnOperation() {
         int64_t total = 0;
         for (auto &[tile, bytes] : sent)
           total += bytes;
+        // The tile's injection rate: its mesh link (SRAM without a mesh),
+        // or the route if slower still is the link's business.
+        const double inject = linkRate > 0 ? linkRate : sramRate;
         std::vector<InstrRecord> instrs;
         for (const auto &[tile, bytes] : sent) {
           InstrRecord r;
           r.unit = "dma";
           r.resource = unitResource(tile, 2);
           r.bytes = bytes;
-          r.duration = std::max<int64_t>(1, ceilDiv(bytes, rate));
+          r.duration = std::max<int64_t>(1, ceilDiv(bytes, inject));
           r.tile = tile;
           r.reads = {transfer.getSource()};
           r.writes = {transfer.getResult()};
