@@ -4,6 +4,7 @@
 // RUN: %loom-opt --graph-to-spatial="target=tiny mapping=pipelined" --spatial-to-sched=target=tiny %s | FileCheck %s
 // RUN: %loom-opt --graph-to-spatial="target=tiny mapping=pipelined" --spatial-to-sched=target=tiny --sched-verify=target=tiny %s > /dev/null
 // RUN: not %loom-opt --graph-to-spatial="target=tiny mapping=pipelined" --spatial-to-sched="target=tiny max-ii=20" %s 2>&1 | FileCheck %s --check-prefix=MAXII
+// RUN: %loom-opt --graph-to-spatial="target=%S/Inputs/tiny-small-sram.json mapping=pipelined" --spatial-to-sched=target=%S/Inputs/tiny-small-sram.json %s | FileCheck %s --check-prefix=SRAM
 // RUN: not %loom-opt --graph-to-spatial="target=%S/Inputs/tiny-slow-mesh.json mapping=pipelined" --spatial-to-sched="target=%S/Inputs/tiny-slow-mesh.json max-ii=100" %s 2>&1 | FileCheck %s --check-prefix=LINK
 
 // The busiest unit is mm's matrix unit, 22 cycles per input, so a new input
@@ -24,6 +25,14 @@
 // CHECK: sched.instr 6 "vector"[1] start 32 duration 10 kernel 1 bytes 0 deps [2, 3, 4, 5] reads [6] writes [8]
 // CHECK: sched.buffer 8 %{{.*}} tile 1 offset 512 size 512 live 32 to 42 :
 // CHECK: sched.summary {initiation_interval = 22 : i64, mapping = "pipelined", {{.*}}total_cycles = 42 : i64}
+
+// With 1536 bytes of SRAM a tile, tile 0 cannot hold two copies of mm's
+// result beside the input and the weight: at the 22-cycle interval they
+// overflow, so the interval grows (doubling, then halving the gap) to 32,
+// where mm's result lives one interval and needs one copy; one input at a
+// time would be 42 cycles.
+// SRAM: sched.buffer 4 %{{.*}} tile 0 offset {{[0-9]+}} size 512 live 0 to 32 :
+// SRAM: sched.summary {initiation_interval = 32 : i64, mapping = "pipelined"
 
 // MAXII: error: {{.*}}spatial-to-sched: matrix unit of tile 4 (1,0) is oversubscribed: it is busy 22 cycles per input for 'mm', more than the initiation interval limit of 20 cycles (max-ii)
 

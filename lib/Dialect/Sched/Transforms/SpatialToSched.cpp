@@ -559,6 +559,8 @@ void SpatialToSchedPass::runOnOperation() {
   std::set<void *> returned;
   for (Value v : entry.getTerminator()->getOperands())
     returned.insert(v.getAsOpaquePointer());
+  // The bytes the last timing that did not fit needed on its fullest tile.
+  int64_t overflowBytes = 0;
   // Lifetimes and SRAM of one timing; false (with a diagnostic when
   // `report`) if the buffers do not fit.
   auto allocate = [&](const TaskTimes &t, bool report) -> bool {
@@ -647,13 +649,15 @@ void SpatialToSchedPass::runOnOperation() {
     };
     if (std::optional<SramOverflow> over =
             findFirstOverflow(lifetimes, capacity, period)) {
-      fail(over->buffer, maxLiveBytes(lifetimes, period), "live at once");
+      overflowBytes = maxLiveBytes(lifetimes, period);
+      fail(over->buffer, overflowBytes, "live at once");
       return false;
     }
     SramAllocation alloc = assignSramOffsets(lifetimes, alignment, period);
     for (size_t i = 0; i < ids.size(); ++i) {
       buffers[ids[i]].offset = alloc.offsets[i];
       if (alloc.offsets[i] + lifetimes[i].footprint() > capacity) {
+        overflowBytes = alloc.peakBytes;
         fail(i, alloc.peakBytes, "after allocation");
         return false;
       }
@@ -672,37 +676,49 @@ void SpatialToSchedPass::runOnOperation() {
   // fit in SRAM (0: none), for the max-ii diagnostic.
   int64_t sramFailedII = 0;
   if (pipelined) {
-    // The tightest packing first, at rising intervals while its rotating
-    // copies overflow SRAM (a longer interval needs fewer copies), then
-    // ever looser packings (shorter lifetimes).
-    int64_t from = 0;
-    for (int k = 0; k < 8 && !allocated; ++k) {
-      std::optional<TaskTimes> t =
-          scheduleModulo(taskParts, taskDeps, numResources, 1.0, from,
-                         list.ii);
-      if (!t)
-        break;
-      attempts.push_back(std::move(*t));
-      allocated = allocate(attempts.back(), false);
-      if (!allocated)
-        sramFailedII = sramFailedII ? std::min(sramFailedII, attempts.back().ii)
-                                    : attempts.back().ii;
-      from = attempts.back().ii + std::max<int64_t>(1, attempts.back().ii / 24);
-    }
-    for (double slack : {0.5, 0.25, 0.0}) {
-      if (allocated)
-        break;
-      if (std::optional<TaskTimes> t =
-              scheduleModulo(taskParts, taskDeps, numResources, slack, 0,
-                             list.ii)) {
+    // The tightest packing first, then ever looser ones (shorter
+    // lifetimes, less SRAM). Each at its own interval; while its rotating
+    // copies overflow SRAM, at longer intervals (a longer interval needs
+    // fewer copies): doubling until one fits, then halving the gap between
+    // the longest that overflowed and the shortest that fit, down to 1/32
+    // of it. A packing whose need does not shrink as its interval doubles
+    // (lifetimes that grow with the interval) is given up.
+    std::optional<size_t> best;
+    for (double slack : {1.0, 0.5, 0.25, 0.0}) {
+      int64_t from = 0, overflowed = 0, lastNeed = 0;
+      std::optional<size_t> fit;
+      for (int k = 0; k < 16; ++k) {
+        std::optional<TaskTimes> t = scheduleModulo(
+            taskParts, taskDeps, numResources, slack, from, list.ii);
+        if (!t)
+          break;
         attempts.push_back(std::move(*t));
-        allocated = allocate(attempts.back(), false);
-        if (!allocated)
-          sramFailedII = sramFailedII
-                             ? std::min(sramFailedII, attempts.back().ii)
-                             : attempts.back().ii;
+        const int64_t got = attempts.back().ii;
+        if (allocate(attempts.back(), false)) {
+          if (!fit || got < attempts[*fit].ii)
+            fit = attempts.size() - 1;
+        } else {
+          overflowed = std::max(overflowed, got);
+          sramFailedII = sramFailedII ? std::min(sramFailedII, got) : got;
+          if (!fit && lastNeed && overflowBytes * 10 >= lastNeed * 9)
+            break;
+          lastNeed = overflowBytes;
+        }
+        if (fit && attempts[*fit].ii - overflowed <=
+                       std::max<int64_t>(1, overflowed / 32))
+          break;
+        // Below one input at a time (list.ii), or it is not worth it.
+        int64_t next = fit ? overflowed + (attempts[*fit].ii - overflowed) / 2
+                           : std::min(2 * got, list.ii - 1);
+        if (next <= (fit ? overflowed : got))
+          break;
+        from = next;
       }
+      if (fit && (!best || attempts[*fit].ii < attempts[*best].ii))
+        best = fit;
     }
+    if (best)
+      allocated = allocate(attempts[*best], false);
   }
   if (!allocated) {
     attempts.push_back(list);
