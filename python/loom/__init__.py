@@ -476,11 +476,14 @@ def _compare(name, expected, actual, rtol, atol, scale_tol):
     a = actual.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         err = np.abs(a - e)
-        err = np.where(np.isnan(e) & np.isnan(a), 0.0, err)
-        err = np.where(np.isnan(err), np.inf, err)
+        # Equal values match (infinities of one sign included, as a masked
+        # logit's -inf); a NaN or an infinity against anything else does not.
+        same = (np.isnan(e) & np.isnan(a)) | (a == e)
+        err = np.where(same, 0.0, err)
+        err = np.where(~same & ~(np.isfinite(e) & np.isfinite(a)), np.inf, err)
         finite = np.isfinite(e)
         scale = float(np.abs(e[finite]).max()) if finite.any() else 0.0
-        tol = max(atol, scale_tol * scale) + rtol * np.abs(e)
+        tol = max(atol, scale_tol * scale) + rtol * np.where(finite, np.abs(e), 0.0)
         bad = ~(err <= tol)
         nz = e != 0
         max_abs = float(err.max())

@@ -410,19 +410,21 @@ void roundInputs(const float *src, float *dst, int64_t n, InputRounding r) {
       dst[i] = roundInput(src[i], r);
     return;
   }
-  float maxAbs = 0.0f;
+  // The scale of the finite values (in double: it may be subnormal in
+  // float, and 127 x it may overflow). An inf or NaN passes through as it
+  // is; all zero stays zero.
+  double maxAbs = 0.0;
   for (int64_t i = 0; i < n; ++i)
-    maxAbs = std::max(maxAbs, std::fabs(src[i]));
-  if (maxAbs == 0.0f || !std::isfinite(maxAbs)) {
-    // All zero stays zero; an inf or NaN has no scale and passes through.
-    if (dst != src)
-      std::copy(src, src + n, dst);
-    return;
-  }
-  const float scale = maxAbs / 127.0f;
+    if (std::isfinite(src[i]))
+      maxAbs = std::max(maxAbs, double(std::fabs(src[i])));
+  const double scale = maxAbs / 127.0;
   for (int64_t i = 0; i < n; ++i) {
-    float q = std::nearbyint(src[i] / scale); // ties to even (default mode)
-    dst[i] = std::clamp(q, -127.0f, 127.0f) * scale;
+    if (!std::isfinite(src[i]) || scale == 0.0) {
+      dst[i] = src[i];
+      continue;
+    }
+    double q = std::nearbyint(double(src[i]) / scale); // ties to even
+    dst[i] = static_cast<float>(std::clamp(q, -127.0, 127.0) * scale);
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -48,6 +49,26 @@ TEST(Int8Rounding, ByHand) {
   std::vector<float> zeros(4, 0.0f);
   roundInputs(zeros.data(), zeros.data(), 4, InputRounding::Int8);
   EXPECT_EQ(zeros, std::vector<float>(4, 0.0f));
+}
+
+// The scale is computed in double: a subnormal largest value, and one near
+// FLT_MAX, keep their magnitude; inf and NaN pass through without setting
+// the scale of the finite values.
+TEST(Int8Rounding, ExtremesAndSpecials) {
+  const float tiny = 1.4e-44f, huge = std::numeric_limits<float>::max();
+  std::vector<float> got = int8({tiny, 0.0f});
+  EXPECT_EQ(got[0], tiny);
+  EXPECT_EQ(got[1], 0.0f);
+  got = int8({huge, -huge, 0.0f});
+  EXPECT_EQ(got[0], huge);
+  EXPECT_EQ(got[1], -huge);
+  EXPECT_EQ(got[2], 0.0f);
+  const float inf = std::numeric_limits<float>::infinity();
+  got = int8({-inf, 15.875f, 0.1875f, std::nanf("")});
+  EXPECT_EQ(got[0], -inf);
+  EXPECT_EQ(got[1], 15.875f);
+  EXPECT_EQ(got[2], 0.25f); // quantized at the finite values' scale, 1/8
+  EXPECT_TRUE(std::isnan(got[3]));
 }
 
 TEST(Int8Rounding, NearestOfTheLevels) {

@@ -417,18 +417,20 @@ Divergence compareTensors(const loom::rt::Tensor &expected,
   atol = std::max(atol, scaleTol * scale);
   for (int64_t i = 0; i < expected.numElements(); ++i) {
     double e = expected.getDouble(i), a = actual.getDouble(i);
-    if (std::isnan(e) && std::isnan(a))
+    // Equal values match, infinities of one sign included (a masked
+    // logit's -inf); a NaN or an infinity against anything else does not.
+    if ((std::isnan(e) && std::isnan(a)) || a == e)
       continue;
     double err = std::fabs(a - e);
-    if (std::isnan(err))
+    if (std::isnan(err) || std::isinf(err) || std::isinf(e))
       err = std::numeric_limits<double>::infinity();
     if (err > d.maxAbs) {
       d.maxAbs = err;
       d.worst = i;
     }
-    if (e != 0)
+    if (e != 0 && std::isfinite(e))
       d.maxRel = std::max(d.maxRel, err / std::fabs(e));
-    if (!(err <= atol + rtol * std::fabs(e)))
+    if (!std::isfinite(err) || !(err <= atol + rtol * std::fabs(e)))
       d.ok = false;
   }
   return d;

@@ -7,7 +7,9 @@
 // all_gather, and the down projection's partial sums meet in one
 // all_reduce. Before, a whole computed operand made the split be gathered.
 // The second function runs an op of two results (topk's values and
-// indices) replicated across the chips: both results are given.
+// indices) replicated across the chips: both results are given. In the
+// third the small operand is an input marked whole, which the host does not
+// scatter: each chip gets it whole (part axis -1) and the split is gathered.
 // RUN: %loom-opt --split-input-file --graph-partition="target=tiny chips=4 tp=4 pp=1" %s | FileCheck %s
 
 // CHECK-LABEL: func.func @gate(
@@ -45,4 +47,17 @@ func.func @topk(%x: tensor<1x16xf32> {graph.name = "x", graph.whole}) -> (tensor
   %h = graph.matmul %x, %w : (tensor<1x16xf32>, tensor<16x8xf32>) -> tensor<1x8xf32>
   %v, %i = graph.topk %h {axis = 1 : i64, k = 2 : i64, largest = true, sorted = true} : (tensor<1x8xf32>) -> (tensor<1x2xf32>, tensor<1x2xi64>)
   return %v, %i : tensor<1x2xf32>, tensor<1x2xi64>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @whole_gate(
+// CHECK-SAME: graph.name = "x", graph.part = array<i64: -1, 0, 4>, graph.whole
+// CHECK-SAME: graph.name = "x", graph.part = array<i64: -1, 3, 4>, graph.whole
+// CHECK: graph.all_gather
+func.func @whole_gate(%a: tensor<4x8xf32> {graph.name = "a"}, %x: tensor<1x8xf32> {graph.name = "x", graph.whole}) -> (tensor<4x8xf32> {graph.name = "y"}) {
+  %w = graph.constant {value = dense<0.5> : tensor<8x8xf32>} : () -> tensor<8x8xf32>
+  %m = graph.matmul %a, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %y = graph.mul %m, %x : (tensor<4x8xf32>, tensor<1x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
 }

@@ -436,9 +436,12 @@ struct Propagation {
         // A split meeting a whole computed value as large as the result
         // (the residual stream): gather the split once rather than keep
         // the stream split. A smaller one (a gate, a norm's scale) is
-        // sliced on each chip instead, which moves nothing.
+        // sliced on each chip instead, which moves nothing. (An input
+        // marked whole stays whole: the host does not scatter it.)
+        bool sliceOnChip = of(v).kind == Shard::Rep && v.getDefiningOp() &&
+                           bytesOf(v) < bytesOf(out);
         if (!broadcasts && !isFree(v) && of(v).kind != Shard::Split &&
-            !(of(v).kind == Shard::Rep && bytesOf(v) < bytesOf(out)))
+            !sliceOnChip)
           return allRep(op);
         Shard mine = *common;
         mine.dim -= off;
