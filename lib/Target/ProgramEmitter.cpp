@@ -418,6 +418,11 @@ LogicalResult ProgramWriter::write(
   auto buffersVec = fbb_.CreateVector(bufferOffsets);
   auto linksVec = fbb_.CreateVector(linkOffsets);
   auto mapping = fbb_.CreateString(summary.getMapping().str());
+  std::vector<std::string> positionNames;
+  for (unsigned i = 0; i < ret.getNumOperands(); ++i)
+    positionNames.push_back(outNames[i].empty() ? "output" + std::to_string(i)
+                                                : outNames[i]);
+  auto outputNamesVec = fbb_.CreateVectorOfStrings(positionNames);
   fb::ProgramBuilder pb(fbb_);
   pb.add_version(1);
   pb.add_model(model);
@@ -444,6 +449,7 @@ LogicalResult ProgramWriter::write(
   pb.add_tensor_parallel(static_cast<int32_t>(tp));
   pb.add_pipeline_parallel(static_cast<int32_t>(pp));
   pb.add_topology(topology);
+  pb.add_output_names(outputNamesVec);
   pb.add_initiation_interval(summary.getInitiationInterval()
                                  ? summary.getInitiationInterval()
                                  : summary.getTotalCycles());

@@ -317,6 +317,16 @@ void ProgramLoader::load(const loom::program::Program &fb) {
   }
   for (size_t i = 0; i < p_.outputs.size(); ++i)
     checkTensorRef(p_.outputs[i], "program output " + std::to_string(i), false);
+  if (const auto *names = fb.output_names()) {
+    if (names->size() != p_.outputs.size())
+      fail("the program names " + std::to_string(names->size()) +
+           " outputs but has " + std::to_string(p_.outputs.size()));
+    for (const auto *n : *names)
+      p_.outputNames.push_back(n ? n->str() : std::string());
+  } else {
+    for (int32_t id : p_.outputs)
+      p_.outputNames.push_back(p_.tensor(id).name);
+  }
 }
 
 void ProgramLoader::loadTensors(const loom::program::Program &fb) {

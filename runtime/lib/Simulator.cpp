@@ -644,21 +644,24 @@ SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
 
   // Outputs split across chips are gathered: the parts concatenated along
   // their axis (replicas: part 0), in the order of their first part.
+  // Grouped by the outputs' names (by position: one tensor may be given as
+  // two outputs).
   std::map<std::string, std::vector<const ProgramTensor *>> partsOf;
-  for (int32_t id : p.outputs) {
-    const ProgramTensor &t = p.tensor(id);
+  for (size_t i = 0; i < p.outputs.size(); ++i) {
+    const ProgramTensor &t = p.tensor(p.outputs[i]);
     if (t.isPart())
-      partsOf[t.name].push_back(&t);
+      partsOf[p.outputNames[i]].push_back(&t);
   }
-  for (int32_t id : p.outputs) {
+  for (size_t i = 0; i < p.outputs.size(); ++i) {
+    const int32_t id = p.outputs[i];
     const ProgramTensor &t = p.tensor(id);
     SimOutput out;
-    out.name = t.name;
+    out.name = p.outputNames[i];
     out.tensorId = id;
     if (!t.isPart()) {
       out.value = fetch(id, "program output");
     } else {
-      std::vector<const ProgramTensor *> &parts = partsOf[t.name];
+      std::vector<const ProgramTensor *> &parts = partsOf[out.name];
       if (parts.empty())
         continue; // gathered at its first part
       std::sort(parts.begin(), parts.end(),
@@ -666,7 +669,7 @@ SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
                   return a->partIndex < b->partIndex;
                 });
       if (static_cast<int32_t>(parts.size()) != t.partCount)
-        throw Error(p.path + ": output '" + t.name + "' has " +
+        throw Error(p.path + ": output '" + out.name + "' has " +
                     std::to_string(parts.size()) + " parts, not " +
                     std::to_string(t.partCount));
       if (t.partAxis < 0) {

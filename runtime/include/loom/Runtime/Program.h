@@ -197,6 +197,8 @@ public:
   std::vector<ProgramTensor> tensors;
   /// Tensor ids in the model's input / output order.
   std::vector<int32_t> inputs, outputs;
+  /// The name of each output, by position (one tensor may be two outputs).
+  std::vector<std::string> outputNames;
   /// In execution order.
   std::vector<ProgramKernel> kernels;
   /// Sorted by (start, id).

@@ -341,6 +341,17 @@ def unnamed_dynamic():
     return model([node], [x], [tensor("Y", [None, 3])])
 
 
+def same_output_twice():
+    # One tensor given as two outputs (Identity): Y0 = Y1 = X @ W.
+    w = numpy_helper.from_array(
+        (np.arange(32, dtype=np.float32).reshape(4, 8) / 10), "W")
+    nodes = [helper.make_node("MatMul", ["X", "W"], ["M"], name="mm"),
+             helper.make_node("Identity", ["M"], ["Y0"], name="id0"),
+             helper.make_node("Identity", ["M"], ["Y1"], name="id1")]
+    return model(nodes, [tensor("X", [1, 4])],
+                 [tensor("Y0", [1, 8]), tensor("Y1", [1, 8])], [w])
+
+
 # Model name (a path under OUT_DIR, without .onnx) -> builder. A builder that
 # takes an argument gets the folder the model goes in, for its side files.
 MODELS = {
@@ -372,6 +383,7 @@ MODELS = {
     "escape/escaping_external": escaping_external,
     "escape/absolute_external": absolute_external,
     "unnamed_dynamic": unnamed_dynamic,
+    "same_output_twice": same_output_twice,
 }
 
 
