@@ -687,10 +687,12 @@ void SpatialToSchedPass::runOnOperation() {
     for (double slack : {1.0, 0.5, 0.25, 0.0}) {
       int64_t from = 0, overflowed = 0, lastNeed = 0;
       std::optional<size_t> fit;
+      // Only an interval below the best so far is worth searching for.
+      const int64_t cap = best ? attempts[*best].ii : list.ii;
       for (int k = 0; k < 16; ++k) {
         std::optional<TaskTimes> t = scheduleModulo(
             taskParts, taskDeps, numResources, slack, from, list.ii);
-        if (!t)
+        if (!t || t->ii >= cap)
           break;
         attempts.push_back(std::move(*t));
         const int64_t got = attempts.back().ii;
@@ -707,9 +709,10 @@ void SpatialToSchedPass::runOnOperation() {
         if (fit && attempts[*fit].ii - overflowed <=
                        std::max<int64_t>(1, overflowed / 32))
           break;
-        // Below one input at a time (list.ii), or it is not worth it.
+        // Below the best so far (at first, one input at a time), or it is
+        // not worth it.
         int64_t next = fit ? overflowed + (attempts[*fit].ii - overflowed) / 2
-                           : std::min(2 * got, list.ii - 1);
+                           : std::min(2 * got, cap - 1);
         if (next <= (fit ? overflowed : got))
           break;
         from = next;
