@@ -170,10 +170,14 @@ Outcome evaluate(const Options &o, const Point &p, const json &target,
     out.error = "the target is invalid: " + error;
     return out;
   }
-  std::vector<std::string> argv = {o.loom, "compile", p.model,
-                                   "--target=" + targetFile,
-                                   "--precision=" + o.precision,
-                                   "--no-verify", "-o", program};
+  // Each point is compiled for the sweep's objective (the partition and
+  // the mapping): throughput and throughput per watt for throughput.
+  std::vector<std::string> argv = {
+      o.loom, "compile", p.model, "--target=" + targetFile,
+      "--precision=" + o.precision,
+      std::string("--objective=") +
+          (o.objective == "latency" ? "latency" : "throughput"),
+      "--no-verify", "-o", program};
   int64_t chips = o.chips;
   for (size_t i = 0; i < o.models.size() && i < o.modelChips.size(); ++i)
     if (o.models[i] == p.model && o.modelChips[i] > 0)
