@@ -651,11 +651,10 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     // so its chip links get the bandwidth share they have there (a
     // dragonfly node's local links keep half when the system has other
     // nodes). A mixture-of-experts layer is compiled on its tp x ep chips
-    // at the whole micro-batch: graph-partition splits its experts' columns
-    // over them (whole experts per chip up to as many chips as experts)
-    // and its attention by heads, which gives each chip the work the
-    // estimate gives it (the micro-batch's attention split over ep groups
-    // of tp chips, each expert over tp).
+    // at the whole micro-batch: graph-partition splits every expert's
+    // (interleaved) columns and the attention's heads over them, which
+    // gives each chip the work the estimate gives it (the micro-batch's
+    // attention split over ep groups of tp chips, the experts over tp x ep).
     using Key = std::tuple<int64_t, int64_t, int64_t, int64_t>;
     std::map<Key, std::optional<double>> cache;
     std::map<Key, std::string> why;
@@ -716,15 +715,15 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
         if (!p.compiled && !cache.count(keyOf(p)))
           compile(p);
       }
-      // While the budget lasts, the best plan of each tensor-parallel
-      // degree not measured yet is compiled too: a degree's calibration is
-      // not another's (their collectives differ), and borrowing one can
-      // bury a better plan of another degree under it.
-      std::set<int64_t> degrees;
+      // While the budget lasts, the best plan of each group size (tp x ep)
+      // not measured yet is compiled too: a group's calibration is not
+      // another's (their collectives differ), and borrowing one can bury a
+      // better plan of another group under it.
+      std::set<int64_t> groups;
       for (const auto &[key, seconds] : cache)
-        degrees.insert(std::get<0>(key));
+        groups.insert(std::get<0>(key));
       for (size_t i = 0; i < result.plans.size() && cache.size() < 3; ++i)
-        if (degrees.insert(group(result.plans[i])).second)
+        if (groups.insert(group(result.plans[i])).second)
           compile(result.plans[i]);
       // Every plan whose layer is compiled takes its time; the others are
       // scaled by how far the compiled layers are from their estimates
@@ -745,13 +744,13 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
         p.compiled = true;
         p.layerPrecision = precision;
       }
-      // The calibration per tensor-parallel degree where a layer of it is
-      // compiled (the collectives differ), else over all.
-      std::map<int64_t, std::vector<double>> byTp;
+      // The calibration per group size where a layer of it is compiled
+      // (the collectives differ), else over all.
+      std::map<int64_t, std::vector<double>> byGroup;
       for (Plan &p : result.plans) {
         auto it = cache.find(keyOf(p));
         if (it != cache.end() && it->second)
-          byTp[group(p)].push_back(*it->second / estLayer[id(p)]);
+          byGroup[group(p)].push_back(*it->second / estLayer[id(p)]);
       }
       auto median = [](std::vector<double> v) {
         std::sort(v.begin(), v.end());
@@ -761,8 +760,8 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
         double all = median(ratios);
         for (Plan &p : result.plans)
           if (!p.compiled) {
-            auto it = byTp.find(group(p));
-            double k = it != byTp.end() ? median(it->second) : all;
+            auto it = byGroup.find(group(p));
+            double k = it != byGroup.end() ? median(it->second) : all;
             setTpot(p, double(m.layers) * estLayer[id(p)] * k + fixed(p, false));
           }
       }

@@ -2,6 +2,7 @@
 #include "loom/Runtime/OpExecutor.h"
 
 #include "loom/Runtime/Reference.h"
+#include "loom/Runtime/TargetDesc.h"
 
 #include <algorithm>
 #include <cassert>
@@ -374,17 +375,23 @@ const std::unordered_map<std::string, Impl> &registry() {
 bool isKnownOp(const std::string &name) { return registry().count(name); }
 
 std::optional<InputRounding> inputRoundingOf(std::string_view precision) {
-  if (precision == "fp32")
+  std::optional<NumericFormat> f = kernelPrecisionFormat(precision);
+  if (!f)
+    return std::nullopt;
+  switch (*f) {
+  case NumericFormat::F32:
     return InputRounding::None;
-  if (precision == "bf16")
+  case NumericFormat::BF16:
     return InputRounding::BF16;
-  if (precision == "fp16")
+  case NumericFormat::F16:
     return InputRounding::FP16;
-  if (precision == "fp8")
+  case NumericFormat::F8:
     return InputRounding::FP8E4M3;
-  if (precision == "int8")
+  case NumericFormat::I8:
     return InputRounding::Int8;
-  return std::nullopt;
+  default:
+    return std::nullopt;
+  }
 }
 
 float roundInput(float v, InputRounding r) {

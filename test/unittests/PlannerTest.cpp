@@ -28,12 +28,19 @@ LlmConfig tinyConfig() {
   return c;
 }
 
-/// The tiny model at fp8 on one H100, 100 input and 20 output tokens,
-/// `batch` sequences in flight.
-std::optional<Plan> tinyOnOneH100(int64_t batch) {
+/// A request of 100 input and 20 output tokens, which the tiny model's 128
+/// positions hold.
+Request tinyRequest() {
   Request r;
   r.inputLen = 100;
   r.outputLen = 20;
+  return r;
+}
+
+/// The tiny model at fp8 on one H100, 100 input and 20 output tokens,
+/// `batch` sequences in flight.
+std::optional<Plan> tinyOnOneH100(int64_t batch) {
+  Request r = tinyRequest();
   return price(modelCost(tinyConfig()), loadTarget("h100"), r, 1, 1, 1, 1, batch);
 }
 
@@ -147,9 +154,7 @@ TEST(PlannerTest, PrefillBatchedIntoChunksByHand) {
 // 4.5 PFLOP/s, FP4 9), and nothing else changes.
 TEST(PlannerTest, AttentionRunsAtTheCachePrecision) {
   TargetModel b200 = loadTarget("b200");
-  Request r;
-  r.inputLen = 100;
-  r.outputLen = 20;
+  Request r = tinyRequest();
   r.weights = "fp4";
   r.kv = "fp4";
   std::optional<Plan> fp4 = price(modelCost(tinyConfig()), b200, r, 1, 1, 1, 1, 4);
@@ -192,9 +197,7 @@ TEST(PlannerTest, TensorParallelAddsAllReduces) {
 TEST(PlannerTest, KvCachePerChipFollowsTheHeadSplit) {
   TargetModel h100 = loadTarget("h100");
   ModelCost m = modelCost(tinyConfig());
-  Request r;
-  r.inputLen = 100;
-  r.outputLen = 20;
+  Request r = tinyRequest();
   double perHead = 1 * (100 + 20) * 2 * (2 * 16) * precisionBytes(r.kv);
   for (auto [tp, heads] : {std::pair{2, 1}, {4, 1}, {8, 2}}) {
     std::optional<Plan> p = price(m, h100, r, tp, 1, 1, 1, 1);
@@ -218,9 +221,7 @@ TEST(PlannerTest, CapacityRejectsWhatDoesNotFit) {
 
 TEST(PlannerTest, SearchIsDeterministicAndMeetsTargets) {
   TargetModel h100 = loadTarget("h100");
-  Request r;
-  r.inputLen = 100; // the tiny model has 128 positions
-  r.outputLen = 20;
+  Request r = tinyRequest();
   r.concurrency = 16;
   r.tpot = 0.05;
   r.compile = false;
@@ -250,9 +251,7 @@ TEST(PlannerTest, SearchIsDeterministicAndMeetsTargets) {
 // when only the top plan is asked for.
 TEST(PlannerTest, EachTensorParallelDegreeIsMeasured) {
   TargetModel tsp = loadTarget("tsp-v1");
-  Request r;
-  r.inputLen = 100; // the tiny model has 128 positions
-  r.outputLen = 20;
+  Request r = tinyRequest();
   r.maxChips = 8;
   r.top = 1;
   r.threads = 1;
@@ -341,9 +340,7 @@ TEST(PlannerTest, LayerPrecisionIsOneTheMatrixUnitRuns) {
 // them at the int8 peak, not the vector unit's.
 TEST(PlannerTest, EstimatePricesTheMatrixUnitsFormat) {
   TargetModel tsp = loadTarget("tsp-v1");
-  Request r;
-  r.inputLen = 100;
-  r.outputLen = 20;
+  Request r = tinyRequest();
   auto step = [&](const char *weights) {
     r.weights = weights;
     std::optional<Plan> p =
@@ -369,9 +366,7 @@ TEST(PlannerTest, ContextBeyondTheModelsPositionsIsAnError) {
 // A layer that does not compile is reported (not only ranked last), and the
 // table says so.
 TEST(PlannerTest, LayerCompileFailuresAreReported) {
-  Request r;
-  r.inputLen = 100;
-  r.outputLen = 20;
+  Request r = tinyRequest();
   r.maxChips = 8;
   r.top = 2;
   r.threads = 1;

@@ -438,10 +438,10 @@ struct Propagation {
         // the stream split. A smaller one (a gate, a norm's scale) is
         // sliced on each chip instead, which moves nothing. (An input
         // marked whole stays whole: the host does not scatter it.)
-        bool sliceOnChip = of(v).kind == Shard::Rep && v.getDefiningOp() &&
-                           bytesOf(v) < bytesOf(out);
+        bool smallComputed = of(v).kind == Shard::Rep && v.getDefiningOp() &&
+                             bytesOf(v) < bytesOf(out);
         if (!broadcasts && !isFree(v) && of(v).kind != Shard::Split &&
-            !sliceOnChip)
+            !smallComputed)
           return allRep(op);
         Shard mine = *common;
         mine.dim -= off;

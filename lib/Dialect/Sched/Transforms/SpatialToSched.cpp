@@ -441,8 +441,8 @@ void SpatialToSchedPass::runOnOperation() {
         int64_t total = 0;
         for (auto &[tile, bytes] : sent)
           total += bytes;
-        // The tile's injection rate: its mesh link (SRAM without a mesh),
-        // or the route if slower still is the link's business.
+        // The tile's injection rate: its mesh link's (its SRAM's without a
+        // mesh); a slower route holds its links, not the DMA.
         const double inject = linkRate > 0 ? linkRate : sramRate;
         std::vector<InstrRecord> instrs;
         for (const auto &[tile, bytes] : sent) {

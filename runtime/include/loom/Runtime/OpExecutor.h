@@ -53,9 +53,9 @@ enum class InputRounding {
   FP8E4M3, ///< FP8 E4M3, round to nearest even, saturating (roundToFp8E4M3)
   /// int8, symmetric per tensor: scale s = max|x| / 127 over the finite
   /// values, x -> s x clamp(round-to-nearest-even(x / s), -127, 127)
-  /// (in double); an all-zero tensor stays zero, inf and NaN pass through. Kernels multiply and sum the dequantized values in fp32,
-  /// which an int8 unit's exact int32 arithmetic matches to within fp32
-  /// rounding.
+  /// (in double); an all-zero tensor stays zero, inf and NaN pass through.
+  /// Kernels multiply and sum the dequantized values in fp32, which an int8
+  /// unit's exact int32 arithmetic matches to within fp32 rounding.
   Int8,
 };
 
