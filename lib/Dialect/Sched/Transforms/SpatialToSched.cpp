@@ -559,7 +559,9 @@ void SpatialToSchedPass::runOnOperation() {
   std::set<void *> returned;
   for (Value v : entry.getTerminator()->getOperands())
     returned.insert(v.getAsOpaquePointer());
-  // The bytes the last timing that did not fit needed on its fullest tile.
+  // The bytes the last timing that did not fit needed on its fullest tile
+  // (every tile is checked, so the interval search compares the same
+  // measure from one interval to the next, whichever tile overflows first).
   int64_t overflowBytes = 0;
   // Lifetimes and SRAM of one timing; false (with a diagnostic when
   // `report`) if the buffers do not fit.
@@ -625,7 +627,10 @@ void SpatialToSchedPass::runOnOperation() {
     for (Value r : op.getResults())
       addBuffers(r);
 
-  // SRAM: per tile, check the live bytes fit, then assign offsets.
+  // SRAM: per tile, check the live bytes fit, then assign offsets. With
+  // `report`, the first tile that overflows is the diagnostic; without, all
+  // are checked for the largest need.
+  overflowBytes = 0;
   std::vector<std::vector<int64_t>> onTile(tiles);
   for (const BufferRecord &b : buffers)
     onTile[b.tile].push_back(b.id);
@@ -635,6 +640,11 @@ void SpatialToSchedPass::runOnOperation() {
     for (int64_t id : ids) {
       const BufferRecord &b = buffers[id];
       lifetimes.push_back({b.size, b.start, b.end, b.copies, b.resident});
+    }
+    if (overflowBytes > 0) {
+      // It does not fit: only the largest need is wanted now.
+      overflowBytes = std::max(overflowBytes, maxLiveBytes(lifetimes, period));
+      continue;
     }
     auto fail = [&](size_t index, int64_t needed, StringRef what) {
       if (!report)
@@ -649,24 +659,32 @@ void SpatialToSchedPass::runOnOperation() {
     };
     if (std::optional<SramOverflow> over =
             findFirstOverflow(lifetimes, capacity, period)) {
-      overflowBytes = maxLiveBytes(lifetimes, period);
-      fail(over->buffer, overflowBytes, "live at once");
-      return false;
+      int64_t need = maxLiveBytes(lifetimes, period);
+      overflowBytes = std::max(overflowBytes, need);
+      fail(over->buffer, need, "live at once");
+      if (report)
+        return false;
+      continue;
     }
     SramAllocation alloc = assignSramOffsets(lifetimes, alignment, period);
-    for (size_t i = 0; i < ids.size(); ++i) {
+    bool overflowed = false;
+    for (size_t i = 0; i < ids.size() && !overflowed; ++i) {
       buffers[ids[i]].offset = alloc.offsets[i];
       if (alloc.offsets[i] + lifetimes[i].footprint() > capacity) {
-        overflowBytes = alloc.peakBytes;
+        overflowBytes = std::max(overflowBytes, alloc.peakBytes);
         fail(i, alloc.peakBytes, "after allocation");
-        return false;
+        if (report)
+          return false;
+        overflowed = true;
       }
     }
+    if (overflowed)
+      continue;
     peakPerTile[tile] = alloc.peakBytes;
     peak = std::max(peak, alloc.peakBytes);
     lowerBound = std::max(lowerBound, alloc.lowerBoundBytes);
   }
-  return true;
+  return overflowBytes == 0;
   };
   // One input at a time: the fallback, and the bound on any interval worth
   // modulo scheduling.
