@@ -930,9 +930,23 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
   // cost about one link latency.
   double hop = target_->chipLinkLatencySeconds();
   e.latency = total + double(pp - 1) * hop;
+  // The interval: the busiest stage, and no shorter than its SRAM lets
+  // inputs overlap. Each input in flight keeps its own copy of the model
+  // inputs a stage reads (a decode step's KV cache: read at the stage,
+  // written back as an output kept to the end), about latency / interval
+  // inputs at once, beside the stage's resident weights.
+  std::vector<double> stageWeights(pp, 0), stageInputs(pp, 0);
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    stageWeights[best[i]] += double(costs[i].weightBytes);
+    stageInputs[best[i]] += double(costs[i].inputBytes);
+  }
   e.interval = 0;
-  for (double s : stageTime)
-    e.interval = std::max(e.interval, s);
+  for (int64_t s = 0; s < pp; ++s) {
+    e.interval = std::max(e.interval, stageTime[s]);
+    if (stageInputs[s] > 0 && capacity > stageWeights[s])
+      e.interval = std::max(e.interval, e.latency * stageInputs[s] /
+                                            (capacity - stageWeights[s]));
+  }
   return e;
 }
 
