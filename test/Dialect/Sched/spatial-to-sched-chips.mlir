@@ -2,7 +2,9 @@
 // bytes only, and the message arrives the route's latency later (1 us, 1000
 // cycles on tiny). Two values crossing the same link: the second message
 // takes the link as soon as the first's bytes are through, and each reader
-// starts when its message arrives. One value sent to two chips: the source
+// starts when its message arrives (the second reader on tiles 18 and 19,
+// beside the first's output: program outputs count as resident in
+// graph-to-spatial's balance). One value sent to two chips: the source
 // tiles' DMA units inject each message at their own (mesh) rate, 8 cycles,
 // not held while the link drains (52 cycles), so the second message takes
 // its own link 8 cycles after the first instead of after the first's bytes.
@@ -12,7 +14,7 @@
 // CHECK: sched.instr 6 "chip_link"[[[L:[0-9]+]]] start 10 duration 26 latency 1000 kernel -1 bytes 1024
 // CHECK: sched.instr 7 "vector"[16] start 1036 duration 10 kernel 2 {{.*}}deps [4, 5, 6]
 // CHECK: sched.instr 11 "chip_link"[[[L]]] start 36 duration 26 latency 1000 kernel -1 bytes 1024
-// CHECK: sched.instr 12 "vector"[16] start 1062 duration 10 kernel 3
+// CHECK: sched.instr 12 "vector"[18] start 1062 duration 10 kernel 3
 func.func @two_messages(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) attributes {graph.chips = 2 : i64, graph.pp = 2 : i64, graph.tp = 1 : i64} {
   %a = graph.kernel %x {kind = "elementwise", precision = "fp32", graph.chip = 0 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
   ^bb0(%p: tensor<4x64xf32>):

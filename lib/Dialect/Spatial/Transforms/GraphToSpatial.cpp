@@ -33,6 +33,12 @@ std::vector<int64_t> shapeOf(Value v) {
   return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
 }
 
+/// True if the function returns `v`.
+bool isProgramOutput(Value v) {
+  return llvm::any_of(v.getUsers(),
+                      [](Operation *u) { return isa<func::ReturnOp>(u); });
+}
+
 DenseI64ArrayAttr regionAttr(Builder &b, const TileRegion &r) {
   return b.getDenseI64ArrayAttr({r.row, r.col, r.rows, r.cols});
 }
@@ -80,7 +86,7 @@ private:
   /// Plans the mapping of the whole function (see Mapping.h); sets
   /// `plan_` for a packed mapping and the function's mapping attributes.
   LogicalResult planMapping(func::FuncOp func);
-  /// Adds the bytes of `shape` sharded by `p` to the per-tile weight count.
+  /// Adds the bytes of `shape` sharded by `p` to the per-tile resident count.
   void addResident(const std::vector<int64_t> &shape, int64_t elemBytes,
                    const Placement &p);
 
@@ -92,7 +98,8 @@ private:
   /// The chips the function is partitioned over, and their network.
   int64_t chips_ = 1;
   std::optional<ChipNetwork> net_;
-  /// Weight bytes resident on each tile so far.
+  /// Bytes resident on each tile so far: weights, and program outputs
+  /// (kept until the input ends).
   std::vector<int64_t> resident_;
   /// Transfers already made: (value, placement) -> transferred value.
   std::map<std::pair<void *, std::vector<int64_t>>, Value> transfers_;
@@ -190,8 +197,9 @@ TileRegion GraphToSpatialPass::chooseOrigin(graph::KernelOp kernel,
                                             const TileRegion &size) {
   const TargetModel &target = model_->target();
   // The origin: where the inputs cost the fewest bytes x hops to bring in,
-  // among those whose tiles still have room for the kernel's weights; ties
-  // go to the tiles holding the fewest weight bytes, then the first.
+  // among those whose tiles still have room for the kernel's weights and
+  // program outputs; ties go to the tiles holding the fewest resident
+  // bytes, then the first.
   TileRegion region = size;
   struct Score {
     bool fits;
@@ -227,8 +235,17 @@ TileRegion GraphToSpatialPass::chooseOrigin(graph::KernelOp kernel,
              reshardFlows(shape, *have, want, target.tileCols()))
           moved += f.elements * elemBytes * mesh_->hops(f.from, f.to);
       }
+      // A program output stays where it is made until the input ends.
+      for (Value r : kernel.getResults())
+        if (isProgramOutput(r)) {
+          std::vector<int64_t> shape = shapeOf(r);
+          weightBytes +=
+              shardBox(shape, chooseShardDim(shape, at.tiles()), at.tiles(), 0)
+                  .elements() *
+              elementBytes(cast<RankedTensorType>(r.getType()).getElementType());
+        }
       Score score{load + weightBytes <= capacity, moved, load};
-      // Across chips (large models, weights dominating) the tiles' weight
+      // Across chips (large models, weights dominating) the tiles' resident
       // loads are balanced first, then the moves minimised.
       bool balance = chips_ > 1;
       bool better =
@@ -648,6 +665,15 @@ void GraphToSpatialPass::runOnOperation() {
     b.setInsertionPoint(yield);
     YieldOp::create(b, yield->getLoc(), yield->getOperands());
     yield->erase();
+    // Program outputs (a decode step's updated KV cache) stay to the end of
+    // each input, a copy per input in flight: they count with the weights
+    // in the load that placement balances.
+    for (auto [i, r] : llvm::enumerate(kernel.getResults()))
+      if (isProgramOutput(r))
+        addResident(shapeOf(r),
+                    elementBytes(cast<RankedTensorType>(r.getType())
+                                     .getElementType()),
+                    Placement{*region, shardDims[i], chip});
     kernel.replaceAllUsesWith(sk.getResults());
     kernel.erase();
   }
