@@ -628,9 +628,11 @@ void SpatialToSchedPass::runOnOperation() {
       addBuffers(r);
 
   // SRAM: per tile, check the live bytes fit, then assign offsets. With
-  // `report`, the first tile that overflows is the diagnostic; without, all
-  // are checked for the largest need.
+  // `report`, the first tile that overflows is the diagnostic; without, the
+  // tiles after it are measured by their live bytes only (no allocation),
+  // for the largest need.
   overflowBytes = 0;
+  bool fits = true;
   std::vector<std::vector<int64_t>> onTile(tiles);
   for (const BufferRecord &b : buffers)
     onTile[b.tile].push_back(b.id);
@@ -641,7 +643,7 @@ void SpatialToSchedPass::runOnOperation() {
       const BufferRecord &b = buffers[id];
       lifetimes.push_back({b.size, b.start, b.end, b.copies, b.resident});
     }
-    if (overflowBytes > 0) {
+    if (!fits) {
       // It does not fit: only the largest need is wanted now.
       overflowBytes = std::max(overflowBytes, maxLiveBytes(lifetimes, period));
       continue;
@@ -661,30 +663,34 @@ void SpatialToSchedPass::runOnOperation() {
             findFirstOverflow(lifetimes, capacity, period)) {
       int64_t need = maxLiveBytes(lifetimes, period);
       overflowBytes = std::max(overflowBytes, need);
+      fits = false;
       fail(over->buffer, need, "live at once");
       if (report)
         return false;
       continue;
     }
     SramAllocation alloc = assignSramOffsets(lifetimes, alignment, period);
-    bool overflowed = false;
-    for (size_t i = 0; i < ids.size() && !overflowed; ++i) {
+    for (size_t i = 0; i < ids.size() && fits; ++i) {
       buffers[ids[i]].offset = alloc.offsets[i];
-      if (alloc.offsets[i] + lifetimes[i].footprint() > capacity) {
-        overflowBytes = std::max(overflowBytes, alloc.peakBytes);
-        fail(i, alloc.peakBytes, "after allocation");
+      const int64_t end = alloc.offsets[i] + lifetimes[i].footprint();
+      if (end > capacity) {
+        // At least the end of the buffer that does not fit (a buffer no
+        // one reads has no lifetime and counts in no peak).
+        int64_t need = std::max(alloc.peakBytes, end);
+        overflowBytes = std::max(overflowBytes, need);
+        fits = false;
+        fail(i, need, "after allocation");
         if (report)
           return false;
-        overflowed = true;
       }
     }
-    if (overflowed)
+    if (!fits)
       continue;
     peakPerTile[tile] = alloc.peakBytes;
     peak = std::max(peak, alloc.peakBytes);
     lowerBound = std::max(lowerBound, alloc.lowerBoundBytes);
   }
-  return overflowBytes == 0;
+  return fits;
   };
   // One input at a time: the fallback, and the bound on any interval worth
   // modulo scheduling.
