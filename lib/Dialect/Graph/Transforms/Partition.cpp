@@ -923,9 +923,13 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
     best = std::move(refined);
   e.fits = true;
   e.stageOf = best;
-  std::vector<double> stageTime(pp, 0);
-  for (size_t i = 0; i < ops_.size(); ++i)
+  std::vector<double> stageTime(pp, 0), stageWeights(pp, 0),
+      stageInputs(pp, 0);
+  for (size_t i = 0; i < ops_.size(); ++i) {
     stageTime[best[i]] += seconds[i];
+    stageWeights[best[i]] += double(costs[i].weightBytes);
+    stageInputs[best[i]] += double(costs[i].inputBytes);
+  }
   // A hop between stages: the activations crossing it (small for decode)
   // cost about one link latency.
   double hop = target_->chipLinkLatencySeconds();
@@ -934,16 +938,13 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
   // inputs overlap. Each input in flight keeps its own copy of the model
   // inputs a stage reads (a decode step's KV cache: read at the stage,
   // written back as an output kept to the end), about latency / interval
-  // inputs at once, beside the stage's resident weights.
-  std::vector<double> stageWeights(pp, 0), stageInputs(pp, 0);
-  for (size_t i = 0; i < ops_.size(); ++i) {
-    stageWeights[best[i]] += double(costs[i].weightBytes);
-    stageInputs[best[i]] += double(costs[i].inputBytes);
-  }
+  // inputs at once, beside the stage's resident weights. (A stage packs
+  // its weights and one copy of its inputs within `capacity`, so the
+  // room left is at least the inputs.)
   e.interval = 0;
   for (int64_t s = 0; s < pp; ++s) {
     e.interval = std::max(e.interval, stageTime[s]);
-    if (stageInputs[s] > 0 && capacity > stageWeights[s])
+    if (stageInputs[s] > 0)
       e.interval = std::max(e.interval, e.latency * stageInputs[s] /
                                             (capacity - stageWeights[s]));
   }

@@ -559,9 +559,10 @@ void SpatialToSchedPass::runOnOperation() {
   std::set<void *> returned;
   for (Value v : entry.getTerminator()->getOperands())
     returned.insert(v.getAsOpaquePointer());
-  // The bytes the last timing that did not fit needed on its fullest tile
-  // (every tile is checked, so the interval search compares the same
-  // measure from one interval to the next, whichever tile overflows first).
+  // The bytes the last timing that did not fit needed on its fullest tile:
+  // every tile is measured (the first that overflows as allocated, the rest
+  // by their live bytes), so the interval search compares the fullest tile
+  // from one interval to the next, whichever tile overflows first.
   int64_t overflowBytes = 0;
   // Lifetimes and SRAM of one timing; false (with a diagnostic when
   // `report`) if the buffers do not fit.

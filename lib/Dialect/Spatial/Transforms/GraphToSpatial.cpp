@@ -33,6 +33,19 @@ std::vector<int64_t> shapeOf(Value v) {
   return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
 }
 
+/// Bytes per element of tensor value `v` (as computed, not as stored).
+int64_t elemBytesOf(Value v) {
+  return elementBytes(cast<RankedTensorType>(v.getType()).getElementType());
+}
+
+/// The bytes of the largest (the first) of `v`'s shards over `tiles` tiles,
+/// at `elemBytes` an element.
+int64_t largestShardBytes(Value v, int64_t tiles, int64_t elemBytes) {
+  std::vector<int64_t> shape = shapeOf(v);
+  return shardBox(shape, chooseShardDim(shape, tiles), tiles, 0).elements() *
+         elemBytes;
+}
+
 /// True if the function returns `v`.
 bool isProgramOutput(Value v) {
   return llvm::any_of(v.getUsers(),
@@ -217,33 +230,24 @@ TileRegion GraphToSpatialPass::chooseOrigin(graph::KernelOp kernel,
         load = std::max(load,
                         resident_[base + at.tileIndex(i, target.tileCols())]);
       for (Value in : kernel.getInputs()) {
-        std::vector<int64_t> shape = shapeOf(in);
-        int64_t elemBytes =
-            elementBytes(cast<RankedTensorType>(in.getType()).getElementType());
-        Placement want{at, chooseShardDim(shape, at.tiles()), chip};
         if (in.getDefiningOp<graph::ConstantOp>()) {
-          // Shard 0 is the largest.
           weightBytes +=
-              shardBox(shape, want.shardDim, at.tiles(), 0).elements() *
-              storedElementBytes(in);
+              largestShardBytes(in, at.tiles(), storedElementBytes(in));
           continue;
         }
+        std::vector<int64_t> shape = shapeOf(in);
+        Placement want{at, chooseShardDim(shape, at.tiles()), chip};
         std::optional<Placement> have = placementOf(in);
         if (!have || have->chip != chip)
           continue;
         for (const ShardFlow &f :
              reshardFlows(shape, *have, want, target.tileCols()))
-          moved += f.elements * elemBytes * mesh_->hops(f.from, f.to);
+          moved += f.elements * elemBytesOf(in) * mesh_->hops(f.from, f.to);
       }
       // A program output stays where it is made until the input ends.
       for (Value r : kernel.getResults())
-        if (isProgramOutput(r)) {
-          std::vector<int64_t> shape = shapeOf(r);
-          weightBytes +=
-              shardBox(shape, chooseShardDim(shape, at.tiles()), at.tiles(), 0)
-                  .elements() *
-              elementBytes(cast<RankedTensorType>(r.getType()).getElementType());
-        }
+        if (isProgramOutput(r))
+          weightBytes += largestShardBytes(r, at.tiles(), elemBytesOf(r));
       Score score{load + weightBytes <= capacity, moved, load};
       // Across chips (large models, weights dominating) the tiles' resident
       // loads are balanced first, then the moves minimised.
@@ -460,8 +464,7 @@ Value GraphToSpatialPass::placed(Value v, const Placement &want, OpBuilder &b,
   }
 
   std::vector<int64_t> shape = shapeOf(v);
-  int64_t elemBytes =
-      elementBytes(cast<RankedTensorType>(v.getType()).getElementType());
+  const int64_t elemBytes = elemBytesOf(v);
   int64_t bytes = 0, hops = 0;
   std::set<int64_t> links;
   for (const ShardFlow &f : reshardFlows(shape, *have, want, mesh_->cols())) {
@@ -670,9 +673,7 @@ void GraphToSpatialPass::runOnOperation() {
     // in the load that placement balances.
     for (auto [i, r] : llvm::enumerate(kernel.getResults()))
       if (isProgramOutput(r))
-        addResident(shapeOf(r),
-                    elementBytes(cast<RankedTensorType>(r.getType())
-                                     .getElementType()),
+        addResident(shapeOf(r), elemBytesOf(r),
                     Placement{*region, shardDims[i], chip});
     kernel.replaceAllUsesWith(sk.getResults());
     kernel.erase();
