@@ -301,6 +301,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const std::string &path,
              "KV cache length), --dim layers=N and --dim body=1 (the layers "
              "alone, without embedding and head)");
     }
+    decode.kvPrecision = options.kvPrecision;
     OwningOpRef<ModuleOp> module =
         withTicker("build " + path, [&] {
           return buildDecodeStep(ctx, *config, decode, error);
@@ -310,6 +311,9 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const std::string &path,
                          : error);
     return module;
   }
+  if (options.kvPrecision != "fp32")
+    fail(path + ": --kv-precision applies to an LLM config.json (its KV "
+                "cache); this is an ONNX model");
   auto module = withTicker("import " + path, [&] {
     return importOnnxFile(ctx, path, options, error);
   });
@@ -521,9 +525,11 @@ std::optional<double> compileLayerSeconds(const std::string &configPath,
                                           const std::string &system, int64_t tp,
                                           int64_t batch, int64_t past,
                                           const std::string &precision,
+                                          const std::string &kvStorage,
                                           int64_t systemChips,
                                           std::string &error) {
   CompileOptions options;
+  options.import.kvPrecision = kvStorage;
   options.target = system;
   options.precision = precision;
   options.mapping.mapping = "sequential";

@@ -245,6 +245,12 @@ std::string layerPrecision(const TargetModel &target,
   return rt::numericFormatName(kernel.front());
 }
 
+std::string layerKvStorage(const std::string &kv) {
+  if (rt::storageFormat(kv))
+    return kv;
+  return "fp8"; // int8 and fp4: the compiler's one-byte storage
+}
+
 std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                           const Request &r, int64_t tp, int64_t pp, int64_t ep,
                           int64_t dp, int64_t batch, int64_t micro) {
@@ -660,6 +666,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     std::map<Key, std::string> why;
     int64_t past = r.inputLen + r.outputLen / 2;
     const std::string precision = layerPrecision(system, r.weights);
+    const std::string kvStorage = layerKvStorage(r.kv);
     // The chips one layer is compiled on.
     auto group = [](const Plan &p) { return p.tp * p.ep; };
     auto keyOf = [&](const Plan &p) {
@@ -705,7 +712,8 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                                               ", batch " +
                                               std::to_string(p.batch));
         cache[key] = compileLayer(configPath, system.name(), p.tp * p.ep,
-                                  p.batch, past, precision, p.chips, why[key]);
+                                  p.batch, past, precision, kvStorage, p.chips,
+                                  why[key]);
         compiledAny = true;
       };
       // A budget of compiled layers keeps a large search quick; the

@@ -121,6 +121,11 @@ flatbuffers::Offset<fb::Tensor> ProgramWriter::buildTensor(const TensorInfo &t,
   auto type = cast<RankedTensorType>(t.value.getType());
   std::optional<rt::DType> dt = dtypeFromType(type.getElementType());
   auto name = fbb_.CreateString(t.name);
+  // A model input or a kernel's result held narrow (a KV cache at fp8).
+  flatbuffers::Offset<flatbuffers::String> storage = 0;
+  if (t.kind != fb::TensorKind_Constant && type.getElementType().isF32())
+    if (std::optional<rt::NumericFormat> f = spatial::storageFormatOf(t.value))
+      storage = fbb_.CreateString(rt::numericFormatName(*f));
   auto shape = fbb_.CreateVector(
       std::vector<int64_t>(type.getShape().begin(), type.getShape().end()));
   flatbuffers::Offset<flatbuffers::Vector<uint8_t>> data = 0;
@@ -152,6 +157,8 @@ flatbuffers::Offset<fb::Tensor> ProgramWriter::buildTensor(const TensorInfo &t,
     tb.add_data(data);
   if (splat)
     tb.add_splat(true);
+  if (!storage.IsNull())
+    tb.add_storage(storage);
   if (t.part[2] > 1) {
     tb.add_part_axis(static_cast<int32_t>(t.part[0]));
     tb.add_part_index(static_cast<int32_t>(t.part[1]));

@@ -411,6 +411,16 @@ float roundInput(float v, InputRounding r) {
   return v;
 }
 
+Tensor roundToStorage(const Tensor &t, NumericFormat format) {
+  std::optional<InputRounding> r = inputRoundingOf(numericFormatName(format));
+  if (!r || *r == InputRounding::None || *r == InputRounding::Int8 ||
+      t.dtype() != DType::F32)
+    return t;
+  Tensor out(DType::F32, t.shape());
+  roundInputs(t.data<float>(), out.mutableData<float>(), t.numElements(), *r);
+  return out;
+}
+
 void roundInputs(const float *src, float *dst, int64_t n, InputRounding r) {
   if (r != InputRounding::Int8) {
     for (int64_t i = 0; i < n; ++i)

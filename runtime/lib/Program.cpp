@@ -373,6 +373,21 @@ void ProgramLoader::loadTensors(const loom::program::Program &fb) {
     if (pt.isPart() && pt.kind != TensorKind::Input &&
         pt.kind != TensorKind::Output)
       fail(where + ": only model inputs and outputs are split into parts");
+    if (const auto *storage = t->storage(); storage && storage->size()) {
+      std::optional<NumericFormat> f = storageFormat(storage->str());
+      if (!f || *f == NumericFormat::F32)
+        fail(where + ": storage must be bf16, fp16 or fp8, got '" +
+             storage->str() + "'");
+      if (pt.dtype != DType::F32)
+        fail(where + ": storage " + storage->str() + " is set on a " +
+             dtypeName(pt.dtype) + " tensor (only f32 tensors are stored "
+             "narrow)");
+      if (pt.kind == TensorKind::Constant)
+        fail(where + ": storage " + storage->str() +
+             " is set on a constant (weights are rounded by the kernels "
+             "that read them)");
+      pt.storage = *f;
+    }
     pt.splat = t->splat();
     if (pt.splat && pt.kind != TensorKind::Constant)
       fail(where + ": splat is set on an " + tensorKindName(pt.kind) +

@@ -23,7 +23,7 @@ check() { # MODEL TP PP BATCH
     --output-len=2 --tp="$tp" --pp="$pp" --batch="$batch" --top=1 --json \
     >"$work/$name.plan.json" || fail "$name: loom plan failed"
   "$loom" compile "$models/$model.json" --target=lpx-rack --tp="$tp" --pp="$pp" \
-    --precision=fp8 --mapping=sequential --dim past=1001 --dim batch="$batch" \
+    --precision=fp8 --kv-precision=fp8 --mapping=sequential --dim past=1001 --dim batch="$batch" \
     -o "$work/$name.loom" >"$work/$name.compile.txt" ||
     fail "$name: loom compile failed"
   /usr/bin/python3 - "$work/$name.plan.json" "$work/$name.compile.txt" "$tol" \

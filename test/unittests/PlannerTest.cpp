@@ -262,10 +262,13 @@ TEST(PlannerTest, EachTensorParallelDegreeIsMeasured) {
   ASSERT_TRUE(estimated && !estimated->plans.empty()) << error;
   int64_t slowTp = estimated->plans[0].tp;
   std::set<int64_t> compiledTps;
+  std::set<std::string> kvStorages;
   LayerCompiler fake = [&](const std::string &, const std::string &,
                            int64_t tp, int64_t, int64_t, const std::string &,
-                           int64_t, std::string &) -> std::optional<double> {
+                           const std::string &kv, int64_t,
+                           std::string &) -> std::optional<double> {
     compiledTps.insert(tp);
+    kvStorages.insert(kv);
     return tp == slowTp ? 1.0 : 1e-7; // seconds per layer
   };
   r.compile = true;
@@ -273,6 +276,8 @@ TEST(PlannerTest, EachTensorParallelDegreeIsMeasured) {
       loom::plan::plan(tinyConfig(), "tiny.json", tsp, r, fake, error);
   ASSERT_TRUE(measured && !measured->plans.empty()) << error;
   EXPECT_GE(compiledTps.size(), 2u);
+  // The request's KV cache (fp8 by default) is what the layers store.
+  EXPECT_EQ(kvStorages, std::set<std::string>{"fp8"});
   EXPECT_NE(measured->plans[0].tp, slowTp);
   EXPECT_LT(measured->plans[0].tpot, 2 * 1.0);
 }
@@ -295,7 +300,7 @@ TEST(PlannerTest, MixtureOfExpertsLayersAreCompiledOnTpTimesEpChips) {
   std::set<int64_t> groups;
   LayerCompiler fake = [&](const std::string &, const std::string &,
                            int64_t chips, int64_t, int64_t,
-                           const std::string &, int64_t,
+                           const std::string &, const std::string &, int64_t,
                            std::string &) -> std::optional<double> {
     groups.insert(chips);
     return 1e-6 * double(chips);
@@ -372,7 +377,7 @@ TEST(PlannerTest, LayerCompileFailuresAreReported) {
   r.threads = 1;
   LayerCompiler failing = [](const std::string &, const std::string &,
                              int64_t, int64_t, int64_t, const std::string &,
-                             int64_t, std::string &why)
+                             const std::string &, int64_t, std::string &why)
       -> std::optional<double> {
     why = "boom";
     return std::nullopt;
@@ -389,4 +394,15 @@ TEST(PlannerTest, LayerCompileFailuresAreReported) {
             std::string::npos);
   EXPECT_NE(formatJson(*result, r).find("\"compile_failures\""),
             std::string::npos);
+}
+
+// The KV cache a compiled layer stores: the request's format where the
+// compiler stores it, else the compiler's one-byte format.
+TEST(PlannerTest, LayerKvStorageMapsToTheCompilersFormats) {
+  EXPECT_EQ(loom::plan::layerKvStorage("fp32"), "fp32");
+  EXPECT_EQ(loom::plan::layerKvStorage("bf16"), "bf16");
+  EXPECT_EQ(loom::plan::layerKvStorage("fp16"), "fp16");
+  EXPECT_EQ(loom::plan::layerKvStorage("fp8"), "fp8");
+  EXPECT_EQ(loom::plan::layerKvStorage("int8"), "fp8");
+  EXPECT_EQ(loom::plan::layerKvStorage("fp4"), "fp8");
 }

@@ -141,6 +141,7 @@ loom::ImportOptions importOptions(const Args &args) {
       usageError("--dim " + d + ": value must be a non-negative integer");
     opts.dims[d.substr(0, eq)] = v;
   }
+  opts.kvPrecision = args.get("kv-precision", "fp32");
   return opts;
 }
 
@@ -192,7 +193,8 @@ int runCompile(int argc, char **argv) {
   auto started = std::chrono::steady_clock::now();
   Args args = parseArgs(
       argc, argv,
-      {"emit", "o", "dim", "target", "precision", "mapping", "objective",
+      {"emit", "o", "dim", "kv-precision", "target", "precision", "mapping",
+       "objective",
        "max-ii", "floorplan", "report", "chips", "tp", "pp", "system-chips"},
       {"keep-weights", "no-verify"});
   MappingOptions mapping = mappingOptions(args);
@@ -442,7 +444,8 @@ Divergence compareTensors(const loom::rt::Tensor &expected,
 /// kernel whose output diverges.
 int runCheck(int argc, char **argv) {
   Args args = parseArgs(argc, argv,
-                        {"target", "input", "dim", "precision", "rtol", "atol",
+                        {"target", "input", "dim", "kv-precision", "precision",
+                         "rtol", "atol",
                          "scale-tol", "debug-corrupt-kernel", "mapping",
                          "objective", "chips", "tp", "pp"},
                         {});
@@ -470,7 +473,10 @@ int runCheck(int argc, char **argv) {
   // bf16 keeps 8 bits of mantissa, fp16 11, fp8 (E4M3) 4, int8 steps of
   // 1/127 of each tensor's largest value: their error is judged against
   // the scale of each tensor (docs/numerics.md), fp32 elementwise.
-  bool narrow = precision != "fp32";
+  // A KV cache stored narrow (--kv-precision) rounds the cache the same
+  // way: the looser of the two formats' tolerances applies.
+  std::string kv = args.get("kv-precision", "fp32");
+  bool narrow = precision != "fp32" || kv != "fp32";
   double rtol = parseNumber("rtol", narrow ? 0.0 : 1e-3);
   double atol = parseNumber("atol", narrow ? 0.0 : 1e-4);
   // fp32 rounding error also grows with depth and with the values' scale:
@@ -479,12 +485,15 @@ int runCheck(int argc, char **argv) {
   // Narrow scale tolerances (docs/numerics.md, measured on the zoo): bf16
   // 0.04, fp16 4e-3 (worst 7.2e-4), fp8 1.0 (unscaled E4M3; vit_b16 0.73),
   // int8 0.2 (per-tensor scales; gpt2 0.050).
-  double scaleTol = precision == "bf16"   ? 0.04
-                    : precision == "fp16" ? 4e-3
-                    : precision == "fp8"  ? 1.0
-                    : precision == "int8" ? 0.2
-                                          : 1e-4;
-  scaleTol = parseNumber("scale-tol", scaleTol);
+  auto toleranceOf = [](const std::string &format) {
+    return format == "bf16"   ? 0.04
+           : format == "fp16" ? 4e-3
+           : format == "fp8"  ? 1.0
+           : format == "int8" ? 0.2
+                              : 1e-4;
+  };
+  double scaleTol =
+      parseNumber("scale-tol", std::max(toleranceOf(precision), toleranceOf(kv)));
   int corrupt = static_cast<int>(parseNumber("debug-corrupt-kernel", -1));
   if (!args.has("debug-corrupt-kernel"))
     corrupt = -1;
@@ -759,6 +768,8 @@ void printUsage() {
       << "usage:\n"
          "  loom compile MODEL.onnx [--target=NAME|FILE.json] -o OUT.loom "
          "[--precision=fp32|bf16|fp16|fp8|int8] [--dim NAME=N]\n"
+         "      [--kv-precision=fp32|bf16|fp16|fp8]  (CONFIG.json: the KV "
+         "cache's storage format)\n"
          "      [--mapping=auto|sequential|pipelined|hybrid] "
          "[--objective=latency|throughput]\n"
          "      [--max-ii=CYCLES] [--floorplan=FILE.svg] [--report=FILE.html] "
@@ -774,7 +785,7 @@ void printUsage() {
          "  loom eval MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR\n"
          "  loom check MODEL.onnx [--target=...] [--input NAME=FILE.npy ...] "
          "[--precision=fp32|bf16|fp16|fp8|int8]\n"
-         "      [--mapping=...] [--objective=...]\n"
+         "      [--kv-precision=...] [--mapping=...] [--objective=...]\n"
          "  loom target show NAME|FILE.json | loom target list\n"
          "  loom plan --model=CONFIG.json --system=NAME|FILE.json "
          "[--input-len=N] [--output-len=N] [--concurrency=N|--rate=R]\n"

@@ -155,11 +155,13 @@ std::string precisionNote(const TargetModel &target,
 /// config's decode step alone (`--dim layers=1 --dim body=1`), compiled for
 /// `tp` chips of `system` (as the first chips of a system of `systemChips`,
 /// see MappingOptions::systemChips) at kernel precision `precision`
-/// (plan::layerPrecision); its scheduled latency in seconds.
+/// (plan::layerPrecision) with the KV cache stored at `kvStorage`
+/// (plan::layerKvStorage); its scheduled latency in seconds.
 std::optional<double> compileLayerSeconds(const std::string &configPath,
                                           const std::string &system, int64_t tp,
                                           int64_t batch, int64_t past,
                                           const std::string &precision,
+                                          const std::string &kvStorage,
                                           int64_t systemChips,
                                           std::string &error);
 

@@ -85,6 +85,12 @@ struct DecodeStepOptions {
   /// [batch, 1, hidden] instead of "logits"; rope tables and the KV caches
   /// are as below.
   bool bodyOnly = false;
+  /// The format the KV cache is stored in: "fp32" (as computed), "bf16",
+  /// "fp16" or "fp8" (E4M3, unscaled; rt::storageFormat). A narrow one
+  /// marks every past_* argument and present_* result with
+  /// `graph.storage`: the compiler holds the cache at that format and
+  /// rounds the new key and value to it as it appends them.
+  std::string kvPrecision = "fp32";
 };
 
 /// Builds `module { func.func @main }` computing one decode step:
@@ -95,7 +101,7 @@ struct DecodeStepOptions {
 ///   layer i "past_key_i", "past_value_i" f32 [batch, kvHeads, past, headDim];
 /// - results: "logits" f32 [batch, 1, vocab]; then for each layer i
 ///   "present_key_i", "present_value_i" f32 [batch, kvHeads, past + 1,
-///   headDim].
+///   headDim] (with `graph.storage` when options.kvPrecision is narrow).
 ///
 /// Each projection is its own `graph.matmul` with an [in, out] weight, so a
 /// tensor-parallel partitioner can split it along its output columns. Weights

@@ -153,15 +153,25 @@ rt::NumericFormat matrixFormat(const TargetModel &target,
 std::string layerPrecision(const TargetModel &target,
                            const std::string &weights);
 
+/// The storage format a compiled layer holds a KV cache of precision `kv`
+/// in (the compiler's --kv-precision): `kv` itself when the compiler stores
+/// it (fp32, bf16, fp16, fp8), else the one of the same bytes: fp8 for
+/// int8, whose scales the compiler does not model (the timing is the
+/// same), and fp8 for fp4, which the compiler does not store (its layer
+/// then holds twice the cache the estimate does).
+std::string layerKvStorage(const std::string &kv);
+
 /// Compiles one layer of `config`'s decode step for `tp` chips of `system`
 /// at `batch` sequences and `past` cached tokens, the tp chips being the
 /// first of a system of `systemChips` (their links get that system's
-/// bandwidth shares); returns its latency in seconds, or nullopt with
-/// `error`. Set by the driver (the planner links no compiler).
+/// bandwidth shares), at kernel precision `precision` with the KV cache
+/// stored at `kvStorage` (layerKvStorage); returns its latency in seconds,
+/// or nullopt with `error`. Set by the driver (the planner links no
+/// compiler).
 using LayerCompiler = std::function<std::optional<double>(
     const std::string &configPath, const std::string &system, int64_t tp,
     int64_t batch, int64_t past, const std::string &precision,
-    int64_t systemChips, std::string &error)>;
+    const std::string &kvStorage, int64_t systemChips, std::string &error)>;
 
 /// Plans `config` (read from `configPath`) on `system`. Errors (a bad
 /// request, a model that fits nowhere, targets no plan meets) return

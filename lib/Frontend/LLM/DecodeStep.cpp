@@ -676,6 +676,18 @@ OwningOpRef<ModuleOp> buildDecodeStep(MLIRContext &ctx, const LlmConfig &c,
     return nullptr;
   }
 
+  std::optional<rt::NumericFormat> kvFormat = rt::storageFormat(o.kvPrecision);
+  if (!kvFormat) {
+    error = label + ": KV-cache precision must be " +
+            std::string(rt::kStorageFormats) + ", got '" + o.kvPrecision +
+            "'" +
+            (o.kvPrecision == "int8"
+                 ? " (int8 needs a scale, which the stored cache does not "
+                   "carry; use fp8)"
+                 : "");
+    return nullptr;
+  }
+
   ctx.loadDialect<graph::GraphDialect, func::FuncDialect>();
   std::string lastDiagnostic;
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
@@ -690,6 +702,22 @@ OwningOpRef<ModuleOp> buildDecodeStep(MLIRContext &ctx, const LlmConfig &c,
   });
   DecodeStepBuilder builder(ctx, c, o.batch, past, layers, o.bodyOnly);
   OwningOpRef<ModuleOp> module = builder.build();
+  if (*kvFormat != rt::NumericFormat::F32) {
+    auto func = cast<func::FuncOp>(module->getBody()->front());
+    auto storage = StringAttr::get(&ctx, o.kvPrecision);
+    auto isCache = [](Attribute name, StringRef a, StringRef b) {
+      auto s = dyn_cast_or_null<StringAttr>(name);
+      return s && (s.getValue().starts_with(a) || s.getValue().starts_with(b));
+    };
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (isCache(func.getArgAttr(i, "graph.name"), "past_key_",
+                  "past_value_"))
+        func.setArgAttr(i, graph::kStorageAttr, storage);
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      if (isCache(func.getResultAttr(i, "graph.name"), "present_key_",
+                  "present_value_"))
+        func.setResultAttr(i, graph::kStorageAttr, storage);
+  }
   if (failed(mlir::verify(*module))) {
     error =
         oneLine(label + ": the decode step does not verify: " + lastDiagnostic);

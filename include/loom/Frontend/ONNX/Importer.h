@@ -23,6 +23,10 @@ struct ImportOptions {
   /// Graph inputs to freeze into constants with these values (a static
   /// compiler needs shape arguments such as Reshape's shape at compile time).
   std::map<std::string, rt::Tensor> frozenInputs;
+  /// The KV cache's storage format (`--kv-precision`): an LLM config.json
+  /// only (DecodeStepOptions::kvPrecision); an ONNX model must leave it
+  /// "fp32".
+  std::string kvPrecision = "fp32";
 };
 
 /// Imports the ONNX model at `path` into a module holding `func.func @main`.

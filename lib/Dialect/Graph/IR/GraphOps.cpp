@@ -524,6 +524,8 @@ LogicalResult KernelOp::verify() {
   if (!loom::rt::kernelPrecisionFormat(p))
     return emitOpError("precision must be ")
            << loom::rt::kKernelPrecisions << ", got '" << p << "'";
+  if (failed(loom::graph::verifyStorage(getOperation(), getStorage())))
+    return failure();
   return success();
 }
 

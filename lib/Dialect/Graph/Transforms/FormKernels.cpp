@@ -214,7 +214,8 @@ struct GraphFormKernelsPass
       resultTypes.push_back(r.getType());
     auto kernel = KernelOp::create(b, loc, resultTypes, inputs.getArrayRef(),
                                    g.kind, "fp32",
-                                   /*block=*/mlir::DenseI64ArrayAttr());
+                                   /*block=*/mlir::DenseI64ArrayAttr(),
+                                   /*storage=*/mlir::StringAttr());
     if (auto chip = seed->getAttr(kChipAttr))
       kernel->setAttr(kChipAttr, chip);
 

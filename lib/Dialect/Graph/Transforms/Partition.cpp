@@ -160,12 +160,35 @@ std::optional<Shard> perRank(ArrayRef<int64_t> shape, Shard s, int64_t ranks) {
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
+/// The `graph.storage` of `v`: an argument's, or that of a result `v` is
+/// returned as (a KV cache held narrow, see graph-precision-policy).
+std::optional<NumericFormat> storageOf(Value v) {
+  auto func = dyn_cast_or_null<func::FuncOp>(v.getParentRegion()->getParentOp());
+  if (!func)
+    return std::nullopt;
+  StringAttr a;
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    a = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kStorageAttr);
+  for (OpOperand &use : v.getUses())
+    if (!a && isa<func::ReturnOp>(use.getOwner()))
+      a = func.getResultAttrOfType<StringAttr>(use.getOperandNumber(),
+                                               kStorageAttr);
+  if (!a)
+    return std::nullopt;
+  return rt::storageFormat(a.getValue());
+}
+
+/// Bytes of `v` as stored.
 int64_t bytesOf(Value v) {
   RankedTensorType t = typeOf(v);
   int64_t bits = t.getElementType().isIntOrFloat()
                      ? t.getElementType().getIntOrFloatBitWidth()
                      : 32;
-  return t.getNumElements() * std::max<int64_t>(1, bits / 8);
+  int64_t bytes = std::max<int64_t>(1, bits / 8);
+  if (std::optional<NumericFormat> f = storageOf(v); f && t.getElementType().isF32())
+    bytes = std::min<int64_t>(bytes,
+                              static_cast<int64_t>(rt::numericFormatBytes(*f)));
+  return t.getNumElements() * bytes;
 }
 
 /// The matrix unit's input format under the pass's precision (fp32 for an

@@ -3,6 +3,9 @@
 #include "loom/Dialect/Graph/Transforms/Passes.h"
 #include "loom/Runtime/TargetDesc.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+
 namespace loom::graph {
 #define GEN_PASS_DEF_GRAPHPRECISIONPOLICY
 #include "loom/Dialect/Graph/Transforms/Passes.h.inc"
@@ -19,7 +22,15 @@ struct GraphPrecisionPolicyPass
           << rt::kKernelPrecisions << ", got '" << precision << "'";
       return signalPassFailure();
     }
-    getOperation().walk([&](KernelOp kernel) {
+    mlir::func::FuncOp func = getOperation();
+    if (failed(checkStorageAttrs(func)))
+      return signalPassFailure();
+    // Kernels in program order, so a copy's input has its storage set.
+    llvm::DenseMap<mlir::Value, llvm::StringRef> storedAs;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (auto a = func.getArgAttrOfType<mlir::StringAttr>(i, kStorageAttr))
+        storedAs[func.getArgument(i)] = a.getValue();
+    func.walk([&](KernelOp kernel) {
       llvm::StringRef kind = kernel.getKind();
       // bf16, fp16, fp8 (E4M3) and int8 (symmetric, per tensor) apply to
       // the matrix unit's inputs only; it accumulates in fp32 (int32 for
@@ -28,7 +39,96 @@ struct GraphPrecisionPolicyPass
       bool matrix = kind == "matmul" || kind == "conv";
       kernel.setPrecision(matrix ? llvm::StringRef(precision)
                                  : llvm::StringRef("fp32"));
+      std::optional<llvm::StringRef> storage = returnedStorage(func, kernel);
+      if (!storage)
+        storage = copiedStorage(kernel, storedAs);
+      if (storage) {
+        kernel.setStorage(*storage);
+        for (mlir::Value r : kernel.getResults())
+          storedAs[r] = *storage;
+      }
     });
+  }
+
+private:
+  /// Every graph.storage of `func` names a narrow storage format.
+  static mlir::LogicalResult checkStorageAttrs(mlir::func::FuncOp func) {
+    auto check = [&](mlir::Attribute a, llvm::StringRef what,
+                     unsigned i) -> mlir::LogicalResult {
+      if (!a)
+        return mlir::success();
+      auto s = llvm::dyn_cast<mlir::StringAttr>(a);
+      std::optional<rt::NumericFormat> f =
+          s ? rt::storageFormat(s.getValue()) : std::nullopt;
+      if (f && *f != rt::NumericFormat::F32)
+        return mlir::success();
+      return func.emitError()
+             << "graph-precision-policy: " << what << " " << i << ": "
+             << kStorageAttr << " must be bf16, fp16 or fp8, got " << a;
+    };
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (failed(check(func.getArgAttr(i, kStorageAttr), "argument", i)))
+        return mlir::failure();
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      if (failed(check(func.getResultAttr(i, kStorageAttr), "result", i)))
+        return mlir::failure();
+    return mlir::success();
+  }
+
+  /// The storage format of `kernel` when every result is returned as a
+  /// function result with the same `graph.storage`.
+  static std::optional<llvm::StringRef> returnedStorage(mlir::func::FuncOp func,
+                                                        KernelOp kernel) {
+    std::optional<llvm::StringRef> common;
+    for (mlir::Value r : kernel.getResults()) {
+      std::optional<llvm::StringRef> mine;
+      for (mlir::OpOperand &use : r.getUses()) {
+        if (!llvm::isa<mlir::func::ReturnOp>(use.getOwner()))
+          continue;
+        auto a = func.getResultAttrOfType<mlir::StringAttr>(
+            use.getOperandNumber(), kStorageAttr);
+        if (!a || (mine && *mine != a.getValue()))
+          return std::nullopt;
+        mine = a.getValue();
+      }
+      if (!mine || (common && *common != *mine) ||
+          !llvm::cast<mlir::RankedTensorType>(r.getType())
+               .getElementType()
+               .isF32())
+        return std::nullopt;
+      common = mine;
+    }
+    return common;
+  }
+
+  /// The storage format of a kernel that only copies values all stored in
+  /// one format (so its results are exact in it).
+  static std::optional<llvm::StringRef>
+  copiedStorage(KernelOp kernel,
+                const llvm::DenseMap<mlir::Value, llvm::StringRef> &storedAs) {
+    if (kernel.getKind() != "data_movement")
+      return std::nullopt;
+    for (mlir::Operation &op : kernel.getBody().front().without_terminator())
+      if (!llvm::isa<ReshapeOp, TransposeOp, ConcatOp, SliceOp, GatherOp,
+                     BroadcastToOp, TileOp>(op))
+        return std::nullopt;
+    std::optional<llvm::StringRef> common;
+    for (mlir::Value in : kernel.getInputs()) {
+      if (!llvm::cast<mlir::RankedTensorType>(in.getType())
+               .getElementType()
+               .isF32())
+        continue; // indices, shapes
+      auto it = storedAs.find(in);
+      if (it == storedAs.end() || (common && *common != it->second))
+        return std::nullopt;
+      common = it->second;
+    }
+    for (mlir::Value r : kernel.getResults())
+      if (!llvm::cast<mlir::RankedTensorType>(r.getType())
+               .getElementType()
+               .isF32())
+        return std::nullopt;
+    return common;
   }
 };
 } // namespace

@@ -69,10 +69,8 @@ std::vector<int64_t> shapeOf(Value v) {
   return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
 }
 
-int64_t elemBytesOf(Value v) {
-  return spatial::elementBytes(
-      cast<RankedTensorType>(v.getType()).getElementType());
-}
+/// Bytes per element of `v` as stored (spatial::storageElementBytes).
+int64_t elemBytesOf(Value v) { return spatial::storageElementBytes(v); }
 
 int64_t ceilDiv(int64_t a, double rate) {
   return rate > 0 ? static_cast<int64_t>(std::ceil(double(a) / rate)) : 0;
@@ -336,7 +334,8 @@ void SpatialToSchedPass::runOnOperation() {
   for (Operation &op : entry) {
     if (auto kernel = dyn_cast<spatial::KernelOp>(op)) {
       std::optional<KernelDesc> desc = spatial::describeKernel(
-          kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error);
+          kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error,
+          kernel.getStorage());
       if (!desc) {
         kernel.emitError() << "spatial-to-sched: " << error;
         return signalPassFailure();

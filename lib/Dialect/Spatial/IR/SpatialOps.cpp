@@ -1,5 +1,6 @@
 //===- SpatialOps.cpp - spatial dialect: verifiers ------------------------===//
 #include "loom/Dialect/Spatial/IR/Spatial.h"
+#include "loom/Dialect/Graph/IR/Graph.h"
 #include "loom/Runtime/TargetDesc.h"
 
 #include "mlir/IR/Builders.h"
@@ -120,6 +121,8 @@ LogicalResult KernelOp::verify() {
            << loom::rt::kKernelPrecisions << ", got '" << p << "'";
   if (getCycles() < 0 || getFlops() < 0 || getBytes() < 0)
     return emitOpError("cycles, flops and bytes must be non-negative");
+  if (failed(loom::graph::verifyStorage(getOperation(), getStorage())))
+    return failure();
   return success();
 }
 

@@ -33,10 +33,9 @@ std::vector<int64_t> shapeOf(Value v) {
   return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
 }
 
-/// Bytes per element of tensor value `v` (as computed, not as stored).
-int64_t elemBytesOf(Value v) {
-  return elementBytes(cast<RankedTensorType>(v.getType()).getElementType());
-}
+/// Bytes per element of tensor value `v` as stored (a KV cache at its
+/// storage format; weights: storedElementBytes).
+int64_t elemBytesOf(Value v) { return storageElementBytes(v); }
 
 /// The bytes of the largest (the first) of `v`'s shards over `tiles` tiles,
 /// at `elemBytes` an element.
@@ -347,7 +346,8 @@ LogicalResult GraphToSpatialPass::planMapping(func::FuncOp func) {
     if (!kernel)
       continue;
     std::optional<KernelDesc> desc = describeKernel(
-        kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error);
+        kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error,
+        kernel.getStorage());
     CostBreakdown cost;
     std::optional<TileRegion> size;
     if (desc)
@@ -362,8 +362,7 @@ LogicalResult GraphToSpatialPass::planMapping(func::FuncOp func) {
     mk.epilogue = placedOn.epilogue;
     for (Value in : kernel.getInputs()) {
       auto type = cast<RankedTensorType>(in.getType());
-      int64_t bytes = type.getNumElements() *
-                      elementBytes(type.getElementType());
+      int64_t bytes = type.getNumElements() * elemBytesOf(in);
       if (in.getDefiningOp<graph::ConstantOp>()) {
         mk.weightBytes += type.getNumElements() * storedElementBytes(in);
         continue;
@@ -449,7 +448,7 @@ Value GraphToSpatialPass::placed(Value v, const Placement &want, OpBuilder &b,
     // Across the chip network, from the source shards to the destination
     // shards (the on-chip legs to and from the ports are not modelled).
     auto type = cast<RankedTensorType>(v.getType());
-    int64_t bytes = type.getNumElements() * elementBytes(type.getElementType());
+    int64_t bytes = type.getNumElements() * elemBytesOf(v);
     std::vector<int64_t> route = net_->route(have->chip, want.chip);
     auto t = TransferOp::create(
         b, loc, v.getType(), v, regionAttr(b, have->region),
@@ -594,7 +593,8 @@ void GraphToSpatialPass::runOnOperation() {
       continue;
     const int64_t chip = chipOf(kernel);
     std::optional<KernelDesc> desc = describeKernel(
-        kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error);
+        kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error,
+        kernel.getStorage());
     CostBreakdown cost;
     std::optional<TileRegion> region;
     int64_t group = 0;
@@ -662,7 +662,8 @@ void GraphToSpatialPass::runOnOperation() {
         b.getStringAttr(costBoundName(cost.bound)),
         b.getI64IntegerAttr(static_cast<int64_t>(desc->matrixFlops())),
         b.getI64IntegerAttr(desc->sramBytesRead + desc->sramBytesWritten),
-        b.getI64IntegerAttr(group), b.getI64IntegerAttr(chip));
+        b.getI64IntegerAttr(group), b.getI64IntegerAttr(chip),
+        kernel.getStorageAttr());
     sk.getBody().takeBody(kernel.getBody());
     Operation *yield = sk.getBody().front().getTerminator();
     b.setInsertionPoint(yield);

@@ -5,6 +5,7 @@
 #include "loom/Dialect/Spatial/IR/Spatial.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <cmath>
 #include "mlir/IR/Location.h"
@@ -72,8 +73,8 @@ KernelDesc describeConv(graph::ConvOp conv, NumericFormat format) {
 } // namespace
 
 std::optional<KernelDesc> describeKernel(StringRef kind, StringRef precision,
-                                         mlir::Region &body,
-                                         std::string &error) {
+                                         mlir::Region &body, std::string &error,
+                                         std::optional<StringRef> storage) {
   std::optional<NumericFormat> known = rt::kernelPrecisionFormat(precision);
   if (!known) {
     error = "unknown precision '" + precision.str() + "'";
@@ -113,10 +114,16 @@ std::optional<KernelDesc> describeKernel(StringRef kind, StringRef precision,
   if (kind == "normalization")
     return KernelDesc::normalization(outElements, format);
   if (kind == "data_movement") {
+    std::optional<NumericFormat> stored =
+        storage ? rt::storageFormat(*storage) : std::nullopt;
     int64_t bytes = 0;
-    for (Type t : outputs)
-      bytes += numElements(t) *
-               elementBytes(cast<RankedTensorType>(t).getElementType());
+    for (Type t : outputs) {
+      int64_t own = elementBytes(cast<RankedTensorType>(t).getElementType());
+      if (stored)
+        own = std::min<int64_t>(
+            own, static_cast<int64_t>(rt::numericFormatBytes(*stored)));
+      bytes += numElements(t) * own;
+    }
     return KernelDesc::dataMovement(bytes);
   }
   error = "unknown kernel kind '" + kind.str() + "'";
@@ -217,6 +224,39 @@ int64_t storedElementBytes(Value weight) {
     widest = std::max(widest, bytes);
   }
   return widest;
+}
+
+std::optional<NumericFormat> storageFormatOf(Value v) {
+  std::optional<StringRef> name;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
+    if (func && arg.getOwner() == &func.getFunctionBody().front())
+      if (auto a = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                     graph::kStorageAttr))
+        name = a.getValue();
+  } else if (auto k = v.getDefiningOp<graph::KernelOp>()) {
+    name = k.getStorage();
+  } else if (auto k = v.getDefiningOp<KernelOp>()) {
+    name = k.getStorage();
+  } else if (auto t = v.getDefiningOp<TransferOp>()) {
+    return storageFormatOf(t.getSource());
+  }
+  if (!name)
+    return std::nullopt;
+  std::optional<NumericFormat> f = rt::storageFormat(*name);
+  if (!f || *f == NumericFormat::F32)
+    return std::nullopt;
+  return f;
+}
+
+int64_t storageElementBytes(Value v) {
+  int64_t own =
+      elementBytes(cast<RankedTensorType>(v.getType()).getElementType());
+  std::optional<NumericFormat> f = storageFormatOf(v);
+  if (!f || !cast<RankedTensorType>(v.getType()).getElementType().isF32())
+    return own;
+  return std::min<int64_t>(own,
+                           static_cast<int64_t>(rt::numericFormatBytes(*f)));
 }
 
 } // namespace loom::spatial

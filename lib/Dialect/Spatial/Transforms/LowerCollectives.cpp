@@ -101,7 +101,7 @@ FailureOr<SmallVector<Value>> Lowering::kernel(
       b_.getDenseI64ArrayAttr(shardDims), b_.getI64IntegerAttr(0),
       b_.getStringAttr("compute"), b_.getI64IntegerAttr(0),
       b_.getI64IntegerAttr(0), b_.getI64IntegerAttr(0),
-      b_.getI64IntegerAttr(chip));
+      b_.getI64IntegerAttr(chip), /*storage=*/StringAttr());
   Block *body = new Block();
   k.getBody().push_back(body);
   for (Value in : inputs)

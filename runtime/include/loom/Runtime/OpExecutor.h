@@ -13,6 +13,7 @@
 
 #include "loom/Runtime/Reference.h"
 #include "loom/Runtime/Tensor.h"
+#include "loom/Runtime/TargetDesc.h"
 
 #include <map>
 #include <optional>
@@ -70,6 +71,11 @@ float roundInput(float v, InputRounding r);
 /// The `n` values of `src` rounded as `r` says into `dst` (which may be
 /// `src`): what a matmul or conv kernel of that precision reads.
 void roundInputs(const float *src, float *dst, int64_t n, InputRounding r);
+
+/// `t` as a tensor stored in `format` holds it: a new f32 tensor of its
+/// values rounded to bf16, fp16 or fp8 (E4M3), as roundInput; `t` itself
+/// for fp32 or a tensor that is not f32.
+Tensor roundToStorage(const Tensor &t, NumericFormat format);
 
 /// Options of fast execution.
 struct FastOptions {

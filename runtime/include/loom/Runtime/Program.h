@@ -81,6 +81,9 @@ struct ProgramTensor {
   /// `partCount` equal slices), or a replica when partAxis is -1.
   int32_t partAxis = -1, partIndex = 0, partCount = 1;
   bool isPart() const { return partCount > 1; }
+  /// The narrow format the tensor is stored in (Program.fbs `storage`);
+  /// F32: as its dtype.
+  NumericFormat storage = NumericFormat::F32;
 
   int64_t numElements() const;
   int64_t byteSize() const;

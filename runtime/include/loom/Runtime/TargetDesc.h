@@ -99,6 +99,22 @@ inline double numericFormatBytes(NumericFormat format) {
   return 4.0;
 }
 
+/// The formats a tensor may be stored in, narrower than the fp32 it is
+/// computed in (a KV cache held at fp8, say): "fp32" (as computed), "bf16",
+/// "fp16" or "fp8" (E4M3, unscaled); std::nullopt for anything else. int8
+/// is not among them: it needs a scale, which a stored tensor does not carry.
+inline std::optional<NumericFormat>
+storageFormat(std::string_view name) {
+  std::optional<NumericFormat> f = parseNumericFormat(name);
+  if (f && (*f == NumericFormat::F32 || *f == NumericFormat::BF16 ||
+            *f == NumericFormat::F16 || *f == NumericFormat::F8))
+    return f;
+  return std::nullopt;
+}
+
+/// The storage formats, as error messages list them.
+inline constexpr const char *kStorageFormats = "fp32, bf16, fp16 or fp8";
+
 /// How chips are wired to each other by their chip-to-chip links.
 enum class Topology : uint8_t {
   None,           ///< A single chip: the links are not used.

@@ -2,6 +2,8 @@
 #ifndef LOOM_DIALECT_GRAPH_IR_GRAPH_H
 #define LOOM_DIALECT_GRAPH_IR_GRAPH_H
 
+#include "loom/Runtime/TargetDesc.h"
+
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -38,6 +40,25 @@ inline constexpr const char *kPartAttr = "graph.part";
 /// does not treat splitting it as free the way it treats a model input the
 /// host scatters.
 inline constexpr const char *kWholeAttr = "graph.whole";
+
+/// On a function argument or result: the format the model input or output
+/// is stored in ("bf16", "fp16" or "fp8"; see rt::storageFormat) when
+/// narrower than its type, as for an LLM's KV cache (`--kv-precision`). The
+/// host writes an input's values rounded to it and reads an output's so.
+inline constexpr const char *kStorageAttr = "graph.storage";
+
+/// Verifies a kernel's optional `storage` attribute: a narrow storage
+/// format (fp32 is spelled by leaving it out).
+inline mlir::LogicalResult
+verifyStorage(mlir::Operation *op, std::optional<llvm::StringRef> storage) {
+  if (!storage)
+    return mlir::success();
+  std::optional<rt::NumericFormat> f = rt::storageFormat(*storage);
+  if (!f || *f == rt::NumericFormat::F32)
+    return op->emitOpError("storage must be bf16, fp16 or fp8, got '")
+           << *storage << "'";
+  return mlir::success();
+}
 
 /// The chip `graph-partition` put an op on (0 when not partitioned).
 inline int64_t chipOf(mlir::Operation *op) {

@@ -532,7 +532,10 @@ def Graph_KernelOp : Graph_Op<"kernel", [IsolatedFromAbove,
     class (matmul, conv, elementwise, reduction, softmax, normalization,
     data_movement); `precision` is the kernel's precision policy (fp32, or
     bf16, fp16 or fp8 (E4M3) inputs with fp32 accumulation); `block` is the layout chosen for the matrix
-    unit's native block, when it has one.
+    unit's native block, when it has one. `storage`, when present, is the
+    format every result is stored in (bf16, fp16 or fp8): the results are
+    rounded to it when written and take its bytes in SRAM (set by
+    `graph-precision-policy` for a KV cache, see there).
 
     Example:
     ```mlir
@@ -547,7 +550,8 @@ def Graph_KernelOp : Graph_Op<"kernel", [IsolatedFromAbove,
   }];
   let arguments = (ins Variadic<Graph_Tensor>:$inputs, StrAttr:$kind,
                        StrAttr:$precision,
-                       OptionalAttr<DenseI64ArrayAttr>:$block);
+                       OptionalAttr<DenseI64ArrayAttr>:$block,
+                       OptionalAttr<StrAttr>:$storage);
   let results = (outs Variadic<Graph_Tensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

@@ -157,6 +157,22 @@ def GraphPrecisionPolicy : Pass<"graph-precision-policy", "mlir::func::FuncOp"> 
     the simulator multiplies and sums the dequantized values in fp32).
     With `precision=fp32` (the default) every kernel is fp32. Any other
     value is an error.
+
+    The pass also sets each kernel's `storage`, the format its results are
+    held in (an LLM's KV cache at fp8, `--kv-precision`), from the
+    `graph.storage` attributes of the function's arguments and results:
+
+    - a kernel whose every result is returned as a result with
+      `graph.storage = F` stores at F: its results are rounded to F when
+      written (the updated KV cache);
+    - a kernel that only copies (reshape, transpose, concat, slice, gather,
+      broadcast_to, tile) and whose every f32 input is stored at F (an
+      argument with `graph.storage = F`, or a kernel storing at F) stores
+      at F too: its values are F's already, so nothing is rounded (the
+      transposed keys).
+
+    Any other kernel stores its results as their type. A `graph.storage`
+    that is not bf16, fp16 or fp8 is an error.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",

@@ -84,7 +84,9 @@ def Spatial_KernelOp : Spatial_Op<"kernel", [IsolatedFromAbove,
     the region, `flops` the useful matrix FLOPs and `bytes` the SRAM bytes
     read and written. `group` is the kernel's pipeline group: in a
     pipelined or hybrid mapping the kernels of one group have disjoint
-    regions, and only kernels of different groups share tiles.
+    regions, and only kernels of different groups share tiles. `storage`
+    is the `graph.kernel`'s: the format its results are stored in, when
+    narrower than their type.
 
     Example:
     ```mlir
@@ -102,7 +104,8 @@ def Spatial_KernelOp : Spatial_Op<"kernel", [IsolatedFromAbove,
                        DenseI64ArrayAttr:$shard_dims, Spatial_I64Attr:$cycles,
                        StrAttr:$bound, Spatial_I64Attr:$flops, Spatial_I64Attr:$bytes,
                        DefaultValuedAttr<Spatial_I64Attr, "0">:$group,
-                       DefaultValuedAttr<Spatial_I64Attr, "0">:$chip);
+                       DefaultValuedAttr<Spatial_I64Attr, "0">:$chip,
+                       OptionalAttr<StrAttr>:$storage);
   let results = (outs Variadic<AnyRankedTensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

@@ -18,12 +18,14 @@ namespace loom::spatial {
 /// "conv", "elementwise", "reduction", "softmax", "normalization",
 /// "data_movement"), `precision` ("fp32", "bf16", "fp16" or "fp8") and body. A matmul or
 /// conv anchor is costed as such, the other ops of the body as its
-/// epilogue (one vector op per output each). std::nullopt, with `error`
-/// set, for an unknown kind or precision.
-std::optional<KernelDesc> describeKernel(llvm::StringRef kind,
-                                         llvm::StringRef precision,
-                                         mlir::Region &body,
-                                         std::string &error);
+/// epilogue (one vector op per output each). `storage` is the kernel's
+/// storage format, when it has one: a data-movement kernel's bytes are its
+/// results' at that format. std::nullopt, with `error` set, for an unknown
+/// kind or precision.
+std::optional<KernelDesc>
+describeKernel(llvm::StringRef kind, llvm::StringRef precision,
+               mlir::Region &body, std::string &error,
+               std::optional<llvm::StringRef> storage = std::nullopt);
 
 /// The ONNX node name a location carries (the first NameLoc inside it), or
 /// the empty string.
@@ -50,6 +52,17 @@ KernelUnit kernelUnit(llvm::StringRef kind, const KernelDesc &desc,
 /// precision, which rounds it to that format anyway; its type's size
 /// otherwise. The program file keeps the fp32 values.
 int64_t storedElementBytes(mlir::Value weight);
+
+/// The narrow format `v` is stored in, when it has one: a function argument
+/// with `graph.storage`, a result of a graph.kernel or spatial.kernel with
+/// `storage`, or a spatial.transfer of such a value. std::nullopt: it is
+/// stored as its type.
+std::optional<NumericFormat> storageFormatOf(mlir::Value v);
+
+/// Bytes per element `v` takes in SRAM and on the wires: its storage
+/// format's when narrower than its type (storageFormatOf), else its type's.
+/// (Weights: storedElementBytes.)
+int64_t storageElementBytes(mlir::Value v);
 
 } // namespace loom::spatial
 

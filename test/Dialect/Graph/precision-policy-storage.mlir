@@ -1,0 +1,90 @@
+// Tests graph-precision-policy's storage rules (an LLM's KV cache held at
+// a narrow format, `--kv-precision`): a kernel whose every result is
+// returned as a result with graph.storage = F stores at F; a copy (reshape,
+// transpose, concat, slice, gather, broadcast_to, tile) of values all stored
+// at F stores at F; every other kernel has no storage. The kernels are as
+// graph-form-kernels makes them; the precision policy does not change the
+// rules.
+// RUN: %loom-opt --graph-precision-policy --split-input-file --verify-diagnostics %s | FileCheck %s
+// RUN: %loom-opt --graph-precision-policy=precision=fp8 --split-input-file --verify-diagnostics %s | FileCheck %s
+
+// The decode step's pattern: the past keys (an fp8 argument) and the new
+// key appended into the present keys (an fp8 result, rounded as written),
+// then transposed for the scores (an exact copy: fp8 too); the matmul and
+// the softmax read them but are not copies, so they have no storage.
+// CHECK-LABEL: func.func @kv_cache(
+// CHECK: graph.kernel %arg0, %arg1 {kind = "data_movement", precision = "fp32", storage = "fp8"}
+// CHECK: graph.kernel %0 {kind = "data_movement", precision = "fp32", storage = "fp8"}
+// CHECK: graph.kernel %arg2, %1 {kind = "matmul", precision = "{{fp32|fp8}}"} :
+// CHECK: graph.kernel %2 {kind = "softmax", precision = "fp32"} :
+func.func @kv_cache(%past: tensor<1x2x3x4xf32> {graph.storage = "fp8"}, %new: tensor<1x2x1x4xf32>, %q: tensor<1x2x1x4xf32>) -> (tensor<1x2x4x4xf32> {graph.storage = "fp8"}, tensor<1x2x1x4xf32>) {
+  %present = graph.kernel %past, %new {kind = "data_movement", precision = "fp32"} : (tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x4x4xf32> {
+  ^bb0(%a: tensor<1x2x3x4xf32>, %b: tensor<1x2x1x4xf32>):
+    %c = graph.concat %a, %b {axis = 2 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x4x4xf32>
+    graph.yield %c : tensor<1x2x4x4xf32>
+  }
+  %kt = graph.kernel %present {kind = "data_movement", precision = "fp32"} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  ^bb0(%a: tensor<1x2x4x4xf32>):
+    %t = graph.transpose %a {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+    graph.yield %t : tensor<1x2x4x4xf32>
+  }
+  %s = graph.kernel %q, %kt {kind = "matmul", precision = "fp32"} : (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x1x4xf32> {
+  ^bb0(%a: tensor<1x2x1x4xf32>, %b: tensor<1x2x4x4xf32>):
+    %m = graph.matmul %a, %b : (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x1x4xf32>
+    graph.yield %m : tensor<1x2x1x4xf32>
+  }
+  %p = graph.kernel %s {kind = "softmax", precision = "fp32"} : (tensor<1x2x1x4xf32>) -> tensor<1x2x1x4xf32> {
+  ^bb0(%a: tensor<1x2x1x4xf32>):
+    %y = graph.softmax %a {axis = 3 : i64} : (tensor<1x2x1x4xf32>) -> tensor<1x2x1x4xf32>
+    graph.yield %y : tensor<1x2x1x4xf32>
+  }
+  return %present, %p : tensor<1x2x4x4xf32>, tensor<1x2x1x4xf32>
+}
+
+// -----
+
+// A copy that mixes a stored value with one that is not (the new key
+// before it is appended) is not exact in the narrow format: no storage. A
+// kernel returned as results of two different formats has none either, nor
+// one whose result is returned both with and without graph.storage.
+// CHECK-LABEL: func.func @not_stored(
+// CHECK-NOT: , storage =
+// CHECK: return
+func.func @not_stored(%past: tensor<2x4xf32> {graph.storage = "fp8"}, %new: tensor<1x4xf32>) -> (tensor<3x4xf32>, tensor<4x4xf32> {graph.storage = "fp8"}, tensor<4x4xf32> {graph.storage = "bf16"}, tensor<2x4xf32> {graph.storage = "fp8"}, tensor<2x4xf32>) {
+  %mixed = graph.kernel %past, %new {kind = "data_movement", precision = "fp32"} : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32> {
+  ^bb0(%a: tensor<2x4xf32>, %b: tensor<1x4xf32>):
+    %c = graph.concat %a, %b {axis = 0 : i64} : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32>
+    graph.yield %c : tensor<3x4xf32>
+  }
+  %two = graph.kernel %new, %new, %new, %new {kind = "data_movement", precision = "fp32"} : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<1x4xf32>, %b: tensor<1x4xf32>, %c: tensor<1x4xf32>, %d: tensor<1x4xf32>):
+    %e = graph.concat %a, %b, %c, %d {axis = 0 : i64} : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<4x4xf32>
+    graph.yield %e : tensor<4x4xf32>
+  }
+  %neg = graph.kernel %past {kind = "elementwise", precision = "fp32"} : (tensor<2x4xf32>) -> tensor<2x4xf32> {
+  ^bb0(%a: tensor<2x4xf32>):
+    %n = graph.neg %a : (tensor<2x4xf32>) -> tensor<2x4xf32>
+    graph.yield %n : tensor<2x4xf32>
+  }
+  return %mixed, %two, %two, %neg, %neg : tensor<3x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{graph-precision-policy: argument 0: graph.storage must be bf16, fp16 or fp8, got "int8"}}
+func.func @bad_storage(%x: tensor<2xf32> {graph.storage = "int8"}) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
+
+// -----
+
+// A kernel's own storage attribute is checked by its verifier.
+func.func @bad_kernel_storage(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'graph.kernel' op storage must be bf16, fp16 or fp8, got 'fp32'}}
+  %y = graph.kernel %x {kind = "elementwise", precision = "fp32", storage = "fp32"} : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    %n = graph.neg %a : (tensor<2xf32>) -> tensor<2xf32>
+    graph.yield %n : tensor<2xf32>
+  }
+  return %y : tensor<2xf32>
+}
