@@ -419,6 +419,36 @@ TEST_F(DecodeStepTest, LocationsNameTheModules) {
   EXPECT_EQ(weights["lm_head.weight"], (Shape{64, 256}));
 }
 
+// --kv-precision: every past_* argument and present_* result, and nothing
+// else, carries graph.storage.
+TEST_F(DecodeStepTest, KvPrecisionMarksTheCache) {
+  DecodeStepOptions o;
+  o.kvPrecision = "fp8";
+  mlir::func::FuncOp f = build(load("tiny-llama.json"), o);
+  ASSERT_TRUE(f);
+  int stored = 0;
+  auto check = [&](mlir::Attribute name, mlir::Attribute storage) {
+    llvm::StringRef n = mlir::cast<mlir::StringAttr>(name).getValue();
+    bool cache = n.starts_with("past_") || n.starts_with("present_");
+    EXPECT_EQ(bool(storage), cache) << n.str();
+    if (storage) {
+      EXPECT_EQ(mlir::cast<mlir::StringAttr>(storage).getValue(), "fp8");
+      ++stored;
+    }
+  };
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    check(f.getArgAttr(i, "graph.name"), f.getArgAttr(i, "graph.storage"));
+  for (unsigned i = 0; i < f.getNumResults(); ++i)
+    check(f.getResultAttr(i, "graph.name"),
+          f.getResultAttr(i, "graph.storage"));
+  EXPECT_EQ(stored, 8); // 2 layers x (key, value) x (past, present)
+  // fp32 (the default) marks nothing.
+  f = build(load("tiny-llama.json"));
+  ASSERT_TRUE(f);
+  for (unsigned i = 0; i < f.getNumArguments(); ++i)
+    EXPECT_FALSE(f.getArgAttr(i, "graph.storage"));
+}
+
 TEST_F(DecodeStepTest, RejectsBadOptions) {
   LlmConfig c = load("tiny-llama.json");
   std::string error;
@@ -430,6 +460,11 @@ TEST_F(DecodeStepTest, RejectsBadOptions) {
   o.batch = 0;
   EXPECT_FALSE(buildDecodeStep(ctx, c, o, error));
   EXPECT_NE(error.find("batch"), std::string::npos) << error;
+  o = {};
+  o.kvPrecision = "fp4";
+  EXPECT_FALSE(buildDecodeStep(ctx, c, o, error));
+  EXPECT_EQ(error, "tiny-llama: KV-cache precision must be fp32, bf16, fp16 "
+                   "or fp8, got 'fp4'");
   LlmConfig odd = c;
   odd.headDim = 15;
   odd.heads = 4;

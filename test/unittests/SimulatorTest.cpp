@@ -53,7 +53,9 @@ std::vector<uint8_t> emit(const Program &p, bool sortInstrs = true) {
     tensors.push_back(fbp::CreateTensorDirect(
         b, t.id, t.name.c_str(), static_cast<fbp::DType>(t.dtype), &t.shape,
         static_cast<fbp::TensorKind>(t.kind), t.hasData ? &data : nullptr,
-        t.splat, t.partAxis, t.partIndex, t.partCount));
+        t.splat, t.partAxis, t.partIndex, t.partCount,
+        t.storage == NumericFormat::F32 ? nullptr
+                                        : numericFormatName(t.storage)));
   }
   std::vector<flatbuffers::Offset<fbp::Kernel>> kernels;
   for (const ProgramKernel &k : p.kernels) {
@@ -380,6 +382,43 @@ TEST(Simulator, Bf16KernelRoundsEveryOutput) {
   std::vector<float> want = {14, 25, 20, 31}; // as with W exactly 0/1
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(r.outputs[0].value.data<float>()[i], want[i]) << i;
+}
+
+// A tensor stored narrow (an LLM's KV cache, --kv-precision) holds its
+// values rounded: an input as it is bound, a result as it is written.
+TEST(Simulator, StoredTensorsAreRounded) {
+  // 1.0625 rounds to 1 in fp8 (the tie goes to even); in bf16 (8
+  // significant bits: steps of 1/16 there) 14.078125 rounds to 14.0625 and
+  // 14.015625 to 14.
+  Tensor x = Tensor::fromVector(DType::F32, {2, 3},
+                                std::vector<float>{1.0625f, 2, 3, 4, 5, 6});
+  auto y00 = [&](NumericFormat xStored, NumericFormat yStored) {
+    Program p = matmulAdd();
+    p.tensors[2].constant = Tensor::fromVector(
+        DType::F32, {2}, std::vector<float>{10.015625f, 20});
+    p.tensors[0].storage = xStored;
+    p.tensors[4].storage = yStored;
+    Program loaded = load(emit(p));
+    return Simulator(loaded).runFunctional({{"x", x}}).outputs[0]
+        .value.data<float>()[0];
+  };
+  EXPECT_EQ(y00(NumericFormat::F32, NumericFormat::F32), 14.078125f);
+  EXPECT_EQ(y00(NumericFormat::F8, NumericFormat::F32), 14.015625f);
+  EXPECT_EQ(y00(NumericFormat::F32, NumericFormat::BF16), 14.0625f);
+  EXPECT_EQ(y00(NumericFormat::F8, NumericFormat::BF16), 14.0f);
+}
+
+TEST(ProgramLoad, StorageOnlyOnComputedF32Tensors) {
+  Program p = matmulAdd();
+  p.tensors[1].storage = NumericFormat::F8;
+  EXPECT_HAS(loadError(p), "tensor 1 'W': storage fp8 is set on a constant");
+  p = matmulAdd();
+  p.tensors[0].dtype = DType::I64;
+  p.tensors[0].storage = NumericFormat::BF16;
+  EXPECT_HAS(loadError(p), "storage bf16 is set on a i64 tensor");
+  p = matmulAdd();
+  p.tensors[3].storage = NumericFormat::I8;
+  EXPECT_HAS(loadError(p), "tensor 3 'h': storage must be bf16, fp16 or fp8, got 'int8'");
 }
 
 TEST(Simulator, InputErrors) {
