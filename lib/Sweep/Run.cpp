@@ -178,6 +178,8 @@ Outcome evaluate(const Options &o, const Point &p, const json &target,
       std::string("--objective=") +
           (o.objective == "latency" ? "latency" : "throughput"),
       "--no-verify", "-o", program};
+  if (o.kvPrecision != "fp32" && p.model.ends_with(".json"))
+    argv.push_back("--kv-precision=" + o.kvPrecision);
   int64_t chips = o.chips;
   for (size_t i = 0; i < o.models.size() && i < o.modelChips.size(); ++i)
     if (o.models[i] == p.model && o.modelChips[i] > 0)
@@ -322,6 +324,33 @@ bool run(const Options &o, std::string &error) {
   mkdir(o.outDir.c_str(), 0755);
   std::string work = o.outDir + "/work";
   mkdir(work.c_str(), 0755);
+
+  // What a point's result depends on besides its key (the model and the
+  // axes' values). A directory holds the results of one setting, so a
+  // resumed sweep never mixes in points compiled otherwise.
+  json settings = {{"target", base},       {"precision", o.precision},
+                   {"kv_precision", o.kvPrecision},
+                   {"objective", o.objective}, {"chips", o.chips},
+                   {"model_chips", o.modelChips}};
+  std::string settingsPath = o.outDir + "/settings.json";
+  if (std::ifstream prev(settingsPath); prev) {
+    json old = json::parse(prev, nullptr, false);
+    for (auto &[name, value] : settings.items())
+      if (old.is_discarded() || !old.contains(name) || old[name] != value) {
+        error = o.outDir + " holds a sweep with another " + name + " (" +
+                (old.is_discarded() || !old.contains(name)
+                     ? std::string("unreadable")
+                     : old[name].dump().substr(0, 60)) +
+                "); remove it or choose another --out";
+        return false;
+      }
+  } else if (std::ifstream(o.outDir + "/results.jsonl").good()) {
+    error = o.outDir + " holds results of a sweep whose settings were not "
+                       "recorded; remove it or choose another --out";
+    return false;
+  }
+  if (rank == 0)
+    std::ofstream(settingsPath) << settings.dump(2) << "\n";
 
   // The points: every model at every combination, then (for sensitivity)
   // each resource improved by 10% from the first combination.

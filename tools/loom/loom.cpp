@@ -695,7 +695,7 @@ int runPlan(int argc, char **argv) {
 int runSweep(int argc, char **argv) {
   Args args = parseArgs(argc, argv,
                         {"model", "target", "vary", "objective", "out", "jobs",
-                         "chips", "precision"},
+                         "chips", "precision", "kv-precision"},
                         {"no-sensitivity"});
   if (!args.positional.empty())
     usageError("sweep takes no positional arguments (models are --model=A,B)");
@@ -742,6 +742,10 @@ int runSweep(int argc, char **argv) {
   o.objective = args.get("objective", "throughput");
   o.outDir = args.get("out", "sweep");
   o.precision = args.get("precision", "fp32");
+  o.kvPrecision = args.get("kv-precision", "fp32");
+  if (!loom::rt::storageFormat(o.kvPrecision))
+    usageError("--kv-precision=" + o.kvPrecision + ": expected " +
+               loom::rt::kStorageFormats);
   auto count = [&](const char *name, int64_t dflt) -> int64_t {
     if (!args.has(name))
       return dflt;
@@ -794,7 +798,8 @@ void printUsage() {
          "[--no-compile]\n"
          "  loom sweep --model=M1.onnx,M2.json --target=BASE "
          "--vary=FIELD=v1,v2,... [--vary=...] [--objective=latency|throughput|"
-         "perf-per-watt] [--out=DIR] [--jobs=N] [--chips=N]\n";
+         "perf-per-watt] [--out=DIR] [--jobs=N] [--chips=N]\n"
+         "      [--kv-precision=fp8]  (the config.json models' KV cache)\n";
 }
 
 } // namespace

@@ -66,6 +66,9 @@ struct Options {
   int jobs = 0;                    // parallel compiles (0: the cores)
   int64_t chips = 1;               // --chips for every compile
   std::string precision = "fp32";
+  /// The KV cache's storage format for the LLM config.json models
+  /// (`--kv-precision`); ONNX models are compiled without it.
+  std::string kvPrecision = "fp32";
   std::string loom;                // the loom binary that compiles a point
   bool sensitivity = true;
 };
