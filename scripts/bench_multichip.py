@@ -6,8 +6,9 @@ usage: bench_multichip.py [--build build] [--zoo build/zoo] [--out docs/benchmar
 
 1. A Llama-3-70B-shaped decode step (models/llama3-70b.json: 80 layers,
    hidden 8192, 64 heads, 8 key-value heads, vocabulary 128256; fp8
-   weights, KV cache of 8191 tokens) compiled for an LPX-class rack of 256
-   chips (`loom compile --chips=256 --precision=fp8`): compile time, the
+   weights, KV cache of 8191 tokens, fp32 and fp8) compiled for an
+   LPX-class rack of 256 chips (`loom compile --chips=256 --precision=fp8`,
+   and again with `--kv-precision=fp8`): compile time, the
    timing-only simulation time (`loom run --timing-only`), the parallelism
    the partitioner chose, per-token latency, tokens/s per user and the
    system's tokens/s with the pipeline stages overlapping users' steps.
@@ -150,13 +151,16 @@ def main():
     short, short_err, _ = compile_case(loom, llama, "lpx-rack", 256, "fp8", work,
                                        "llama3-70b-256-past127",
                                        ["--dim", "past=127", "--objective=throughput"])
+    kv8, kv8_err, _ = compile_case(loom, llama, "lpx-rack", 256, "fp8", work,
+                                   "llama3-70b-256-kv8", ["--kv-precision=fp8"])
     if not r:
         sys.exit("llama3-70b on 256 chips did not compile: " + err)
     sim_s, instrs = timing_run(loom, r["program"], work, "llama3-70b-256")
     lat = us(r["seq_latency"], lpx_hz)
     say("### Llama-3-70B-shaped decode on an LPX-class rack (256 chips)")
     say()
-    say("A decode step at the longest context (KV cache of 8191 tokens, fp32),"
+    say("A decode step at the longest context (KV cache of 8191 tokens, fp32 unless"
+        " a row says fp8),"
         " one sequence, objective latency; the system throughput row is the"
         " pipelined schedule of a 128-token context (below).")
     say()
@@ -174,6 +178,15 @@ def main():
     else:
         say("| pipelined stages at this context | do not fit: %d steps in flight need %d"
             " users' KV caches (fp32) beside the weights | |" % (r["pp"], r["pp"]))
+    if kv8:
+        say("| with the KV cache stored at fp8 (`--kv-precision=fp8`): per-token"
+            " latency; system tokens/s pipelined (a new step every %.1f us) |"
+            " %.1f us; %.0f | |"
+            % (us(kv8["interval"], lpx_hz), us(kv8["seq_latency"], lpx_hz),
+               1e6 / us(kv8["interval"], lpx_hz)))
+    else:
+        say("| with the KV cache stored at fp8 | did not compile: %s | |"
+            % kv8_err.replace("|", "/"))
     if short:
         say("| 128-token context: latency; system tokens/s pipelined"
             " (a new step every %.1f us) | %.1f us; %.0f | |"
@@ -276,12 +289,13 @@ def main():
            " against %.1f us at tp %d x pp %d)"
            % (us(wide["seq_latency"], lpx_hz), us(scaled[512]["seq_latency"], lpx_hz),
               scaled[512]["tp"], scaled[512]["pp"]) if wide else ""))
-    say("- The KV cache is fp32 (the decode-step builder's activations are fp32),"
-        " 4x an fp8 cache: at the 8191-token context one user's cache is 5.4 GB,"
-        " so SRAM holds only a few steps in flight and the pipelined schedule"
-        " starts one every few hundred microseconds; at 128 tokens one every"
+    say("- The KV cache is fp32 unless `--kv-precision` says otherwise: at the"
+        " 8191-token context one user's cache is 5.4 GB (1.3 GB at fp8), so SRAM"
+        " holds only a few steps in flight and the pipelined schedule starts one"
+        " every few hundred microseconds (tens at fp8); at 128 tokens one every"
         " few microseconds (the modulo scheduler lengthens the interval until"
-        " the in-flight steps' buffers fit).")
+        " the in-flight steps' buffers fit). Latency is the sequential"
+        " schedule's in every case.")
     say("- The GPT-2-style step fits one chip, so any split only adds link latency;"
         " degrees that do not divide its 4 heads leave it mostly replicated.")
     say()

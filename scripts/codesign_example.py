@@ -5,7 +5,8 @@ usage: scripts/codesign_example.py [--build build] [--jobs 2] [--mpi]
 
 Runs (or resumes) the sweep of ResNet-50, the BERT-style encoder layer and
 the Llama-3-70B decode step over SRAM per tile x mesh link bandwidth x
-chip-to-chip bandwidth on the LPX-class preset (`loom sweep`, results in
+chip-to-chip bandwidth on the LPX-class preset (`loom sweep`, fp8 matrix
+inputs and, for the Llama step, an fp8 KV cache; results in
 BUILD/codesign), then rewrites the section of docs/codesign.md between
 `<!-- codesign_example.py: begin -->` and `<!-- codesign_example.py: end -->`
 (a summary table per model, the sensitivity table, the sweep's points per
@@ -37,7 +38,8 @@ def sweep(loom, out, jobs, mpi):
     cmd = [loom, "sweep",
            "--model=build/zoo/resnet50.onnx,build/zoo/encoder_layer.onnx,"
            "models/llama3-70b.json@256",
-           "--target=lpx-rack", "--precision=fp8", "--objective=throughput",
+           "--target=lpx-rack", "--precision=fp8", "--kv-precision=fp8",
+           "--objective=throughput",
            "--jobs=%d" % jobs, "--out=" + out]
     cmd += ["--vary=%s=%s" % a for a in AXES]
     if mpi:

@@ -338,7 +338,7 @@ def _write_file(path, data):
 # --------------------------------------------------------------------------
 
 def compile(model, target="tiny", precision="fp32", mapping="auto", objective="latency",
-            max_ii=0, dims=None, verify=True, chips=1, tp=0, pp=0):
+            max_ii=0, dims=None, verify=True, chips=1, tp=0, pp=0, kv_precision="fp32"):
     """Compiles an ONNX model (a path or an onnx.ModelProto).
 
     target: a preset name (tiny, tsp-v1, lp30, ...) or a target JSON file;
@@ -347,20 +347,24 @@ def compile(model, target="tiny", precision="fp32", mapping="auto", objective="l
     input can start every max_ii cycles (0: no limit); dims: {name: int}
     for dynamic dimensions; verify: prove the schedule with the independent
     verifier; chips, tp, pp: split the model across chips (tensor- and
-    pipeline-parallel degrees, 0: chosen; see docs/multichip.md). Raises
-    loom.Error on any user error."""
+    pipeline-parallel degrees, 0: chosen; see docs/multichip.md);
+    kv_precision: for an LLM config.json, the format its KV cache is stored
+    in (fp32, bf16, fp16 or fp8; docs/numerics.md). Raises loom.Error on any
+    user error."""
     path, keep = _model_file(model)
     options = dict(target=_check_str("target", target),
                    precision=_check_str("precision", precision),
                    mapping=_check_str("mapping", mapping),
                    objective=_check_str("objective", objective),
                    max_ii=int(max_ii), dims=_dims(dims), verify=bool(verify),
-                   chips=int(chips), tp=int(tp), pp=int(pp))
+                   chips=int(chips), tp=int(tp), pp=int(pp),
+                   kv_precision=_check_str("kv_precision", kv_precision))
     if options["chips"] == 1 and (options["tp"] > 1 or options["pp"] > 1):
         options["chips"] = max(1, options["tp"]) * max(1, options["pp"])
     res = _loom.compile(path, options["target"], options["precision"], options["mapping"],
                         options["objective"], options["max_ii"], options["dims"],
-                        options["verify"], options["chips"], options["tp"], options["pp"])
+                        options["verify"], options["chips"], options["tp"], options["pp"],
+                        options["kv_precision"])
     return Program(res["program"], path, summary=res["summary"],
                    mapping_report=res["mapping_report"], timings=res["timings"],
                    seconds=res["seconds"], model_path=os.path.abspath(path),

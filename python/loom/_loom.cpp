@@ -248,8 +248,10 @@ py::dict compileModel(const std::string &model, const std::string &target,
                       const std::string &precision, const std::string &mapping,
                       const std::string &objective, int64_t maxII,
                       const std::map<std::string, int64_t> &dims, bool verify,
-                      int64_t chips, int64_t tp, int64_t pp) {
+                      int64_t chips, int64_t tp, int64_t pp,
+                      const std::string &kvPrecision) {
   driver::CompileOptions options;
+  options.import.kvPrecision = kvPrecision;
   options.target = target;
   options.precision = precision;
   options.mapping.mapping = mapping;
@@ -364,6 +366,7 @@ PYBIND11_MODULE(_loom, m) {
         py::arg("precision"), py::arg("mapping"), py::arg("objective"),
         py::arg("max_ii"), py::arg("dims"), py::arg("verify"),
         py::arg("chips") = 1, py::arg("tp") = 0, py::arg("pp") = 0,
+        py::arg("kv_precision") = "fp32",
         "Compiles an ONNX file: dict(program=bytes, summary, mapping_report, "
         "timings=[(name, seconds)], seconds).");
   m.def("plan", &planModel, py::arg("config"), py::arg("system"),

@@ -144,6 +144,19 @@ class Errors(unittest.TestCase):
         self.assertLoomError(lambda: loom.plan(config, "h100", tpot_ms=0.5),
                              "the nearest")
 
+    def test_kv_precision(self):
+        models = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__)))), "models")
+        config = os.path.join(models, "tiny-llama.json")
+        fp32 = loom.compile(config)
+        fp8 = loom.compile(config, kv_precision="fp8")
+        # The fp8 cache moves a quarter of the bytes: a shorter step.
+        self.assertLess(fp8.total_cycles, fp32.total_cycles)
+        self.assertLoomError(lambda: loom.compile(config, kv_precision="int8"),
+                             "int8 needs a scale")
+        self.assertLoomError(lambda: loom.compile(self.model, kv_precision="fp8"),
+                             "applies to an LLM config.json")
+
     def test_values_are_right(self):
         x = np.array([[1, 2, 3, 4], [-1, -2, -3, -4]], np.float32)
         w = np.arange(12, dtype=np.float32).reshape(4, 3) / 10 - 0.5

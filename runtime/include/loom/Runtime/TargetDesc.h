@@ -103,13 +103,13 @@ inline double numericFormatBytes(NumericFormat format) {
 /// computed in (a KV cache held at fp8, say): "fp32" (as computed), "bf16",
 /// "fp16" or "fp8" (E4M3, unscaled); std::nullopt for anything else. int8
 /// is not among them: it needs a scale, which a stored tensor does not carry.
+/// (The kernel precisions but int8.)
 inline std::optional<NumericFormat>
 storageFormat(std::string_view name) {
-  std::optional<NumericFormat> f = parseNumericFormat(name);
-  if (f && (*f == NumericFormat::F32 || *f == NumericFormat::BF16 ||
-            *f == NumericFormat::F16 || *f == NumericFormat::F8))
-    return f;
-  return std::nullopt;
+  std::optional<NumericFormat> f = kernelPrecisionFormat(name);
+  if (f == NumericFormat::I8)
+    return std::nullopt;
+  return f;
 }
 
 /// The storage formats, as error messages list them.

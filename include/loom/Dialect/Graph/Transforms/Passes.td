@@ -171,8 +171,11 @@ def GraphPrecisionPolicy : Pass<"graph-precision-policy", "mlir::func::FuncOp"> 
       at F too: its values are F's already, so nothing is rounded (the
       transposed keys).
 
-    Any other kernel stores its results as their type. A `graph.storage`
-    that is not bf16, fp16 or fp8 is an error.
+    Any other kernel stores its results as their type, and so a result
+    with `graph.storage` whose value no kernel stores (an argument returned
+    as it is, a kernel with other results besides, a value gathered across
+    chips before it is returned) is held, and returned, unrounded. A
+    `graph.storage` that is not bf16, fp16 or fp8 is an error.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
