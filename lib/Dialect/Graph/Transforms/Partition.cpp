@@ -828,7 +828,8 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
   // Segments: the runs of ops between allowed cuts.
   struct Segment {
     size_t begin, end;
-    double seconds = 0, bytes = 0;
+    double seconds = 0, weights = 0, inputs = 0;
+    double bytes() const { return weights + inputs; }
   };
   std::vector<Segment> segments;
   for (size_t i = 0; i < ops_.size(); ++i) {
@@ -837,34 +838,67 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
     Segment &g = segments.back();
     g.end = i + 1;
     g.seconds += seconds[i];
-    g.bytes += double(costs[i].weightBytes + costs[i].inputBytes);
+    g.weights += double(costs[i].weightBytes);
+    g.inputs += double(costs[i].inputBytes);
   }
-  // The fewest stages of at most `limit` seconds each, filled greedily
-  // segment by segment, each within SRAM; the stage of every op, or empty.
+  // A hop between stages: the activations crossing it (small for decode)
+  // cost about one link latency.
+  const double hop = target_->chipLinkLatencySeconds();
+  e.latency = total + double(pp - 1) * hop;
+  // What a stage of `time` seconds holding `weights` and reading `inputs`
+  // bytes of model inputs bounds: for objective latency its time; for
+  // throughput also the interval its SRAM allows. Each input in flight
+  // keeps its own copy of the model inputs a stage reads (a decode step's
+  // KV cache: read at the stage, written back as an output kept to the
+  // end), about latency / interval inputs at once, beside the stage's
+  // resident weights. Stages are packed by this, so a throughput split
+  // leaves each stage room for its copies instead of filling some with
+  // weights. (A stage packs its weights and one copy of its inputs within
+  // `capacity`, so the room is at least the inputs.)
+  const bool throughput = objective == "throughput";
+  auto bound = [&](double time, double weights, double inputs) {
+    if (inputs <= 0)
+      return time;
+    double room = capacity - weights;
+    if (room <= 0)
+      return std::numeric_limits<double>::infinity();
+    double sram = e.latency * inputs / room;
+    return throughput ? std::max(time, sram) : time;
+  };
+  // The fewest stages of at most `limit` each (by `bound`), filled
+  // greedily segment by segment, each within SRAM; the stage of every op,
+  // or empty.
   auto pack = [&](double limit) -> std::vector<int64_t> {
     std::vector<int64_t> stage(ops_.size(), 0);
     int64_t s = 0;
-    double time = 0, bytes = 0;
+    double time = 0, weights = 0, inputs = 0;
     for (size_t k = 0; k < segments.size(); ++k) {
       const Segment &g = segments[k];
-      if (g.bytes > capacity)
+      if (g.bytes() > capacity)
         return {};
-      if (k > 0 && (time + g.seconds > limit || bytes + g.bytes > capacity)) {
+      if (k > 0 &&
+          (bound(time + g.seconds, weights + g.weights, inputs + g.inputs) >
+               limit ||
+           weights + inputs + g.bytes() > capacity)) {
         ++s;
-        time = bytes = 0;
+        time = weights = inputs = 0;
       }
       if (s >= pp)
         return {};
       time += g.seconds;
-      bytes += g.bytes;
+      weights += g.weights;
+      inputs += g.inputs;
       for (size_t i = g.begin; i < g.end; ++i)
         stage[i] = s;
     }
     return stage;
   };
-  // Binary search for the smallest stage time that packs into pp stages.
-  // (Rounding: sums taken in another order may exceed `total` by an ulp.)
-  double lo = 0, hi = total * (1 + 1e-9) + 1e-12;
+  // Binary search for the smallest stage bound that packs into pp stages.
+  // (Rounding: sums taken in another order may exceed `total` by an ulp.
+  // A stage within SRAM bounds at most max(its time, the latency).)
+  double lo = 0,
+         hi = (throughput ? std::max(total, e.latency) : total) * (1 + 1e-9) +
+              1e-12;
   std::vector<int64_t> best = pack(hi);
   if (best.empty()) {
     e.why = "the ops do not pack into " + std::to_string(pp) +
@@ -892,21 +926,29 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
   // starting at segment k ends before reach(k), the first segment that
   // would overflow it); one pass from the end, with prefix sums.
   const size_t n = segments.size();
-  std::vector<double> timeBefore(n + 1, 0), bytesBefore(n + 1, 0);
+  std::vector<double> timeBefore(n + 1, 0), weightsBefore(n + 1, 0),
+      inputsBefore(n + 1, 0);
   for (size_t k = 0; k < n; ++k) {
     timeBefore[k + 1] = timeBefore[k] + segments[k].seconds;
-    bytesBefore[k + 1] = bytesBefore[k] + segments[k].bytes;
+    weightsBefore[k + 1] = weightsBefore[k] + segments[k].weights;
+    inputsBefore[k + 1] = inputsBefore[k] + segments[k].inputs;
   }
+  // Segments k..r-1 as one stage: over the relaxed bound, or SRAM.
+  auto overflows = [&](size_t k, size_t r) {
+    double w = weightsBefore[r] - weightsBefore[k];
+    double in = inputsBefore[r] - inputsBefore[k];
+    return bound(timeBefore[r] - timeBefore[k], w, in) > relaxed ||
+           w + in > capacity;
+  };
   const int64_t never = std::numeric_limits<int64_t>::max();
   std::vector<int64_t> need(n + 1, 0);
   for (size_t k = n, reach = n; k-- > 0;) {
     // The stage from k takes segments k..reach-1; an earlier k reaches no
-    // further (segment times and bytes are not negative).
-    while (reach > k + 1 &&
-           (timeBefore[reach] - timeBefore[k] > relaxed ||
-            bytesBefore[reach] - bytesBefore[k] > capacity))
+    // further (segment times and bytes are not negative, and the bound
+    // grows with each).
+    while (reach > k + 1 && overflows(k, reach))
       --reach;
-    need[k] = segments[k].bytes > capacity || need[reach] == never
+    need[k] = segments[k].bytes() > capacity || need[reach] == never
                   ? never
                   : 1 + need[reach];
   }
@@ -915,11 +957,8 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
   for (int64_t s = 0; s < pp && next < segments.size(); ++s) {
     size_t end = 0;
     double cheapestCut = std::numeric_limits<double>::infinity();
-    double time = 0, bytes = 0;
     for (size_t j = next; j < segments.size(); ++j) {
-      time += segments[j].seconds;
-      bytes += segments[j].bytes;
-      if (j > next && (time > relaxed || bytes > capacity))
+      if (j > next && overflows(next, j + 1))
         break;
       if (j + 1 == segments.size()) {
         // The rest fits in this stage: the last one takes it.
@@ -953,17 +992,8 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
     stageWeights[best[i]] += double(costs[i].weightBytes);
     stageInputs[best[i]] += double(costs[i].inputBytes);
   }
-  // A hop between stages: the activations crossing it (small for decode)
-  // cost about one link latency.
-  double hop = target_->chipLinkLatencySeconds();
-  e.latency = total + double(pp - 1) * hop;
   // The interval: the busiest stage, and no shorter than its SRAM lets
-  // inputs overlap. Each input in flight keeps its own copy of the model
-  // inputs a stage reads (a decode step's KV cache: read at the stage,
-  // written back as an output kept to the end), about latency / interval
-  // inputs at once, beside the stage's resident weights. (A stage packs
-  // its weights and one copy of its inputs within `capacity`, so the
-  // room left is at least the inputs.)
+  // inputs overlap (`bound` for throughput, whatever the objective).
   e.interval = 0;
   for (int64_t s = 0; s < pp; ++s) {
     e.interval = std::max(e.interval, stageTime[s]);

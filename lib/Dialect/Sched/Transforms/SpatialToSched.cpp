@@ -705,11 +705,12 @@ void SpatialToSchedPass::runOnOperation() {
     // copies overflow SRAM, at longer intervals (a longer interval needs
     // fewer copies): doubling until one fits, then halving the gap between
     // the longest that overflowed and the shortest that fit, down to 1/32
-    // of it. A packing whose need does not shrink as its interval doubles
-    // (lifetimes that grow with the interval) is given up.
+    // of it. A packing whose excess over SRAM (the fullest tile's need
+    // less a tile's bytes) does not shrink by a tenth as its interval
+    // doubles (lifetimes that grow with the interval) is given up.
     std::optional<size_t> best;
     for (double slack : {1.0, 0.5, 0.25, 0.0}) {
-      int64_t from = 0, overflowed = 0, lastNeed = 0;
+      int64_t from = 0, overflowed = 0, lastExcess = 0;
       std::optional<size_t> fit;
       // Only an interval below the best so far is worth searching for.
       const int64_t cap = best ? attempts[*best].ii : list.ii;
@@ -726,9 +727,13 @@ void SpatialToSchedPass::runOnOperation() {
         } else {
           overflowed = std::max(overflowed, got);
           sramFailedII = sramFailedII ? std::min(sramFailedII, got) : got;
-          if (!fit && lastNeed && overflowBytes * 10 >= lastNeed * 9)
+          // What is over a tile's SRAM must shrink by a tenth: the need
+          // alone can be mostly resident bytes, which no interval frees.
+          const int64_t excess =
+              std::max<int64_t>(1, overflowBytes - capacity);
+          if (!fit && lastExcess && excess * 10 >= lastExcess * 9)
             break;
-          lastNeed = overflowBytes;
+          lastExcess = excess;
         }
         if (fit && attempts[*fit].ii - overflowed <=
                        std::max<int64_t>(1, overflowed / 32))
