@@ -274,3 +274,35 @@ func.func @already_formed(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   }
   return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// Tests that a matmul takes in the transpose of the last two dimensions of
+// an operand it alone reads (attention's keys), placed where the matmul
+// was (after %q, which the transpose precedes) and named by it; that a
+// transpose other ops read too, or of other dimensions, stays its own
+// data_movement kernel.
+// CHECK-LABEL: func.func @operand_transpose(
+// CHECK: %[[KT:.*]] = graph.kernel %{{.*}} {kind = "data_movement"
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: graph.transpose %{{.*}} {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: %[[Q:.*]] = graph.kernel %{{.*}} {kind = "elementwise"
+// CHECK: %[[S:.*]] = graph.kernel %arg0, %[[Q]] {kind = "matmul", precision = "fp32"}
+// CHECK-NEXT: ^bb0(%[[AK:.*]]: tensor<1x2x3x4xf32>, %[[AQ:.*]]: tensor<1x2x1x4xf32>):
+// CHECK-NEXT: %[[T:.*]] = graph.transpose %[[AK]] {perm = array<i64: 0, 1, 3, 2>}
+// CHECK-NEXT: graph.matmul %[[AQ]], %[[T]]
+// CHECK: graph.kernel %{{.*}} {kind = "data_movement"
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: graph.transpose %{{.*}} {perm = array<i64: 0, 1, 3, 2>}
+// CHECK: graph.kernel {{.*}}kind = "matmul"
+// CHECK-NOT: graph.transpose
+// CHECK: return
+func.func @operand_transpose(%k: tensor<1x2x3x4xf32>, %q0: tensor<1x2x1x4xf32>) -> (tensor<1x2x1x3xf32>, tensor<1x3x2x4xf32>, tensor<1x2x1x3xf32>, tensor<1x2x4x3xf32>) {
+  %heads = graph.transpose %k {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x2x3x4xf32>) -> tensor<1x3x2x4xf32>
+  %kt = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x4x3xf32>
+  %q = graph.neg %q0 : (tensor<1x2x1x4xf32>) -> tensor<1x2x1x4xf32>
+  %s = graph.matmul %q, %kt : (tensor<1x2x1x4xf32>, tensor<1x2x4x3xf32>) -> tensor<1x2x1x3xf32>
+  %kt2 = graph.transpose %k {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x3x4xf32>) -> tensor<1x2x4x3xf32>
+  %s2 = graph.matmul %q0, %kt2 : (tensor<1x2x1x4xf32>, tensor<1x2x4x3xf32>) -> tensor<1x2x1x3xf32>
+  return %s, %heads, %s2, %kt2 : tensor<1x2x1x3xf32>, tensor<1x3x2x4xf32>, tensor<1x2x1x3xf32>, tensor<1x2x4x3xf32>
+}

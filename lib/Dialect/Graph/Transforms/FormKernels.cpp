@@ -78,7 +78,30 @@ mlir::ArrayRef<int64_t> shapeOf(mlir::Value v) {
 struct Group {
   llvm::SmallVector<mlir::Operation *> ops; // in block order
   llvm::StringRef kind;
+  /// Where the kernel goes and whose location names it: the first op, or
+  /// the anchor when transposes of its operands come before it.
+  mlir::Operation *at = nullptr;
 };
+
+/// True if `op` is a transpose of the last two dimensions whose one use is
+/// an operand of a matmul on the same chip: the matmul's kernel absorbs it
+/// (the matrix unit reads an operand in either order), so no transposed
+/// copy is made (the keys of attention's scores).
+bool isOperandTranspose(mlir::Operation *op) {
+  auto t = llvm::dyn_cast<TransposeOp>(op);
+  if (!t || !t->hasOneUse())
+    return false;
+  llvm::ArrayRef<int64_t> perm = t.getPerm();
+  int64_t n = static_cast<int64_t>(perm.size());
+  if (n < 2 || perm[n - 2] != n - 1 || perm[n - 1] != n - 2)
+    return false;
+  for (int64_t i = 0; i + 2 < n; ++i)
+    if (perm[i] != i)
+      return false;
+  mlir::OpOperand &use = *t->getUses().begin();
+  return llvm::isa<MatMulOp>(use.getOwner()) && use.getOperandNumber() < 2 &&
+         chipOf(use.getOwner()) == chipOf(op);
+}
 
 struct GraphFormKernelsPass
     : impl::GraphFormKernelsBase<GraphFormKernelsPass> {
@@ -157,6 +180,9 @@ struct GraphFormKernelsPass
           llvm::isa<ConstantOp, KernelOp, YieldOp, AllReduceOp, AllGatherOp>(
               op))
         continue;
+      // Left for the matmul that reads it (below).
+      if (isOperandTranspose(&op))
+        continue;
       std::optional<llvm::StringRef> kind = kindOf(&op);
       if (!kind) {
         op.emitError() << "graph-form-kernels: no kernel kind for '"
@@ -165,10 +191,19 @@ struct GraphFormKernelsPass
         continue;
       }
       assigned.insert(&op);
-      Group g{{&op}, *kind};
+      Group g{{&op}, *kind, &op};
       if (isAnchor(&op) ||
           (isElementwise(&op) && op.getNumResults() == 1))
         grow(g, assigned, shapeOf(op.getResult(0)));
+      // The transposes of a matmul's operands go in first.
+      if (llvm::isa<MatMulOp>(op))
+        for (mlir::Value v : op.getOperands().take_front(2))
+          if (mlir::Operation *def = v.getDefiningOp();
+              def && isOperandTranspose(def) && assigned.insert(def).second)
+            g.ops.insert(g.ops.begin(), def);
+      llvm::sort(g.ops, [&](mlir::Operation *a, mlir::Operation *b) {
+        return index.lookup(a) < index.lookup(b);
+      });
       groups.push_back(std::move(g));
     }
     if (failedAny)
@@ -176,9 +211,9 @@ struct GraphFormKernelsPass
     return groups;
   }
 
-  /// Replaces the ops of `g` with one graph.kernel at the first op's place.
+  /// Replaces the ops of `g` with one graph.kernel at `g.at`.
   void outline(const Group &g) {
-    mlir::Operation *seed = g.ops.front();
+    mlir::Operation *seed = g.at;
     llvm::DenseSet<mlir::Operation *> members(g.ops.begin(), g.ops.end());
 
     llvm::SetVector<mlir::Value> inputs;
@@ -204,9 +239,11 @@ struct GraphFormKernelsPass
         if (c->getBlock() == seed->getBlock() && seed->isBeforeInBlock(c))
           c->moveBefore(seed);
 
-    llvm::SmallVector<mlir::Location> locs;
+    // The anchor's location first: it names the kernel.
+    llvm::SmallVector<mlir::Location> locs{seed->getLoc()};
     for (mlir::Operation *op : g.ops)
-      locs.push_back(op->getLoc());
+      if (op != seed)
+        locs.push_back(op->getLoc());
     mlir::OpBuilder b(seed);
     mlir::Location loc = b.getFusedLoc(locs);
     llvm::SmallVector<mlir::Type> resultTypes;

@@ -8,6 +8,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <cmath>
+#include <functional>
 #include "mlir/IR/Location.h"
 
 using namespace mlir;
@@ -28,11 +29,20 @@ int64_t maxElements(TypeRange types) {
   return n;
 }
 
-/// Ops of the body that do work (not constants, not the terminator).
+/// True if `op` transposes an operand of a matmul of the body: the matrix
+/// unit reads it in the other order, at no cost of its own (see
+/// graph-form-kernels).
+bool isOperandTranspose(Operation &op) {
+  return isa<graph::TransposeOp>(op) && op.hasOneUse() &&
+         isa<graph::MatMulOp>(*op.getUsers().begin());
+}
+
+/// Ops of the body that do work (not constants, not the terminator, not
+/// a matmul operand's transpose).
 int64_t countWorkOps(Block &block) {
   int64_t n = 0;
   for (Operation &op : block.without_terminator())
-    if (!isa<graph::ConstantOp>(op))
+    if (!isa<graph::ConstantOp>(op) && !isOperandTranspose(op))
       ++n;
   return n;
 }
@@ -172,14 +182,17 @@ int64_t narrowUse(KernelT kernel, unsigned index) {
   Block &body = kernel.getBody().front();
   if (index >= body.getNumArguments())
     return 0;
-  for (OpOperand &use : body.getArgument(index).getUses()) {
-    Operation *op = use.getOwner();
-    bool matrix = isa<graph::MatMulOp, graph::ConvOp, graph::ConvTransposeOp>(op) &&
-                  use.getOperandNumber() < 2;
-    if (!matrix)
-      return 0;
-  }
-  return bytes;
+  // Every use a matrix operand, directly or through its transpose.
+  std::function<bool(Value)> matrixOnly = [&](Value v) {
+    return llvm::all_of(v.getUses(), [&](OpOperand &use) {
+      Operation *op = use.getOwner();
+      if (isOperandTranspose(*op))
+        return matrixOnly(op->getResult(0));
+      return isa<graph::MatMulOp, graph::ConvOp, graph::ConvTransposeOp>(op) &&
+             use.getOperandNumber() < 2;
+    });
+  };
+  return matrixOnly(body.getArgument(index)) ? bytes : 0;
 }
 } // namespace
 

@@ -120,6 +120,11 @@ def GraphFormKernels : Pass<"graph-form-kernels", "mlir::func::FuncOp"> {
       the anchor (a bias, a residual input). This takes in bias, activation,
       residual add, scaling, clipping, and a GELU written out as
       div/erf/add/mul/mul.
+    - A `graph.matmul` also takes in a transpose of the last two
+      dimensions of either operand when the matmul is its one use (the
+      keys of attention's scores, a Gemm's transposed weight): the matrix
+      unit reads an operand in either order, so no transposed copy is made.
+      Such a kernel is placed where its matmul was.
     - An elementwise op starts an elementwise group that grows by the same
       rule (same result shape), so a chain of elementwise ops becomes one
       kernel.
@@ -132,8 +137,8 @@ def GraphFormKernels : Pass<"graph-form-kernels", "mlir::func::FuncOp"> {
     slice, gather*, scatter*, pad, tile, broadcast_to, resize,
     depth_to_space, space_to_depth, topk, trilu, one_hot, cumsum).
 
-    Each kernel is placed where its first op was (every input is defined
-    before it by the rule above). Its inputs are the values its ops use from
+    Each kernel is placed where its first op was, or its matmul (every
+    input is defined before it by the rules above). Its inputs are the values its ops use from
     outside, in order of first use; `graph.constant` ops stay outside and are
     passed in (a constant defined later is moved up). It yields every result
     used outside it, including an intermediate that is also used inside, and
@@ -168,8 +173,8 @@ def GraphPrecisionPolicy : Pass<"graph-precision-policy", "mlir::func::FuncOp"> 
     - a kernel that only copies (reshape, transpose, concat, slice, gather,
       broadcast_to, tile) and whose every f32 input is stored at F (an
       argument with `graph.storage = F`, or a kernel storing at F) stores
-      at F too: its values are F's already, so nothing is rounded (the
-      transposed keys).
+      at F too: its values are F's already, so nothing is rounded (a
+      reshape or slice of the cache).
 
     Any other kernel stores its results as their type, and so a result
     with `graph.storage` whose value no kernel stores (an argument returned
