@@ -332,25 +332,35 @@ bool run(const Options &o, std::string &error) {
                    {"kv_precision", o.kvPrecision},
                    {"objective", o.objective}, {"chips", o.chips},
                    {"model_chips", o.modelChips}};
-  std::string settingsPath = o.outDir + "/settings.json";
+  std::string settingsPath = o.outDir + "/settings.json", problem;
   if (std::ifstream prev(settingsPath); prev) {
     json old = json::parse(prev, nullptr, false);
     for (auto &[name, value] : settings.items())
-      if (old.is_discarded() || !old.contains(name) || old[name] != value) {
-        error = o.outDir + " holds a sweep with another " + name + " (" +
+      if (problem.empty() &&
+          (old.is_discarded() || !old.contains(name) || old[name] != value))
+        problem = o.outDir + " holds a sweep with another " + name + " (" +
                 (old.is_discarded() || !old.contains(name)
                      ? std::string("unreadable")
                      : old[name].dump().substr(0, 60)) +
                 "); remove it or choose another --out";
-        return false;
-      }
   } else if (std::ifstream(o.outDir + "/results.jsonl").good()) {
-    error = o.outDir + " holds results of a sweep whose settings were not "
+    problem = o.outDir + " holds results of a sweep whose settings were not "
                        "recorded; remove it or choose another --out";
+  }
+#ifdef LOOM_HAVE_MPI
+  // Every rank reads the folder as it was before rank 0 writes to it.
+  if (mpi)
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+  if (!problem.empty()) {
+    error = problem;
     return false;
   }
-  if (rank == 0)
-    std::ofstream(settingsPath) << settings.dump(2) << "\n";
+  if (rank == 0) {
+    // Written whole, then renamed: a reader never sees half of it.
+    std::ofstream(settingsPath + ".tmp") << settings.dump(2) << "\n";
+    std::rename((settingsPath + ".tmp").c_str(), settingsPath.c_str());
+  }
 
   // The points: every model at every combination, then (for sensitivity)
   // each resource improved by 10% from the first combination.
