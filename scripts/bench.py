@@ -911,8 +911,9 @@ def write_doc(args, results, meta, failures):
     L.extend(notes)
     A("")
     # Keep the sections scripts/bench_mapping.py and bench_multichip.py
-    # write (between their markers).
-    for script in ("bench_mapping.py", "bench_multichip.py"):
+    # write, and the co-design timings measured by hand (between their
+    # markers).
+    for script in ("bench_mapping.py", "bench_multichip.py", "codesign timings, by hand"):
         begin, end = f"<!-- {script}: begin -->", f"<!-- {script}: end -->"
         if os.path.exists(args.out):
             old = open(args.out).read()
