@@ -289,6 +289,15 @@ bool run(const Options &o, std::string &error) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
   }
+  // An error return finalizes too (every rank returns the same error), so
+  // mpirun reports the message, not a rank that exited without finalizing.
+  struct FinalizeOnReturn {
+    bool armed;
+    ~FinalizeOnReturn() {
+      if (armed)
+        MPI_Finalize();
+    }
+  } finalize{mpi};
 #else
   if (std::getenv("OMPI_COMM_WORLD_SIZE")) {
     error = "this loom was built without MPI (install libopenmpi-dev and "
@@ -475,6 +484,7 @@ bool run(const Options &o, std::string &error) {
   sink.close();
 
 #ifdef LOOM_HAVE_MPI
+  finalize.armed = false; // finalized below
   if (mpi) {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank != 0) {

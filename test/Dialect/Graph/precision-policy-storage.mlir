@@ -44,29 +44,52 @@ func.func @kv_cache(%past: tensor<1x2x3x4xf32> {graph.storage = "fp8"}, %new: te
 // -----
 
 // A copy that mixes a stored value with one that is not (the new key
-// before it is appended) is not exact in the narrow format: no storage. A
-// kernel returned as results of two different formats has none either, nor
-// one whose result is returned both with and without graph.storage.
+// before it is appended) is not exact in the narrow format: no storage.
 // CHECK-LABEL: func.func @not_stored(
 // CHECK-NOT: , storage =
 // CHECK: return
-func.func @not_stored(%past: tensor<2x4xf32> {graph.storage = "fp8"}, %new: tensor<1x4xf32>) -> (tensor<3x4xf32>, tensor<4x4xf32> {graph.storage = "fp8"}, tensor<4x4xf32> {graph.storage = "bf16"}, tensor<2x4xf32> {graph.storage = "fp8"}, tensor<2x4xf32>) {
+func.func @not_stored(%past: tensor<2x4xf32> {graph.storage = "fp8"}, %new: tensor<1x4xf32>) -> tensor<3x4xf32> {
   %mixed = graph.kernel %past, %new {kind = "data_movement", precision = "fp32"} : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32> {
   ^bb0(%a: tensor<2x4xf32>, %b: tensor<1x4xf32>):
     %c = graph.concat %a, %b {axis = 0 : i64} : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32>
     graph.yield %c : tensor<3x4xf32>
   }
+  return %mixed : tensor<3x4xf32>
+}
+
+// -----
+
+// A result to be stored narrow whose value no kernel stores so is refused:
+// a kernel returned as results of two formats,
+// expected-error @+1 {{graph-precision-policy: result 0 is to be stored at fp8, but its value comes from 'graph.kernel', which does not store it so (storage is partial: only a kernel whose every result is returned stores narrow)}}
+func.func @two_formats(%new: tensor<1x4xf32>) -> (tensor<4x4xf32> {graph.storage = "fp8"}, tensor<4x4xf32> {graph.storage = "bf16"}) {
   %two = graph.kernel %new, %new, %new, %new {kind = "data_movement", precision = "fp32"} : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<4x4xf32> {
   ^bb0(%a: tensor<1x4xf32>, %b: tensor<1x4xf32>, %c: tensor<1x4xf32>, %d: tensor<1x4xf32>):
     %e = graph.concat %a, %b, %c, %d {axis = 0 : i64} : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<4x4xf32>
     graph.yield %e : tensor<4x4xf32>
   }
+  return %two, %two : tensor<4x4xf32>, tensor<4x4xf32>
+}
+
+// -----
+
+// one returned both with and without graph.storage,
+// expected-error @+1 {{graph-precision-policy: result 0 'kv' is to be stored at fp8, but its value comes from 'graph.kernel'}}
+func.func @stored_and_not(%past: tensor<2x4xf32>) -> (tensor<2x4xf32> {graph.name = "kv", graph.storage = "fp8"}, tensor<2x4xf32>) {
   %neg = graph.kernel %past {kind = "elementwise", precision = "fp32"} : (tensor<2x4xf32>) -> tensor<2x4xf32> {
   ^bb0(%a: tensor<2x4xf32>):
     %n = graph.neg %a : (tensor<2x4xf32>) -> tensor<2x4xf32>
     graph.yield %n : tensor<2x4xf32>
   }
-  return %mixed, %two, %two, %neg, %neg : tensor<3x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+  return %neg, %neg : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
+// and an argument returned as it came in.
+// expected-error @+1 {{graph-precision-policy: result 0 is to be stored at fp8, but its value comes from an argument}}
+func.func @argument(%x: tensor<2xf32>) -> (tensor<2xf32> {graph.storage = "fp8"}) {
+  return %x : tensor<2xf32>
 }
 
 // -----
@@ -87,4 +110,17 @@ func.func @bad_kernel_storage(%x: tensor<2xf32>) -> tensor<2xf32> {
     graph.yield %n : tensor<2xf32>
   }
   return %y : tensor<2xf32>
+}
+
+// -----
+
+// Storage is for f32 results.
+func.func @bad_kernel_storage_type(%x: tensor<2xi64>) -> tensor<2xi64> {
+  // expected-error @+1 {{'graph.kernel' op storage fp8 is for f32 results, got 'tensor<2xi64>'}}
+  %y = graph.kernel %x {kind = "data_movement", precision = "fp32", storage = "fp8"} : (tensor<2xi64>) -> tensor<2xi64> {
+  ^bb0(%a: tensor<2xi64>):
+    %n = graph.reshape %a : (tensor<2xi64>) -> tensor<2xi64>
+    graph.yield %n : tensor<2xi64>
+  }
+  return %y : tensor<2xi64>
 }

@@ -1,9 +1,11 @@
 //===- FormKernels.cpp - Group compute ops into graph.kernel ops ----------===//
 //
 // Every compute op of a function ends up in exactly one graph.kernel: a
-// matmul/conv anchor with its elementwise epilogue, a chain of elementwise
-// ops, or a single other op. Grouping is decided first, without touching the
-// IR, then each group is outlined into a kernel at its first op's position.
+// matmul/conv anchor with its elementwise epilogue (and a matmul with the
+// transposes of its operands), a chain of elementwise ops, or a single other
+// op. Grouping is decided first, without touching the IR, then each group is
+// outlined into a kernel at its first op's position (a matmul's, when it
+// takes in transposes before it).
 //
 //===----------------------------------------------------------------------===//
 #include "loom/Dialect/Graph/IR/Graph.h"

@@ -48,6 +48,32 @@ struct GraphPrecisionPolicyPass
           storedAs[r] = *storage;
       }
     });
+    // A result asked to be stored narrow whose value no kernel stores so
+    // (an argument returned as it is, a kernel with other results, a value
+    // gathered or reduced across chips first) would come back unrounded
+    // and counted wide: refused rather than ignored.
+    auto ret = llvm::cast<mlir::func::ReturnOp>(
+        func.getBody().front().getTerminator());
+    for (unsigned i = 0; i < func.getNumResults(); ++i) {
+      auto want = func.getResultAttrOfType<mlir::StringAttr>(i, kStorageAttr);
+      if (!want)
+        continue;
+      auto have = storedAs.find(ret.getOperand(i));
+      if (have != storedAs.end() && have->second == want.getValue())
+        continue;
+      auto name = func.getResultAttrOfType<mlir::StringAttr>(i, "graph.name");
+      mlir::Operation *def = ret.getOperand(i).getDefiningOp();
+      func.emitError()
+          << "graph-precision-policy: result " << i
+          << (name ? " '" + name.getValue().str() + "'" : std::string())
+          << " is to be stored at " << want.getValue()
+          << ", but its value comes from "
+          << (def ? "'" + def->getName().getStringRef().str() + "'"
+                  : std::string("an argument"))
+          << ", which does not store it so (storage is partial: only a "
+             "kernel whose every result is returned stores narrow)";
+      return signalPassFailure();
+    }
   }
 
 private:

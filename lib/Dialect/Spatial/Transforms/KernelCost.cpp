@@ -33,8 +33,17 @@ int64_t maxElements(TypeRange types) {
 /// unit reads it in the other order, at no cost of its own (see
 /// graph-form-kernels).
 bool isOperandTranspose(Operation &op) {
-  return isa<graph::TransposeOp>(op) && op.hasOneUse() &&
-         isa<graph::MatMulOp>(*op.getUsers().begin());
+  auto t = dyn_cast<graph::TransposeOp>(op);
+  if (!t || !t->hasOneUse())
+    return false;
+  ArrayRef<int64_t> perm = t.getPerm();
+  int64_t n = static_cast<int64_t>(perm.size());
+  for (int64_t i = 0; i < n; ++i)
+    if (perm[i] != (i < n - 2 ? i : (i == n - 2 ? n - 1 : n - 2)))
+      return false;
+  OpOperand &use = *t->getUses().begin();
+  return n >= 2 && isa<graph::MatMulOp>(use.getOwner()) &&
+         use.getOperandNumber() < 2;
 }
 
 /// Ops of the body that do work (not constants, not the terminator, not

@@ -57,6 +57,10 @@ verifyStorage(mlir::Operation *op, std::optional<llvm::StringRef> storage) {
   if (!f || *f == rt::NumericFormat::F32)
     return op->emitOpError("storage must be bf16, fp16 or fp8, got '")
            << *storage << "'";
+  for (mlir::Type t : op->getResultTypes())
+    if (!mlir::cast<mlir::ShapedType>(t).getElementType().isF32())
+      return op->emitOpError("storage ")
+             << *storage << " is for f32 results, got " << t;
   return mlir::success();
 }
 
