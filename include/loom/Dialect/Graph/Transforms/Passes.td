@@ -176,11 +176,11 @@ def GraphPrecisionPolicy : Pass<"graph-precision-policy", "mlir::func::FuncOp"> 
       at F too: its values are F's already, so nothing is rounded (a
       reshape or slice of the cache).
 
-    Any other kernel stores its results as their type, and so a result
-    with `graph.storage` whose value no kernel stores (an argument returned
+    Any other kernel stores its results as their type. A result with
+    `graph.storage` whose value no kernel stores so (an argument returned
     as it is, a kernel with other results besides, a value gathered across
-    chips before it is returned) is held, and returned, unrounded. A
-    `graph.storage` that is not bf16, fp16 or fp8 is an error.
+    chips before it is returned) is an error (storage is partial), as is a
+    `graph.storage` that is not bf16, fp16 or fp8.
   }];
   let options = [
     Option<"precision", "precision", "std::string", /*default=*/"\"fp32\"",
