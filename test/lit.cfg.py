@@ -22,5 +22,3 @@ config.substitutions.append(("%srcdir", config.loom_source_dir))
 import shutil
 if shutil.which("script"):
     config.available_features.add("script")
-if shutil.which("mpirun"):
-    config.available_features.add("mpirun")

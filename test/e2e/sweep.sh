@@ -4,7 +4,8 @@
 # sensitivity points) must give byte-identical results.json
 #   - with 2 parallel compiles and with 1,
 #   - when rerun (every point is skipped: resumed from results.jsonl),
-#   - with 2 MPI ranks (`mpirun -np 2`), when Open MPI is installed;
+#   - with 2 MPI ranks (`mpirun -np 2`), fresh and resumed, when Open MPI
+#     is installed;
 # a point that cannot compile (SRAM too small) is recorded with its reason,
 # and the HTML page is written.
 #
@@ -45,13 +46,18 @@ grep -q "<svg" "$work/a/sweep.html" || fail "sweep.html has no picture"
 if command -v mpirun >/dev/null; then
   # (Open MPI's own allocations outlive MPI_Finalize: LeakSanitizer would
   # report them in the sanitizer build, so leak checks are off for this run.)
-  LOOM_NO_PROGRESS=1 ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
-    mpirun --allow-run-as-root --oversubscribe -np 2 \
-    "$loom" sweep "${args[@]}" --jobs=1 --out="$work/mpi" >/dev/null ||
-    fail "the 2-rank sweep failed"
-  cmp "$work/a/results.json" "$work/mpi/results.json" ||
-    fail "results.json differs between 2 MPI ranks and 1 process"
-  echo "sweep: PASS (2 jobs, 1 job, resumed and 2 MPI ranks agree)"
+  # Twice: the second run resumes under MPI (every rank reads the folder's
+  # settings before rank 0 rewrites them; a rank once read them half
+  # written and refused the folder).
+  for run in fresh resumed; do
+    LOOM_NO_PROGRESS=1 ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" \
+      mpirun --allow-run-as-root --oversubscribe -np 2 \
+      "$loom" sweep "${args[@]}" --jobs=1 --out="$work/mpi" >/dev/null ||
+      fail "the $run 2-rank sweep failed"
+    cmp "$work/a/results.json" "$work/mpi/results.json" ||
+      fail "results.json differs between 2 MPI ranks ($run) and 1 process"
+  done
+  echo "sweep: PASS (2 jobs, 1 job, resumed and 2 MPI ranks, fresh and resumed, agree)"
 else
   echo "sweep: PASS (2 jobs, 1 job and resumed agree; mpirun not installed)"
 fi
