@@ -374,8 +374,8 @@ void ProgramLoader::loadTensors(const loom::program::Program &fb) {
         pt.kind != TensorKind::Output)
       fail(where + ": only model inputs and outputs are split into parts");
     if (const auto *storage = t->storage(); storage && storage->size()) {
-      std::optional<NumericFormat> f = storageFormat(storage->str());
-      if (!f || *f == NumericFormat::F32)
+      std::optional<NumericFormat> f = narrowStorageFormat(storage->str());
+      if (!f)
         fail(where + ": storage must be bf16, fp16 or fp8, got '" +
              storage->str() + "'");
       if (pt.dtype != DType::F32)

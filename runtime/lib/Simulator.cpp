@@ -535,7 +535,8 @@ SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
       values[id] = v;
     }
     // An input stored narrow (a KV cache at fp8) holds its values rounded.
-    values[id] = roundToStorage(values[id], t.storage);
+    if (t.storage != NumericFormat::F32)
+      values[id] = roundToStorage(values[id], t.storage);
   }
 
   // The last op (in global order) to read each tensor; program outputs are
@@ -619,7 +620,8 @@ SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
       for (size_t i = 0; i < outs.size(); ++i) {
         int32_t id = op.outputs[i];
         // A tensor stored narrow is rounded as it is written.
-        outs[i] = roundToStorage(outs[i], p.tensor(id).storage);
+        if (NumericFormat f = p.tensor(id).storage; f != NumericFormat::F32)
+          outs[i] = roundToStorage(outs[i], f);
         auto lu = lastUse.find(id);
         // A result nobody reads is dropped at once.
         if (lu == lastUse.end() || lu->second <= opIndex)

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
 
@@ -506,6 +507,37 @@ LogicalResult SliceOp::verify() {
 //===----------------------------------------------------------------------===//
 // KernelOp
 //===----------------------------------------------------------------------===//
+
+std::optional<loom::rt::NumericFormat> loom::graph::declaredStorage(Value v) {
+  auto func = dyn_cast_or_null<FunctionOpInterface>(
+      v.getParentRegion() ? v.getParentRegion()->getParentOp() : nullptr);
+  if (!func || v.getParentRegion() != &func.getFunctionBody())
+    return std::nullopt;
+  StringAttr a;
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    a = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kStorageAttr);
+  for (OpOperand &use : v.getUses())
+    if (!a && use.getOwner()->hasTrait<OpTrait::ReturnLike>() &&
+        use.getOwner()->getParentOp() == func.getOperation())
+      a = func.getResultAttrOfType<StringAttr>(use.getOperandNumber(),
+                                               kStorageAttr);
+  return a ? loom::rt::narrowStorageFormat(a.getValue()) : std::nullopt;
+}
+
+bool loom::graph::isMatmulOperandTranspose(Operation *op) {
+  auto t = dyn_cast<TransposeOp>(op);
+  if (!t || !t->hasOneUse())
+    return false;
+  ArrayRef<int64_t> perm = t.getPerm();
+  int64_t n = static_cast<int64_t>(perm.size());
+  if (n < 2 || perm[n - 2] != n - 1 || perm[n - 1] != n - 2)
+    return false;
+  for (int64_t i = 0; i + 2 < n; ++i)
+    if (perm[i] != i)
+      return false;
+  OpOperand &use = *t->getUses().begin();
+  return isa<MatMulOp>(use.getOwner()) && use.getOperandNumber() < 2;
+}
 
 LogicalResult KernelOp::verify() {
   Block &body = getBody().front();

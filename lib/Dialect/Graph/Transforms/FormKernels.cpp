@@ -85,24 +85,13 @@ struct Group {
   mlir::Operation *at = nullptr;
 };
 
-/// True if `op` is a transpose of the last two dimensions whose one use is
-/// an operand of a matmul on the same chip: the matmul's kernel absorbs it
-/// (the matrix unit reads an operand in either order), so no transposed
-/// copy is made (the keys of attention's scores).
+/// True if `op` is a transpose of a matmul operand (isMatmulOperandTranspose)
+/// on the matmul's chip: the matmul's kernel absorbs it (the matrix unit
+/// reads an operand in either order), so no transposed copy is made (the
+/// keys of attention's scores).
 bool isOperandTranspose(mlir::Operation *op) {
-  auto t = llvm::dyn_cast<TransposeOp>(op);
-  if (!t || !t->hasOneUse())
-    return false;
-  llvm::ArrayRef<int64_t> perm = t.getPerm();
-  int64_t n = static_cast<int64_t>(perm.size());
-  if (n < 2 || perm[n - 2] != n - 1 || perm[n - 1] != n - 2)
-    return false;
-  for (int64_t i = 0; i + 2 < n; ++i)
-    if (perm[i] != i)
-      return false;
-  mlir::OpOperand &use = *t->getUses().begin();
-  return llvm::isa<MatMulOp>(use.getOwner()) && use.getOperandNumber() < 2 &&
-         chipOf(use.getOwner()) == chipOf(op);
+  return isMatmulOperandTranspose(op) &&
+         chipOf(*op->getUsers().begin()) == chipOf(op);
 }
 
 struct GraphFormKernelsPass

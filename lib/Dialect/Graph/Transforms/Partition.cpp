@@ -160,34 +160,15 @@ std::optional<Shard> perRank(ArrayRef<int64_t> shape, Shard s, int64_t ranks) {
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
-/// The `graph.storage` of `v`: an argument's, or that of a result `v` is
-/// returned as (a KV cache held narrow, see graph-precision-policy).
-std::optional<NumericFormat> storageOf(Value v) {
-  auto func = dyn_cast_or_null<func::FuncOp>(v.getParentRegion()->getParentOp());
-  if (!func)
-    return std::nullopt;
-  StringAttr a;
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    a = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kStorageAttr);
-  for (OpOperand &use : v.getUses())
-    if (!a && isa<func::ReturnOp>(use.getOwner()))
-      a = func.getResultAttrOfType<StringAttr>(use.getOperandNumber(),
-                                               kStorageAttr);
-  if (!a)
-    return std::nullopt;
-  return rt::storageFormat(a.getValue());
-}
-
-/// Bytes of `v` as stored.
+/// Bytes of `v` as stored (a KV cache at its declared storage).
 int64_t bytesOf(Value v) {
   RankedTensorType t = typeOf(v);
   int64_t bits = t.getElementType().isIntOrFloat()
                      ? t.getElementType().getIntOrFloatBitWidth()
                      : 32;
   int64_t bytes = std::max<int64_t>(1, bits / 8);
-  if (std::optional<NumericFormat> f = storageOf(v); f && t.getElementType().isF32())
-    bytes = std::min<int64_t>(bytes,
-                              static_cast<int64_t>(rt::numericFormatBytes(*f)));
+  if (t.getElementType().isF32())
+    bytes = rt::bytesStoredAs(bytes, declaredStorage(v));
   return t.getNumElements() * bytes;
 }
 
@@ -856,14 +837,15 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
   // weights. (A stage packs its weights and one copy of its inputs within
   // `capacity`, so the room is at least the inputs.)
   const bool throughput = objective == "throughput";
-  auto bound = [&](double time, double weights, double inputs) {
+  auto sramInterval = [&](double weights, double inputs) {
     if (inputs <= 0)
-      return time;
+      return 0.0;
     double room = capacity - weights;
-    if (room <= 0)
-      return std::numeric_limits<double>::infinity();
-    double sram = e.latency * inputs / room;
-    return throughput ? std::max(time, sram) : time;
+    return room > 0 ? e.latency * inputs / room
+                    : std::numeric_limits<double>::infinity();
+  };
+  auto bound = [&](double time, double weights, double inputs) {
+    return throughput ? std::max(time, sramInterval(weights, inputs)) : time;
   };
   // The fewest stages of at most `limit` each (by `bound`), filled
   // greedily segment by segment, each within SRAM; the stage of every op,
@@ -995,12 +977,9 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
   // The interval: the busiest stage, and no shorter than its SRAM lets
   // inputs overlap (`bound` for throughput, whatever the objective).
   e.interval = 0;
-  for (int64_t s = 0; s < pp; ++s) {
-    e.interval = std::max(e.interval, stageTime[s]);
-    if (stageInputs[s] > 0)
-      e.interval = std::max(e.interval, e.latency * stageInputs[s] /
-                                            (capacity - stageWeights[s]));
-  }
+  for (int64_t s = 0; s < pp; ++s)
+    e.interval = std::max({e.interval, stageTime[s],
+                           sramInterval(stageWeights[s], stageInputs[s])});
   return e;
 }
 

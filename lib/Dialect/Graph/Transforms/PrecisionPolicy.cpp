@@ -84,9 +84,7 @@ private:
       if (!a)
         return mlir::success();
       auto s = llvm::dyn_cast<mlir::StringAttr>(a);
-      std::optional<rt::NumericFormat> f =
-          s ? rt::storageFormat(s.getValue()) : std::nullopt;
-      if (f && *f != rt::NumericFormat::F32)
+      if (s && rt::narrowStorageFormat(s.getValue()))
         return mlir::success();
       return func.emitError()
              << "graph-precision-policy: " << what << " " << i << ": "

@@ -5,7 +5,6 @@
 #include "loom/Dialect/Spatial/IR/Spatial.h"
 
 #include "mlir/IR/BuiltinTypes.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <cmath>
 #include <functional>
@@ -29,29 +28,12 @@ int64_t maxElements(TypeRange types) {
   return n;
 }
 
-/// True if `op` transposes an operand of a matmul of the body: the matrix
-/// unit reads it in the other order, at no cost of its own (see
-/// graph-form-kernels).
-bool isOperandTranspose(Operation &op) {
-  auto t = dyn_cast<graph::TransposeOp>(op);
-  if (!t || !t->hasOneUse())
-    return false;
-  ArrayRef<int64_t> perm = t.getPerm();
-  int64_t n = static_cast<int64_t>(perm.size());
-  for (int64_t i = 0; i < n; ++i)
-    if (perm[i] != (i < n - 2 ? i : (i == n - 2 ? n - 1 : n - 2)))
-      return false;
-  OpOperand &use = *t->getUses().begin();
-  return n >= 2 && isa<graph::MatMulOp>(use.getOwner()) &&
-         use.getOperandNumber() < 2;
-}
-
 /// Ops of the body that do work (not constants, not the terminator, not
 /// a matmul operand's transpose).
 int64_t countWorkOps(Block &block) {
   int64_t n = 0;
   for (Operation &op : block.without_terminator())
-    if (!isa<graph::ConstantOp>(op) && !isOperandTranspose(op))
+    if (!isa<graph::ConstantOp>(op) && !graph::isMatmulOperandTranspose(&op))
       ++n;
   return n;
 }
@@ -134,15 +116,13 @@ std::optional<KernelDesc> describeKernel(StringRef kind, StringRef precision,
     return KernelDesc::normalization(outElements, format);
   if (kind == "data_movement") {
     std::optional<NumericFormat> stored =
-        storage ? rt::storageFormat(*storage) : std::nullopt;
+        storage ? rt::narrowStorageFormat(*storage) : std::nullopt;
     int64_t bytes = 0;
-    for (Type t : outputs) {
-      int64_t own = elementBytes(cast<RankedTensorType>(t).getElementType());
-      if (stored)
-        own = std::min<int64_t>(
-            own, static_cast<int64_t>(rt::numericFormatBytes(*stored)));
-      bytes += numElements(t) * own;
-    }
+    for (Type t : outputs)
+      bytes += numElements(t) *
+               rt::bytesStoredAs(
+                   elementBytes(cast<RankedTensorType>(t).getElementType()),
+                   stored);
     return KernelDesc::dataMovement(bytes);
   }
   error = "unknown kernel kind '" + kind.str() + "'";
@@ -195,7 +175,7 @@ int64_t narrowUse(KernelT kernel, unsigned index) {
   std::function<bool(Value)> matrixOnly = [&](Value v) {
     return llvm::all_of(v.getUses(), [&](OpOperand &use) {
       Operation *op = use.getOwner();
-      if (isOperandTranspose(*op))
+      if (graph::isMatmulOperandTranspose(op))
         return matrixOnly(op->getResult(0));
       return isa<graph::MatMulOp, graph::ConvOp, graph::ConvTransposeOp>(op) &&
              use.getOperandNumber() < 2;
@@ -249,36 +229,23 @@ int64_t storedElementBytes(Value weight) {
 }
 
 std::optional<NumericFormat> storageFormatOf(Value v) {
+  if (isa<BlockArgument>(v))
+    return graph::declaredStorage(v);
   std::optional<StringRef> name;
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
-    if (func && arg.getOwner() == &func.getFunctionBody().front())
-      if (auto a = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                     graph::kStorageAttr))
-        name = a.getValue();
-  } else if (auto k = v.getDefiningOp<graph::KernelOp>()) {
+  if (auto k = v.getDefiningOp<graph::KernelOp>())
     name = k.getStorage();
-  } else if (auto k = v.getDefiningOp<KernelOp>()) {
+  else if (auto k = v.getDefiningOp<KernelOp>())
     name = k.getStorage();
-  } else if (auto t = v.getDefiningOp<TransferOp>()) {
+  else if (auto t = v.getDefiningOp<TransferOp>())
     return storageFormatOf(t.getSource());
-  }
-  if (!name)
-    return std::nullopt;
-  std::optional<NumericFormat> f = rt::storageFormat(*name);
-  if (!f || *f == NumericFormat::F32)
-    return std::nullopt;
-  return f;
+  return name ? rt::narrowStorageFormat(*name) : std::nullopt;
 }
 
 int64_t storageElementBytes(Value v) {
-  int64_t own =
-      elementBytes(cast<RankedTensorType>(v.getType()).getElementType());
-  std::optional<NumericFormat> f = storageFormatOf(v);
-  if (!f || !cast<RankedTensorType>(v.getType()).getElementType().isF32())
-    return own;
-  return std::min<int64_t>(own,
-                           static_cast<int64_t>(rt::numericFormatBytes(*f)));
+  Type element = cast<RankedTensorType>(v.getType()).getElementType();
+  return element.isF32() ? rt::bytesStoredAs(elementBytes(element),
+                                             storageFormatOf(v))
+                         : elementBytes(element);
 }
 
 } // namespace loom::spatial

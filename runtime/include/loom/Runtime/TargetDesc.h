@@ -12,6 +12,7 @@
 #ifndef LOOM_RUNTIME_TARGETDESC_H
 #define LOOM_RUNTIME_TARGETDESC_H
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -114,6 +115,25 @@ storageFormat(std::string_view name) {
 
 /// The storage formats, as error messages list them.
 inline constexpr const char *kStorageFormats = "fp32, bf16, fp16 or fp8";
+
+/// A storage format narrower than fp32 ("bf16", "fp16", "fp8"): what a
+/// tensor's `storage` may name; std::nullopt for fp32 and anything else.
+inline std::optional<NumericFormat> narrowStorageFormat(std::string_view name) {
+  std::optional<NumericFormat> f = storageFormat(name);
+  if (f == NumericFormat::F32)
+    return std::nullopt;
+  return f;
+}
+
+/// Bytes per element of an f32 value of `ownBytes` per element stored in
+/// `format` (its own bytes without one, or when the format is not narrower).
+inline int64_t bytesStoredAs(int64_t ownBytes,
+                             std::optional<NumericFormat> format) {
+  if (!format)
+    return ownBytes;
+  return std::min<int64_t>(ownBytes,
+                           static_cast<int64_t>(numericFormatBytes(*format)));
+}
 
 /// How chips are wired to each other by their chip-to-chip links.
 enum class Topology : uint8_t {

@@ -53,8 +53,7 @@ inline mlir::LogicalResult
 verifyStorage(mlir::Operation *op, std::optional<llvm::StringRef> storage) {
   if (!storage)
     return mlir::success();
-  std::optional<rt::NumericFormat> f = rt::storageFormat(*storage);
-  if (!f || *f == rt::NumericFormat::F32)
+  if (!rt::narrowStorageFormat(*storage))
     return op->emitOpError("storage must be bf16, fp16 or fp8, got '")
            << *storage << "'";
   for (mlir::Type t : op->getResultTypes())
@@ -63,6 +62,16 @@ verifyStorage(mlir::Operation *op, std::optional<llvm::StringRef> storage) {
              << *storage << " is for f32 results, got " << t;
   return mlir::success();
 }
+
+/// The `graph.storage` declared for `v`: a function argument's, or that of
+/// a result `v` is returned as (the first with one); std::nullopt when none
+/// names a narrow format.
+std::optional<rt::NumericFormat> declaredStorage(mlir::Value v);
+
+/// True if `op` is a transpose of the last two dimensions whose one use is
+/// operand 0 or 1 of a graph.matmul: the matmul's kernel reads the operand
+/// in place (graph-form-kernels), so the transpose is no copy and no work.
+bool isMatmulOperandTranspose(mlir::Operation *op);
 
 /// The chip `graph-partition` put an op on (0 when not partitioned).
 inline int64_t chipOf(mlir::Operation *op) {
