@@ -513,7 +513,9 @@ def check(model, inputs=None, target="tiny", precision="fp32", mapping="auto",
     |sim - ref| <= max(atol, scale_tol * S) + rtol * |ref|, S the output's
     largest |ref|; None takes `loom check`'s value for the precision
     (fp32: rtol 1e-3, atol 1e-4, scale_tol 1e-4; bf16: scale_tol 0.04;
-    fp16: 4e-3; fp8: 1.0; int8: 0.2; rtol = atol = 0 for the narrow ones)."""
+    fp16: 4e-3; fp8: 1.0; int8: 0.2; rtol = atol = 0 for the narrow ones),
+    and for a Program compiled with a narrow kv_precision the looser of the
+    two scale tolerances."""
     if isinstance(model, Program):
         program = model
         path, keep = _model_file(program)
@@ -526,6 +528,12 @@ def check(model, inputs=None, target="tiny", precision="fp32", mapping="auto",
                           objective=objective, dims=dims)
         program._keep = keep
     d_rtol, d_atol, d_scale = _CHECK_TOLERANCES.get(precision, _CHECK_TOLERANCES["fp32"])
+    # A KV cache stored narrow (kv_precision) is rounded too: the looser of
+    # the two formats' tolerances, as `loom check --kv-precision` takes.
+    kv = program.options.get("kv_precision", "fp32")
+    if kv != "fp32":
+        k_scale = _CHECK_TOLERANCES.get(kv, _CHECK_TOLERANCES["fp32"])[2]
+        d_rtol, d_atol, d_scale = 0.0, 0.0, max(d_scale, k_scale)
     rtol = d_rtol if rtol is None else float(rtol)
     atol = d_atol if atol is None else float(atol)
     scale_tol = d_scale if scale_tol is None else float(scale_tol)

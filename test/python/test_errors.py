@@ -152,6 +152,10 @@ class Errors(unittest.TestCase):
         fp8 = loom.compile(config, kv_precision="fp8")
         # The fp8 cache moves a quarter of the bytes: a shorter step.
         self.assertLess(fp8.total_cycles, fp32.total_cycles)
+        # Checked at the cache's tolerance: its present_* outputs are
+        # rounded to fp8, beyond fp32's.
+        self.assertTrue(loom.check(fp8).ok)
+        self.assertFalse(loom.check(fp8, scale_tol=1e-4).ok)
         self.assertLoomError(lambda: loom.compile(config, kv_precision="int8"),
                              "int8 needs a scale")
         self.assertLoomError(lambda: loom.compile(self.model, kv_precision="fp8"),
