@@ -14,7 +14,7 @@
 // TP-LABEL: func.func @mlp(
 // TP-SAME: %arg0: tensor<1x8xf32> {graph.name = "x", graph.part = array<i64: -1, 0, 2>}
 // TP-SAME: %arg1: tensor<1x8xf32> {graph.name = "x", graph.part = array<i64: -1, 1, 2>}
-// TP-SAME: graph.chips = 2 : i64
+// TP-SAME: graph.chips = 2 : i64, graph.partition_report
 // TP-SAME: graph.pp = 1 : i64, graph.tp = 2 : i64
 // TP: %[[W0:.*]] = graph.constant {value = dense<{{\[\[}}0.000000e+00, 1.000000e+00, {{.*}}7.000000e+00]{{.*}} : tensor<8x8xf32>}
 // TP: %[[W1:.*]] = graph.constant {value = dense<{{\[\[}}8.000000e+00, 9.000000e+00, {{.*}}1.500000e+01]{{.*}} : tensor<8x8xf32>}
@@ -30,8 +30,11 @@
 // TP: return %[[O]]
 // Two stages: fc1 on chip 0, fc2 and the residual add on chip 1; the input
 // both chips read is a replica per chip, written by the host, not a trip
-// over the link.
+// over the link. The inputs the estimate has in flight (latency over
+// interval, the link's 1 us latency included), for placement's room for
+// their copies; only a pipelined split (pp > 1) has it.
 // PP-LABEL: func.func @mlp(%arg0: tensor<1x8xf32> {graph.name = "x", graph.part = array<i64: -1, 0, 2>}, %arg1: tensor<1x8xf32> {graph.name = "x", graph.part = array<i64: -1, 1, 2>})
+// PP-SAME: graph.in_flight = 23 : i64
 // PP-SAME: graph.pp = 2 : i64, graph.tp = 1 : i64
 // PP: graph.matmul %arg0, {{.*}} {graph.chip = 0 : i64} : (tensor<1x8xf32>, tensor<8x16xf32>)
 // PP: graph.matmul {{.*}} {graph.chip = 1 : i64} : (tensor<1x16xf32>, tensor<16x8xf32>)

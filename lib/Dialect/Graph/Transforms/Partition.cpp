@@ -1646,6 +1646,11 @@ void GraphPartitionPass::runOnOperation() {
   func->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(chosen->tp));
   func->setAttr(kPipelineParallelAttr, b.getI64IntegerAttr(chosen->pp));
   func->setAttr(kPartitionReportAttr, b.getStringAttr(head + "; " + report));
+  if (chosen->pp > 1 && chosen->interval > 0)
+    func->setAttr(kInFlightAttr,
+                  b.getI64IntegerAttr(std::max<int64_t>(
+                      1, static_cast<int64_t>(std::ceil(
+                             chosen->latency / chosen->interval - 1e-9)))));
   if (systemChips > n)
     func->setAttr(kSystemChipsAttr, b.getI64IntegerAttr(systemChips));
   if (n == 1)

@@ -29,6 +29,11 @@ inline constexpr const char *kChipsAttr = "graph.chips";
 inline constexpr const char *kTensorParallelAttr = "graph.tp";
 inline constexpr const char *kPipelineParallelAttr = "graph.pp";
 inline constexpr const char *kPartitionReportAttr = "graph.partition_report";
+/// the inputs a pipelined split's estimate has in flight at once (its
+/// latency over its interval, rounded up; only when pp > 1): placement
+/// leaves room on each tile for that many copies of a stage's streaming
+/// state (see graph-to-spatial),
+inline constexpr const char *kInFlightAttr = "graph.in_flight";
 /// the system the chips are part of, when bigger (see ChipNetwork),
 inline constexpr const char *kSystemChipsAttr = "graph.system_chips";
 /// and on an argument or result that is one part of a model input or

@@ -83,7 +83,10 @@ def GraphPartition : Pass<"graph-partition", "mlir::func::FuncOp"> {
     the slowest stage). A model whose weights and inputs exceed the chips'
     SRAM fails with the bytes needed and the fewest chips that could hold
     them. The choice and the estimates are in the function attribute
-    `graph.partition_report`.
+    `graph.partition_report`; for a pipelined split (pp > 1),
+    `graph.in_flight` is the chosen estimate's latency over its interval
+    (rounded up), the inputs in flight that graph-to-spatial leaves room
+    for.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"tiny\"",
