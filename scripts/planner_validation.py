@@ -8,7 +8,8 @@ usage: scripts/planner_validation.py [--loom build/bin/loom] [--json FILE]
 Each row is one `loom plan` command (shown in the output) and one measured
 figure quoted in the doc's "Sources". Nothing here is fitted: the inputs are
 the measurement's stated conditions, and the rules for the ones it does not
-state (MLPerf's mean input length, the chip count of a plan) are in the doc.
+state (the chip count of a plan) and where each input comes from are in
+the doc.
 """
 import argparse
 import json
@@ -23,10 +24,12 @@ L3 = "models/llama3-70b.json"
 L405 = "models/llama3.1-405b.json"
 MIX = "models/mixtral-8x7b.json"
 
-# MLPerf Llama-2-70B: ISL 1024 (the cap; the mean is unpublished), OSL 294.
-ML2 = ["--model=" + L2, "--input-len=1024", "--output-len=294",
+# MLPerf Llama-2-70B: ISL 222, the mean of the 24,576 samples' token
+# counts (the doc's "Inputs"), OSL 294 (the benchmark's tokens per sample).
+# Mixtral: ISL 427, the mean of its 15,000 samples; OSL 145.
+ML2 = ["--model=" + L2, "--input-len=222", "--output-len=294",
        "--kv-precision=fp8"]
-MMIX = ["--model=" + MIX, "--input-len=1024", "--output-len=145",
+MMIX = ["--model=" + MIX, "--input-len=427", "--output-len=145",
         "--kv-precision=fp8"]
 SERVER = ["--ttft=2000", "--tpot=200"]
 INTERACTIVE = ["--ttft=450", "--tpot=40"]
