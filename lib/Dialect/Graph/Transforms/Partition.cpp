@@ -728,7 +728,13 @@ OpCost GraphPartitionPass::costOf(Operation *op, const Propagation &prop,
   double fixed =
       double(std::max(tile.matrix.latencyCycles, tile.vector.latencyCycles)) /
       t.clockHz();
-  c.seconds = std::max(flops / split / std::max(peak, 1.0), bytes / bw) + fixed;
+  // A transpose of a matmul operand is read in place by the matmul's kernel
+  // (graph-form-kernels): no copy is made, so it takes no time (its
+  // weights, a Gemm's transposed B, still count).
+  c.seconds = isMatmulOperandTranspose(op)
+                  ? 0.0
+                  : std::max(flops / split / std::max(peak, 1.0), bytes / bw) +
+                        fixed;
   return c;
 }
 
