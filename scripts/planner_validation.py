@@ -31,6 +31,14 @@ ML2 = ["--model=" + L2, "--input-len=222", "--output-len=294",
        "--kv-precision=fp8"]
 MMIX = ["--model=" + MIX, "--input-len=427", "--output-len=145",
         "--kv-precision=fp8"]
+# MLPerf Llama-3.1-405B: ISL 9429, the mean of its 8,313 samples; OSL from
+# each system's log (tokens/s / samples/s). Server bounds: TTFT 6 s, TPOT
+# 175 ms.
+M405_H200 = ["--model=" + L405, "--input-len=9429", "--output-len=649",
+             "--kv-precision=fp8"]
+M405_B200 = ["--model=" + L405, "--input-len=9429", "--output-len=657",
+             "--kv-precision=fp8"]
+SERVER405 = ["--ttft=6000", "--tpot=175"]
 SERVER = ["--ttft=2000", "--tpot=200"]
 INTERACTIVE = ["--ttft=450", "--tpot=40"]
 H100 = ["--system=h100", "--weights=fp8"]
@@ -64,6 +72,10 @@ THROUGHPUT = [
     ("X6", "Mixtral 8x H200 Server v5.0", MMIX + H200 + SERVER + ["--max-chips=8"], ("system", 8), 61801.95, "mlperf-mixtral"),
     ("X7", "Mixtral 8x B200 Offline v5.0", MMIX + B200 + ["--max-chips=8"], ("system", 8), 128148, "mlperf-mixtral"),
     ("X8", "Mixtral 8x B200 Server v5.0", MMIX + B200 + SERVER + ["--max-chips=8"], ("system", 8), 126844.55, "mlperf-mixtral"),
+    ("X9", "405B 8x H200 Offline v5.0", M405_H200 + H200 + ["--max-chips=8"], ("system", 8), 560.651, "mlperf-405b"),
+    ("X10", "405B 8x H200 Server v5.0", M405_H200 + H200 + SERVER405 + ["--max-chips=8"], ("system", 8), 291.37, "mlperf-405b"),
+    ("X11", "405B 8x B200 Offline v5.0", M405_B200 + B200 + ["--max-chips=8"], ("system", 8), 1526.29, "mlperf-405b"),
+    ("X12", "405B 8x B200 Server v5.0", M405_B200 + B200 + SERVER405 + ["--max-chips=8"], ("system", 8), 845.82, "mlperf-405b"),
 ]
 for isl, osl, measured, tid in [(128, 128, 3317, "T1"), (128, 2048, 2616, "T2"),
                                 (2048, 128, 843, "T3"), (2048, 2048, 1583, "T4")]:
@@ -102,6 +114,8 @@ LATENCY = [
     ("X2", "TPOT, Mixtral 8x H100 Server (planner's plan)", MMIX + H100 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 102.6, "tpot-server"),
     ("X6", "TPOT, Mixtral 8x H200 Server (planner's plan)", MMIX + H200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 170.4, "tpot-server"),
     ("X8", "TPOT, Mixtral 8x B200 Server (planner's plan)", MMIX + B200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 110.0, "tpot-server"),
+    ("X10", "TPOT, 405B 8x H200 Server (planner's plan)", M405_H200 + H200 + SERVER405 + ["--max-chips=8"], ("tpot_ms", 0), 53.9, "tpot-server"),
+    ("X12", "TPOT, 405B 8x B200 Server (planner's plan)", M405_B200 + B200 + SERVER405 + ["--max-chips=8"], ("tpot_ms", 0), 87.0, "tpot-server"),
     ("G2", "TPOT, Groq Llama-2-70B 550/150 (inter-token p50)", GROQ, ("tpot_ms", 0), 5.32, "tpot-groq"),
     ("G2", "tokens/s per user, Groq Llama-2-70B 550/150", GROQ, ("per_user", 0), 185, "per-user"),
     ("T5", "TTFT, 4x H100 TP4 batch 1, ISL 128", trt(L2, H100, 128, 1, ["--max-chips=4", "--tp=4", "--pp=1", "--batch=1"]), ("ttft_ms", 0), 26, "ttft"),
@@ -187,7 +201,8 @@ def main():
     print("| Rows | Comparisons | Mean absolute error | Median error | Within 25% |")
     print("|---|---|---|---|---|")
     stats(thr, "Throughput, all")
-    for g in ["mlperf-llama", "mlperf-mixtral", "trt-v0.5", "trt-v0.6.1", "trt-perf-overview"]:
+    for g in ["mlperf-llama", "mlperf-mixtral", "mlperf-405b", "trt-v0.5", "trt-v0.6.1",
+              "trt-perf-overview"]:
         stats([r for r in thr if r["group"] == g], "Throughput, " + g)
     stats([r for r in lat if r["metric"] == "tpot_ms"], "TPOT, all")
     for g in ["tpot-interactive", "tpot-server", "tpot-groq"]:
