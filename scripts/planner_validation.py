@@ -38,9 +38,11 @@ M405_H200 = ["--model=" + L405, "--input-len=9429", "--output-len=649",
              "--kv-precision=fp8"]
 M405_B200 = ["--model=" + L405, "--input-len=9429", "--output-len=657",
              "--kv-precision=fp8"]
-SERVER405 = ["--ttft=6000", "--tpot=175"]
-SERVER = ["--ttft=2000", "--tpot=200"]
-INTERACTIVE = ["--ttft=450", "--tpot=40"]
+# Server and Interactive: Poisson arrivals, the bounds on the 99th
+# percentile (loom plan --scenario=server).
+SERVER405 = ["--scenario=server", "--ttft=6000", "--tpot=175"]
+SERVER = ["--scenario=server", "--ttft=2000", "--tpot=200"]
+INTERACTIVE = ["--scenario=server", "--ttft=450", "--tpot=40"]
 H100 = ["--system=h100", "--weights=fp8"]
 H200 = ["--system=h200", "--weights=fp8"]
 B200 = ["--system=b200", "--weights=fp4"]

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -73,6 +74,30 @@ ModelCost modelCost(const LlmConfig &c) {
   m.embedParams = double(c.vocab) * h;
   m.headParams = h * double(c.vocab);
   return m;
+}
+
+double erlangC(double c, double a) {
+  // Erlang B by its recurrence (stable for thousands of servers), then C.
+  const int64_t n = static_cast<int64_t>(c);
+  if (n < 1 || a <= 0)
+    return 0;
+  if (a >= c)
+    return 1;
+  double b = 1;
+  for (int64_t k = 1; k <= n; ++k)
+    b = a * b / (double(k) + a * b);
+  return c * b / (c - a * (1 - b));
+}
+
+double waitP99(double c, double hold, double rate) {
+  // P(wait > t) = C(c, a) exp(-(c - a) t / hold), a = rate x hold.
+  const double a = rate * hold;
+  if (a >= c)
+    return std::numeric_limits<double>::infinity();
+  const double waits = erlangC(c, a);
+  if (waits <= 0.01)
+    return 0;
+  return hold / (c - a) * std::log(waits / 0.01);
 }
 
 namespace {
@@ -180,10 +205,43 @@ struct System {
 void setRates(Plan &p, const Request &r, double wattsPerChip) {
   double perReplica = double(p.micro * p.batch);
   double out = double(r.outputLen);
-  p.tpotLoaded = p.tpot + (perReplica - 1) * p.prefillShare / out;
+  if (r.scenario != "server") {
+    // Offline: every slot always occupied.
+    p.tpotLoaded = p.tpot + (perReplica - 1) * p.prefillShare / out;
+    p.tokensPerSecond = double(p.dp) * perReplica * out /
+                        (out * p.tpot + perReplica * p.prefillShare);
+    p.requestRate = p.tokensPerSecond / double(p.dp) / out;
+    p.ttft = p.ttftAlone;
+  } else {
+    // Server: Poisson arrivals at `rate` per replica. Prefills take
+    // rate x prefillShare of the replica's time and the decode steps the
+    // rest, so a step is held up to tpot / (1 - rate x prefillShare) (at
+    // saturation, the offline figure); a request holds one of the
+    // perReplica slots for its output tokens at that pace, and waits for
+    // a free one (M/M/c: output lengths vary). The highest rate whose
+    // 99th-percentile time to first token (the wait, its prefill and its
+    // first step) and loaded time per output token meet the targets.
+    const double ps = p.prefillShare, step = p.tpot;
+    auto tpotAt = [&](double rate) { return step / (1.0 - rate * ps); };
+    auto ttftAt = [&](double rate) {
+      return p.ttftAlone - step + tpotAt(rate) +
+             waitP99(perReplica, out * tpotAt(rate), rate);
+    };
+    auto meetsAt = [&](double rate) {
+      return (r.tpot <= 0 || tpotAt(rate) <= r.tpot) &&
+             (r.ttft <= 0 || ttftAt(rate) <= r.ttft);
+    };
+    double lo = 0, hi = perReplica / (out * step + perReplica * ps);
+    for (int i = 0; i < 60; ++i) {
+      double mid = (lo + hi) / 2;
+      (meetsAt(mid) ? lo : hi) = mid;
+    }
+    p.requestRate = lo;
+    p.tpotLoaded = tpotAt(lo);
+    p.ttft = ttftAt(lo);
+    p.tokensPerSecond = double(p.dp) * lo * out;
+  }
   p.tokensPerSecondPerUser = 1.0 / p.tpotLoaded;
-  p.tokensPerSecond = double(p.dp) * perReplica * out /
-                      (out * p.tpot + perReplica * p.prefillShare);
   p.tokensPerSecondPerWatt =
       wattsPerChip > 0 ? p.tokensPerSecond / (wattsPerChip * double(p.chips))
                        : 0;
@@ -391,7 +449,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   StageTimes one = prefillStage(L, 1);
   double prefill = double(pp) * one.total() +
                    double(pp - 1) * s.hop(L * m.hidden * aB, tp * pp * ep, tp * ep);
-  p.ttft = prefill + p.tpot;
+  p.ttftAlone = prefill + p.tpot;
   p.prefillBound = bigger(one.compute, one.memory, one.link);
   // Under load: prompts batched into chunks of at least
   // kPrefillChunkTokens tokens, which read each stage's weights once and
@@ -439,6 +497,8 @@ int64_t replicas(const Plan &one, const Request &r) {
     dp = std::max<int64_t>(dp, (r.concurrency + one.concurrency - 1) /
                                    one.concurrency);
   if (r.requestRate > 0) {
+    if (one.tokensPerSecond <= 0)
+      return std::numeric_limits<int64_t>::max();
     double need = r.requestRate * double(r.outputLen);
     dp = std::max<int64_t>(
         dp, static_cast<int64_t>(std::ceil(need / one.tokensPerSecond)));
@@ -458,6 +518,11 @@ std::string validate(const Request &r) {
     return "concurrency, rate and targets must not be negative";
   if (r.top < 1)
     return "--top must be at least 1";
+  if (r.scenario != "offline" && r.scenario != "server")
+    return "--scenario must be offline or server, got '" + r.scenario + "'";
+  if (r.scenario == "server" && r.ttft <= 0)
+    return "--scenario=server needs --ttft (the bound on the 99th percentile "
+           "of the time to first token under Poisson arrivals)";
   return "";
 }
 
@@ -686,7 +751,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                  (s.memBw * s.eff.memory);
     };
     auto setTpot = [&](Plan &p, double tpot) {
-      p.ttft += tpot - p.tpot;
+      p.ttftAlone += tpot - p.tpot;
       p.tpot = tpot;
       setRates(p, r, s.power);
     };
@@ -890,6 +955,10 @@ std::string formatTable(const Result &result, const Request &r) {
   out += buf;
   out += "step: one decode step; TPOT: per output token under the plan's "
          "load, the other sequences' prefills interleaved between steps\n";
+  if (r.scenario == "server")
+    out += "server: requests arrive as a Poisson process; tok/s is the "
+           "highest rate at which the 99th-percentile TTFT (the wait for a "
+           "free batch slot included) and the TPOT meet the targets\n";
   bool anyEstimate = false;
   for (const Plan &p : result.plans)
     anyEstimate = anyEstimate || (!p.compiled && p.memory == "SRAM");
@@ -909,7 +978,8 @@ std::string formatJson(const Result &result, const Request &r) {
                   {"concurrency", r.concurrency}, {"request_rate", r.requestRate},
                   {"weights", r.weights},     {"kv", r.kv},
                   {"activations", r.activations}, {"ttft_s", r.ttft},
-                  {"tpot_s", r.tpot},          {"max_chips", r.maxChips}};
+                  {"tpot_s", r.tpot},          {"max_chips", r.maxChips},
+                  {"scenario", r.scenario}};
   nlohmann::ordered_json plans = nlohmann::ordered_json::array();
   for (const Plan &p : result.plans) {
     nlohmann::ordered_json q;
@@ -925,6 +995,8 @@ std::string formatJson(const Result &result, const Request &r) {
     q["micro_batches"] = p.micro;
     q["concurrency"] = p.concurrency;
     q["ttft_s"] = p.ttft;
+    q["ttft_alone_s"] = p.ttftAlone;
+    q["requests_per_s_per_replica"] = p.requestRate;
     q["tpot_s"] = p.tpotLoaded;
     q["decode_step_s"] = p.tpot;
     q["prefill_share_s"] = p.prefillShare;

@@ -406,3 +406,72 @@ TEST(PlannerTest, LayerKvStorageMapsToTheCompilersFormats) {
   EXPECT_EQ(loom::plan::layerKvStorage("int8"), "fp8");
   EXPECT_EQ(loom::plan::layerKvStorage("fp4"), "fp8");
 }
+
+// Erlang's C formula and the M/M/c wait on hand-computed cases: one server
+// at half load waits half the time (M/M/1: P(wait) = rho), two servers
+// offered one erlang a third of the time; the M/M/1 wait's tail is
+// rho exp(-mu (1 - rho) t), so its 99th percentile at rho = 1/2 and a
+// 1 s hold is 2 ln 50 s.
+TEST(PlannerTest, ErlangCAndTheWaitByHand) {
+  EXPECT_NEAR(erlangC(1, 0.5), 0.5, 1e-12);
+  EXPECT_NEAR(erlangC(2, 1.0), 1.0 / 3.0, 1e-12);
+  EXPECT_EQ(erlangC(4, 0), 0.0);
+  EXPECT_EQ(erlangC(4, 4), 1.0);
+  EXPECT_NEAR(waitP99(1, 1.0, 0.5), 2 * std::log(50.0), 1e-9);
+  // Under 1% of arrivals wait: no wait at the 99th percentile.
+  EXPECT_EQ(waitP99(64, 1.0, 10.0), 0.0);
+  EXPECT_TRUE(std::isinf(waitP99(2, 1.0, 2.0)));
+  // Thousands of slots stay finite (the recurrence, not factorials).
+  EXPECT_GT(erlangC(4096, 4000), 0.0);
+  EXPECT_LT(erlangC(4096, 4000), 1.0);
+}
+
+// The server scenario: Poisson arrivals at the highest rate whose
+// 99th-percentile time to first token meets the target. It serves at most
+// the offline (saturated) rate, its TTFT is the request's own plus the
+// wait (so at least the offline one), and a tighter TTFT target gives a
+// lower rate; a target the request alone misses gives no rate and fails.
+TEST(PlannerTest, ServerScenarioQueuesForASlot) {
+  TargetModel h100 = loadTarget("h100");
+  ModelCost m = modelCost(tinyConfig());
+  Request r = tinyRequest();
+  std::optional<Plan> offline = price(m, h100, r, 1, 1, 1, 1, 8);
+  ASSERT_TRUE(offline);
+  r.scenario = "server";
+  r.ttft = 2 * offline->ttftAlone;
+  std::optional<Plan> loose = price(m, h100, r, 1, 1, 1, 1, 8);
+  r.ttft = 1.05 * offline->ttftAlone;
+  std::optional<Plan> tight = price(m, h100, r, 1, 1, 1, 1, 8);
+  ASSERT_TRUE(loose && tight);
+  EXPECT_LT(loose->tokensPerSecond, offline->tokensPerSecond);
+  EXPECT_LT(tight->tokensPerSecond, loose->tokensPerSecond);
+  EXPECT_GT(tight->tokensPerSecond, 0.0);
+  EXPECT_LE(loose->ttft, 2 * offline->ttftAlone * (1 + 1e-9));
+  EXPECT_GE(loose->ttft, offline->ttftAlone);
+  // The loaded TPOT at the server's rate: below the saturated one.
+  EXPECT_LT(loose->tpotLoaded, offline->tpotLoaded);
+  EXPECT_NEAR(loose->tokensPerSecond,
+              loose->requestRate * double(r.outputLen), 1e-6);
+  r.ttft = 0.5 * offline->ttftAlone;
+  std::optional<Plan> never = price(m, h100, r, 1, 1, 1, 1, 8);
+  ASSERT_TRUE(never);
+  EXPECT_EQ(never->tokensPerSecond, 0.0);
+  EXPECT_GT(never->ttft, r.ttft);
+}
+
+TEST(PlannerTest, ServerScenarioNeedsATtftTarget) {
+  Request r = tinyRequest();
+  r.scenario = "server";
+  std::string error;
+  EXPECT_FALSE(loom::plan::plan(tinyConfig(), "", loadTarget("h100"), r,
+                                nullptr, error));
+  EXPECT_NE(error.find("--scenario=server needs --ttft"), std::string::npos)
+      << error;
+  r.scenario = "serving";
+  r.ttft = 1;
+  EXPECT_FALSE(loom::plan::plan(tinyConfig(), "", loadTarget("h100"), r,
+                                nullptr, error));
+  EXPECT_NE(error.find("--scenario must be offline or server"),
+            std::string::npos)
+      << error;
+}

@@ -627,7 +627,7 @@ int runPlan(int argc, char **argv) {
       {"model", "system", "prefill-system", "input-len", "output-len",
        "concurrency", "rate", "weights", "precision", "kv-precision",
        "act-precision", "ttft", "tpot", "max-chips", "top", "threads", "tp",
-       "pp", "batch"},
+       "pp", "batch", "scenario"},
       {"json", "no-compile"});
   if (!args.positional.empty())
     usageError("plan takes no positional arguments (the model is --model=CONFIG.json)");
@@ -662,6 +662,10 @@ int runPlan(int argc, char **argv) {
   r.pp = int64_t(number("pp", 0, true));
   r.batch = int64_t(number("batch", 0, true));
   r.compile = !args.has("no-compile");
+  r.scenario = args.get("scenario", "offline");
+  if (args.has("prefill-system") && r.scenario == "server")
+    usageError("--scenario=server with --prefill-system is not built (partial: "
+               "the disaggregated plan's prefill queue is not modelled)");
   std::string modelPath = args.get("model"), error;
   std::optional<loom::LlmConfig> config = loom::readLlmConfig(modelPath, error);
   if (!config)
@@ -794,8 +798,8 @@ void printUsage() {
          "  loom plan --model=CONFIG.json --system=NAME|FILE.json "
          "[--input-len=N] [--output-len=N] [--concurrency=N|--rate=R]\n"
          "      [--weights=fp8] [--kv-precision=fp8] [--ttft=MS] [--tpot=MS] "
-         "[--max-chips=N] [--top=N] [--prefill-system=NAME] [--json] "
-         "[--no-compile]\n"
+         "[--scenario=offline|server] [--max-chips=N] [--top=N] "
+         "[--prefill-system=NAME] [--json] [--no-compile]\n"
          "  loom sweep --model=M1.onnx,M2.json --target=BASE "
          "--vary=FIELD=v1,v2,... [--vary=...] [--objective=latency|throughput|"
          "perf-per-watt] [--out=DIR] [--jobs=N] [--chips=N]\n"

@@ -77,7 +77,22 @@ struct Request {
   /// Tensor- and pipeline-parallel degrees and the batch to force (0:
   /// searched).
   int64_t tp = 0, pp = 0, batch = 0;
+  /// How requests arrive. "offline": every replica kept full (its batch
+  /// slots always occupied), the time to first token a request's own
+  /// prefill. "server": a Poisson process (MLPerf's Server scenario); a
+  /// plan serves the highest rate at which the 99th percentile of the time
+  /// to first token, the wait for a free slot included, meets `ttft`
+  /// (which it then needs).
+  std::string scenario = "offline";
 };
+
+/// Erlang's C formula: the probability that an arrival waits, for `c`
+/// servers offered `a` erlangs of Poisson traffic (M/M/c, a < c).
+double erlangC(double c, double a);
+/// The 99th percentile of the wait for a free slot in an M/M/c queue of
+/// `c` slots, each held `hold` seconds on average, at `rate` arrivals/s
+/// (infinity at or past saturation).
+double waitP99(double c, double hold, double rate);
 
 struct Plan {
   std::string system;
@@ -88,10 +103,15 @@ struct Plan {
   int64_t chips = 0, nodes = 0, racks = 0;
   /// Sequences in flight across the system (dp x micro x batch).
   int64_t concurrency = 0;
-  /// Time to first token of a request alone, and one decode step
-  /// (`tpot`: the time per output token of a sequence with nothing else
-  /// in flight, the figure `loom compile` gives for the step).
-  double ttft = 0, tpot = 0;
+  /// Time to first token, and one decode step (`tpot`: the time per
+  /// output token of a sequence with nothing else in flight, the figure
+  /// `loom compile` gives for the step). `ttft` is a request's own prefill
+  /// and first step (`ttftAlone`) in the offline scenario, the 99th
+  /// percentile under the plan's load in the server one.
+  double ttft = 0, tpot = 0, ttftAlone = 0;
+  /// Requests per second one replica serves (the server scenario's rate,
+  /// or the offline one's saturation rate).
+  double requestRate = 0;
   /// Replica time each request's prefill takes under load: prompts batched
   /// into chunks of kPrefillChunkTokens tokens, the chunks overlapped across
   /// pipeline stages (so one stage's time per chunk).
