@@ -89,6 +89,28 @@ double erlangC(double c, double a) {
   return c * b / (c - a * (1 - b));
 }
 
+double prefillWaitP99(double service, double rate) {
+  // M/D/1: an arrival waits with probability rho = rate x service, and the
+  // wait's tail decays as exp(-theta t), theta the positive root of
+  // rate (exp(theta service) - 1) = theta (Cramer-Lundberg); the 99th
+  // percentile of rho exp(-theta t).
+  const double rho = rate * service;
+  if (rho >= 1)
+    return std::numeric_limits<double>::infinity();
+  if (rho <= 0.01 || service <= 0)
+    return 0;
+  auto f = [&](double th) { return rate * std::expm1(th * service) - th; };
+  // f < 0 just above 0 (rho < 1) and grows without bound: bracket, bisect.
+  double lo = 0, hi = 1.0 / service;
+  while (f(hi) < 0)
+    hi *= 2;
+  for (int i = 0; i < 100; ++i) {
+    double mid = (lo + hi) / 2;
+    (f(mid) < 0 ? lo : hi) = mid;
+  }
+  return std::log(rho / 0.01) / hi;
+}
+
 double waitP99(double c, double hold, double rate) {
   // P(wait > t) = C(c, a) exp(-(c - a) t / hold), a = rate x hold.
   const double a = rate * hold;
@@ -218,14 +240,17 @@ void setRates(Plan &p, const Request &r, double wattsPerChip) {
     // rest, so a step is held up to tpot / (1 - rate x prefillShare) (at
     // saturation, the offline figure); a request holds one of the
     // perReplica slots for its output tokens at that pace, and waits for
-    // a free one (M/M/c: output lengths vary). The highest rate whose
-    // 99th-percentile time to first token (the wait, its prefill and its
-    // first step) and loaded time per output token meet the targets.
+    // a free one (M/M/c: output lengths vary), then for the prompts ahead
+    // of it to be prefilled (M/D/1). The highest rate whose
+    // 99th-percentile time to first token (the two waits' 99th
+    // percentiles, its prefill and its first step) and loaded time per
+    // output token meet the targets.
     const double ps = p.prefillShare, step = p.tpot;
     auto tpotAt = [&](double rate) { return step / (1.0 - rate * ps); };
     auto ttftAt = [&](double rate) {
       return p.ttftAlone - step + tpotAt(rate) +
-             waitP99(perReplica, out * tpotAt(rate), rate);
+             waitP99(perReplica, out * tpotAt(rate), rate) +
+             prefillWaitP99(ps, rate);
     };
     auto meetsAt = [&](double rate) {
       return (r.tpot <= 0 || tpotAt(rate) <= r.tpot) &&
@@ -957,8 +982,9 @@ std::string formatTable(const Result &result, const Request &r) {
          "load, the other sequences' prefills interleaved between steps\n";
   if (r.scenario == "server")
     out += "server: requests arrive as a Poisson process; tok/s is the "
-           "highest rate at which the 99th-percentile TTFT (the wait for a "
-           "free batch slot included) and the TPOT meet the targets\n";
+           "highest rate at which the 99th-percentile TTFT (the waits for "
+           "a free batch slot and for prefill included) and the TPOT meet "
+           "the targets\n";
   bool anyEstimate = false;
   for (const Plan &p : result.plans)
     anyEstimate = anyEstimate || (!p.compiled && p.memory == "SRAM");

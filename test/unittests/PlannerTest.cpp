@@ -426,6 +426,18 @@ TEST(PlannerTest, ErlangCAndTheWaitByHand) {
   EXPECT_LT(erlangC(4096, 4000), 1.0);
 }
 
+// The prefill queue, M/D/1: at half load with 1 s prompts an arrival waits
+// half the time and the tail decays at theta = 1.25643 (the root of
+// 0.5 (e^theta - 1) = theta), so the 99th percentile is ln(50) / theta;
+// under 1% load no wait; at saturation an infinite one.
+TEST(PlannerTest, PrefillQueueByHand) {
+  EXPECT_NEAR(prefillWaitP99(1.0, 0.5), std::log(50.0) / 1.2564312086, 1e-6);
+  EXPECT_NEAR(prefillWaitP99(2.0, 0.25), 2 * std::log(50.0) / 1.2564312086,
+              1e-6);
+  EXPECT_EQ(prefillWaitP99(1.0, 0.005), 0.0);
+  EXPECT_TRUE(std::isinf(prefillWaitP99(1.0, 1.0)));
+}
+
 // The server scenario: Poisson arrivals at the highest rate whose
 // 99th-percentile time to first token meets the target. It serves at most
 // the offline (saturated) rate, its TTFT is the request's own plus the

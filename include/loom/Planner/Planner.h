@@ -81,8 +81,8 @@ struct Request {
   /// slots always occupied), the time to first token a request's own
   /// prefill. "server": a Poisson process (MLPerf's Server scenario); a
   /// plan serves the highest rate at which the 99th percentile of the time
-  /// to first token, the wait for a free slot included, meets `ttft`
-  /// (which it then needs).
+  /// to first token, the waits for a free slot and for prefill included,
+  /// meets `ttft` (which it then needs).
   std::string scenario = "offline";
 };
 
@@ -93,6 +93,9 @@ double erlangC(double c, double a);
 /// `c` slots, each held `hold` seconds on average, at `rate` arrivals/s
 /// (infinity at or past saturation).
 double waitP99(double c, double hold, double rate);
+/// The 99th percentile of the wait behind other prompts' prefill: an M/D/1
+/// queue of prompts served `service` seconds each at `rate` arrivals/s.
+double prefillWaitP99(double service, double rate);
 
 struct Plan {
   std::string system;
