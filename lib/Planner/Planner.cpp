@@ -89,15 +89,16 @@ double erlangC(double c, double a) {
   return c * b / (c - a * (1 - b));
 }
 
-double prefillWaitP99(double service, double rate) {
+double prefillWait(double service, double rate, double tail) {
   // M/D/1: an arrival waits with probability rho = rate x service, and the
-  // wait's tail decays as exp(-theta t), theta the positive root of
-  // rate (exp(theta service) - 1) = theta (Cramer-Lundberg); the 99th
-  // percentile of rho exp(-theta t).
+  // wait's tail is C exp(-theta t) (Cramer-Lundberg), theta the positive
+  // root of rate (exp(theta service) - 1) = theta and
+  // C = (1 - rho) / (rho exp(theta service) - 1); the time it exceeds
+  // with probability `tail`.
   const double rho = rate * service;
   if (rho >= 1)
     return std::numeric_limits<double>::infinity();
-  if (rho <= 0.01 || service <= 0)
+  if (rho <= tail || service <= 0)
     return 0;
   auto f = [&](double th) { return rate * std::expm1(th * service) - th; };
   // f < 0 just above 0 (rho < 1) and grows without bound: bracket, bisect.
@@ -108,18 +109,19 @@ double prefillWaitP99(double service, double rate) {
     double mid = (lo + hi) / 2;
     (f(mid) < 0 ? lo : hi) = mid;
   }
-  return std::log(rho / 0.01) / hi;
+  const double constant = (1 - rho) / (rho * std::exp(hi * service) - 1);
+  return std::max(0.0, std::log(constant / tail) / hi);
 }
 
-double waitP99(double c, double hold, double rate) {
+double slotWait(double c, double hold, double rate, double tail) {
   // P(wait > t) = C(c, a) exp(-(c - a) t / hold), a = rate x hold.
   const double a = rate * hold;
   if (a >= c)
     return std::numeric_limits<double>::infinity();
   const double waits = erlangC(c, a);
-  if (waits <= 0.01)
+  if (waits <= tail)
     return 0;
-  return hold / (c - a) * std::log(waits / 0.01);
+  return hold / (c - a) * std::log(waits / tail);
 }
 
 namespace {
@@ -238,25 +240,28 @@ void setRates(Plan &p, const Request &r, double wattsPerChip) {
     // Server: Poisson arrivals at `rate` per replica. Prefills take
     // rate x prefillShare of the replica's time and the decode steps the
     // rest, so a step is held up to tpot / (1 - rate x prefillShare) (at
-    // saturation, the offline figure); a request holds one of the
+    // saturation tpot + C x prefillShare / output, about the offline
+    // figure); a request holds one of the
     // perReplica slots for its output tokens at that pace, and waits for
     // a free one (M/M/c: output lengths vary), then for the prompts ahead
     // of it to be prefilled (M/D/1). The highest rate whose
-    // 99th-percentile time to first token (the two waits' 99th
-    // percentiles, its prefill and its first step) and loaded time per
-    // output token meet the targets.
+    // 99th-percentile time to first token and loaded time per output
+    // token meet the targets. The TTFT bound: each wait's 99.5th
+    // percentile (their sum exceeds the total's 99th percentile with at
+    // most 0.5% + 0.5%), its prefill and its first step.
     const double ps = p.prefillShare, step = p.tpot;
     auto tpotAt = [&](double rate) { return step / (1.0 - rate * ps); };
     auto ttftAt = [&](double rate) {
       return p.ttftAlone - step + tpotAt(rate) +
-             waitP99(perReplica, out * tpotAt(rate), rate) +
-             prefillWaitP99(ps, rate);
+             slotWait(perReplica, out * tpotAt(rate), rate, 0.005) +
+             prefillWait(ps, rate, 0.005);
     };
     auto meetsAt = [&](double rate) {
       return (r.tpot <= 0 || tpotAt(rate) <= r.tpot) &&
              (r.ttft <= 0 || ttftAt(rate) <= r.ttft);
     };
-    double lo = 0, hi = perReplica / (out * step + perReplica * ps);
+    const double busy = out * step + perReplica * ps;
+    double lo = 0, hi = busy > 0 ? perReplica / busy : 0;
     for (int i = 0; i < 60; ++i) {
       double mid = (lo + hi) / 2;
       (meetsAt(mid) ? lo : hi) = mid;
@@ -514,19 +519,21 @@ bool better(const Plan &a, const Plan &b, const Request &r) {
          std::make_tuple(b.tp, b.pp, b.ep, b.dp, b.batch, b.micro);
 }
 
-/// Data-parallel replicas a candidate needs for the load, or 0 if it
-/// cannot serve it within maxChips.
+/// Data-parallel replicas a candidate needs for the load; more than
+/// r.maxChips when that many do not fit. A plan that serves no rate at
+/// all (its targets admit none in the server scenario) keeps one replica:
+/// it misses its targets (meets) and may still be the nearest plan.
 int64_t replicas(const Plan &one, const Request &r) {
   int64_t dp = 1;
   if (r.concurrency > 0)
     dp = std::max<int64_t>(dp, (r.concurrency + one.concurrency - 1) /
                                    one.concurrency);
-  if (r.requestRate > 0) {
-    if (one.tokensPerSecond <= 0)
-      return std::numeric_limits<int64_t>::max();
+  if (r.requestRate > 0 && one.tokensPerSecond > 0) {
     double need = r.requestRate * double(r.outputLen);
-    dp = std::max<int64_t>(
-        dp, static_cast<int64_t>(std::ceil(need / one.tokensPerSecond)));
+    double n = std::ceil(need / one.tokensPerSecond);
+    if (!(n <= double(r.maxChips)))
+      return r.maxChips + 1;
+    dp = std::max<int64_t>(dp, static_cast<int64_t>(n));
   }
   return dp;
 }
@@ -632,7 +639,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
           if (!one)
             continue;
           int64_t dp = replicas(*one, r);
-          if (t * q * e * dp > r.maxChips)
+          if (dp > r.maxChips / (t * q * e))
             continue;
           Plan p = dp == 1 ? *one : *price(m, system, r, t, q, e, dp, b, mb);
           if (meets(p, r))
@@ -891,6 +898,12 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
                                         const Request &r,
                                         const LayerCompiler &compileLayer,
                                         std::string &error) {
+  if (r.scenario == "server") {
+    error = "the server scenario with a separate prefill system is not "
+            "built (partial: the disaggregated plan's prefill queue is not "
+            "modelled)";
+    return std::nullopt;
+  }
   // Decode plans on the decode system (no time-to-first-token target:
   // prefill happens elsewhere), prefill plans on the prefill system (its
   // time to first token only).
@@ -929,12 +942,13 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
     q.prefillChips = fast->chips;
     q.prefillTp = fast->tp;
     q.kvMove = move;
-    q.ttft = fast->ttft + move;
+    q.ttft = q.ttftAlone = fast->ttft + move;
     // Prefill runs elsewhere: the decode chips only decode; the power is
     // both systems'.
     q.tpotLoaded = q.tpot;
     q.tokensPerSecondPerUser = 1.0 / q.tpot;
     q.tokensPerSecond = double(q.concurrency) / q.tpot;
+    q.requestRate = q.tokensPerSecond / double(q.dp) / double(r.outputLen);
     double watts = decodeSystem.powerWattsPerChip() * double(q.chips) +
                    prefillSystem.powerWattsPerChip() * double(fast->chips);
     q.tokensPerSecondPerWatt = watts > 0 ? q.tokensPerSecond / watts : 0;

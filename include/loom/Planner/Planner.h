@@ -89,13 +89,14 @@ struct Request {
 /// Erlang's C formula: the probability that an arrival waits, for `c`
 /// servers offered `a` erlangs of Poisson traffic (M/M/c, a < c).
 double erlangC(double c, double a);
-/// The 99th percentile of the wait for a free slot in an M/M/c queue of
-/// `c` slots, each held `hold` seconds on average, at `rate` arrivals/s
-/// (infinity at or past saturation).
-double waitP99(double c, double hold, double rate);
-/// The 99th percentile of the wait behind other prompts' prefill: an M/D/1
-/// queue of prompts served `service` seconds each at `rate` arrivals/s.
-double prefillWaitP99(double service, double rate);
+/// The wait for a free slot in an M/M/c queue of `c` slots, each held
+/// `hold` seconds on average, at `rate` arrivals/s, that arrivals exceed
+/// with probability `tail` (infinity at or past saturation).
+double slotWait(double c, double hold, double rate, double tail);
+/// The wait behind other prompts' prefill, an M/D/1 queue of prompts
+/// served `service` seconds each at `rate` arrivals/s, that arrivals exceed
+/// with probability `tail` (the Cramer-Lundberg tail).
+double prefillWait(double service, double rate, double tail);
 
 struct Plan {
   std::string system;
