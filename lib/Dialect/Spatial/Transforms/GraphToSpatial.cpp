@@ -110,9 +110,10 @@ private:
   int64_t weightRoom(int64_t chip) const;
   /// Sets `headroom_` and `balance_` for a mapping across chips.
   void chipBudgets(func::FuncOp func);
-  /// Adds the bytes of `shape` sharded by `p` to the per-tile resident count.
+  /// Adds the bytes of `shape` sharded by `p` to per-tile counts `bytes`
+  /// (the resident count when not given).
   void addResident(const std::vector<int64_t> &shape, int64_t elemBytes,
-                   const Placement &p);
+                   const Placement &p, std::vector<int64_t> *bytes = nullptr);
 
   /// Turns a graph.all_reduce / all_gather into a spatial.collective.
   LogicalResult placeCollective(Operation *op, OpBuilder &b);
@@ -146,11 +147,13 @@ private:
 };
 
 void GraphToSpatialPass::addResident(const std::vector<int64_t> &shape,
-                                     int64_t elemBytes, const Placement &p) {
+                                     int64_t elemBytes, const Placement &p,
+                                     std::vector<int64_t> *bytes) {
+  std::vector<int64_t> &count = bytes ? *bytes : resident_;
   int64_t tiles = p.region.tiles();
   int64_t base = p.chip * model_->target().tilesPerChip();
   for (int64_t i = 0; i < tiles; ++i)
-    resident_[base + p.region.tileIndex(i, mesh_->cols())] +=
+    count[base + p.region.tileIndex(i, mesh_->cols())] +=
         shardBox(shape, p.shardDim, tiles, i).elements() * elemBytes;
 }
 
@@ -238,26 +241,30 @@ GraphToSpatialPass::fitWeights(graph::KernelOp kernel, const KernelDesc &desc,
 }
 
 void GraphToSpatialPass::chipBudgets(func::FuncOp func) {
-  // Per chip: its weights, and its streaming state (the model inputs it
-  // reads and the outputs it makes: a decode step's KV cache). A pipelined
-  // mapping keeps each input's streaming state live while later inputs
-  // enter, so about graph-partition's estimate of the inputs in flight
-  // (graph.in_flight) copies of it share the chip's tiles with its
-  // weights; one input at a time keeps one.
   headroom_.clear();
   balance_.assign(chips_, false);
   overfull_.assign(chips_, false);
   if (chips_ <= 1)
     return;
   auto mode = func->getAttrOfType<StringAttr>(kMappingAttr);
-  auto inFlightAttr = func->getAttrOfType<IntegerAttr>(graph::kInFlightAttr);
   const bool pipelined = mode && mode.getValue() == "pipelined";
-  const int64_t inFlight =
-      pipelined && inFlightAttr ? std::max<int64_t>(1, inFlightAttr.getInt())
-                                : 1;
-  const TargetModel &target = model_->target();
-  const int64_t tiles = target.tilesPerChip();
-  const int64_t tileBytes = target.sramBytesPerTile();
+  // When inputs overlap, the tiles' resident loads are balanced before the
+  // moves are minimised: spread kernels keep the busiest tile's units from
+  // bounding the interval (gpt2_decode over 2 tsp-v1 chips, pipelined: a
+  // step every 734 cycles balanced, 1,696 not). One input at a time the
+  // moves decide, among the tiles with room (chooseOrigin): balancing
+  // outputs a thousandth of a tile's size pulled gpt2_decode's kernels over
+  // 3 chips away from their inputs (4,456 cycles a step against 3,192), and
+  // the Llama-3-70B step over tp 8 x pp 32 took 647.2 us against 623.7.
+  balance_.assign(chips_, pipelined);
+  auto inFlight = func->getAttrOfType<IntegerAttr>(graph::kInFlightAttr);
+  if (!pipelined || !inFlight)
+    return;
+  // Per chip: its weights, and its streaming state (the model inputs it
+  // reads and the outputs it makes: a decode step's KV cache). A pipelined
+  // mapping keeps each input's streaming state live while later inputs
+  // enter, so about graph-partition's estimate of the inputs in flight
+  // (graph.in_flight) copies of it share the chip's tiles with its weights.
   std::vector<int64_t> stream(chips_, 0), weights(chips_, 0);
   std::set<std::pair<void *, int64_t>> seen; // (value, chip)
   for (Operation &op : func.getBody().front()) {
@@ -281,27 +288,19 @@ void GraphToSpatialPass::chipBudgets(func::FuncOp func) {
         stream[chip] += cast<RankedTensorType>(r.getType()).getNumElements() *
                         elemBytesOf(r);
   }
-  // When inputs overlap, the tiles' resident loads are balanced before the
-  // moves are minimised: spread kernels keep the busiest tile's units from
-  // bounding the interval (gpt2_decode over 2 tsp-v1 chips, pipelined: a
-  // step every 734 cycles balanced, 1,696 not). One input at a time the
-  // moves decide, among the tiles with room (chooseOrigin): balancing
-  // outputs a thousandth of a tile's size pulled gpt2_decode's kernels over
-  // 3 chips away from their inputs (4,456 cycles a step against 3,192), and
-  // the Llama-3-70B step over tp 8 x pp 32 took 647.2 us against 623.7.
-  balance_.assign(chips_, pipelined);
-  if (pipelined && inFlightAttr)
-    headroom_.assign(chips_, 0);
+  // The room fitWeights leaves on each tile: the copies' share of it, at
+  // most what the chip's weights leave, so a kernel's weights can still
+  // take their even share of a tile. (At a tenth only, a large embedding
+  // table filled one tile and left no room for a second copy of the cache
+  // shards beside it: no interval fitted.)
+  const TargetModel &target = model_->target();
+  const int64_t tiles = target.tilesPerChip();
+  const int64_t copies = std::max<int64_t>(1, inFlight.getInt());
+  headroom_.assign(chips_, 0);
   for (int64_t c = 0; c < chips_; ++c) {
-    // The room fitWeights leaves on each tile: the copies' share of it, at
-    // most what the chip's weights leave, so a kernel's weights can still
-    // take their even share of a tile. (At a tenth only, a large embedding
-    // table filled one tile and left no room for a second copy of the
-    // cache shards beside it: no interval fitted.)
-    if (pipelined && inFlightAttr) {
-      int64_t left = std::max<int64_t>(0, tileBytes * tiles - weights[c]);
-      headroom_[c] = std::min(inFlight * stream[c], left) / tiles;
-    }
+    int64_t left =
+        std::max<int64_t>(0, target.sramBytesPerTile() * tiles - weights[c]);
+    headroom_[c] = std::min(copies * stream[c], left) / tiles;
   }
 }
 
@@ -705,14 +704,8 @@ void GraphToSpatialPass::checkRoom(func::FuncOp func) {
   std::vector<int64_t> bytes = resident_;
   for (BlockArgument arg : func.getArguments()) {
     std::optional<Placement> p = placementOf(arg);
-    if (!p || p->chip < 0 || p->chip >= chips_)
-      continue;
-    std::vector<int64_t> shape = shapeOf(arg);
-    const int64_t tiles = p->region.tiles(), elemBytes = elemBytesOf(arg);
-    const int64_t base = p->chip * model_->target().tilesPerChip();
-    for (int64_t i = 0; i < tiles; ++i)
-      bytes[base + p->region.tileIndex(i, mesh_->cols())] +=
-          shardBox(shape, p->shardDim, tiles, i).elements() * elemBytes;
+    if (p && p->chip >= 0 && p->chip < chips_)
+      addResident(shapeOf(arg), elemBytesOf(arg), *p, &bytes);
   }
   const int64_t perChip = model_->target().tilesPerChip();
   for (size_t t = 0; t < bytes.size(); ++t)
