@@ -475,7 +475,6 @@ TEST(PlannerTest, ServerScenarioQueuesForASlot) {
   // Short prompts and 8 slots: a loose target admits most of the offline
   // load, a tight one (5% over the request's own TTFT) less.
   EXPECT_GT(loose->tokensPerSecond, 0.5 * offline->tokensPerSecond);
-  EXPECT_LE(loose->tokensPerSecond, offline->tokensPerSecond);
   EXPECT_LT(tight->tokensPerSecond, 0.9 * loose->tokensPerSecond);
   EXPECT_GT(tight->tokensPerSecond, 0.0);
   EXPECT_LE(loose->ttft, 10 * offline->ttftAlone * (1 + 1e-9));

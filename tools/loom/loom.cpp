@@ -663,9 +663,6 @@ int runPlan(int argc, char **argv) {
   r.batch = int64_t(number("batch", 0, true));
   r.compile = !args.has("no-compile");
   r.scenario = args.get("scenario", "offline");
-  if (args.has("prefill-system") && r.scenario == "server")
-    usageError("--scenario=server with --prefill-system is not built (partial: "
-               "the disaggregated plan's prefill queue is not modelled)");
   std::string modelPath = args.get("model"), error;
   std::optional<loom::LlmConfig> config = loom::readLlmConfig(modelPath, error);
   if (!config)
