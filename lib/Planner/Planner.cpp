@@ -76,6 +76,18 @@ ModelCost modelCost(const LlmConfig &c) {
   return m;
 }
 
+namespace {
+/// x with erfc(x) = y, 0 < y < 2 (bisection: erfc falls monotonically).
+double inverseErfc(double y) {
+  double lo = -10, hi = 10;
+  for (int i = 0; i < 100; ++i) {
+    double mid = (lo + hi) / 2;
+    (std::erfc(mid) > y ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+} // namespace
+
 double erlangC(double c, double a) {
   // Erlang B by its recurrence (stable for thousands of servers), then C.
   const int64_t n = static_cast<int64_t>(c);
@@ -122,6 +134,49 @@ double slotWait(double c, double hold, double rate, double tail) {
   if (waits <= tail)
     return 0;
   return hold / (c - a) * std::log(waits / tail);
+}
+
+double tpotPercentile(double step, double prefill, double rate,
+                      double output, double tail) {
+  // N, the prefills interleaved in the request's decode: the arrivals
+  // during its own work x = output x step, plus those during their
+  // prefills, and so on (a Galton-Watson tree with Poisson(rho) offspring,
+  // rho = rate x prefill, from Poisson(a) roots, a = rate x x). Its law is
+  // the generalized Borel-Tanner one, P(N = n) = a / (a + rho n)
+  // exp(-(a + rho n)) (a + rho n)^n / n!, its cumulants a / (1 - rho),
+  // a / (1 - rho)^3 and a (1 + 2 rho) / (1 - rho)^5. Its mean gives
+  // step / (1 - rho), the mean TPOT.
+  const double rho = rate * prefill;
+  if (rho >= 1)
+    return std::numeric_limits<double>::infinity();
+  const double a = rate * output * step;
+  if (rho <= 0 || a <= 0 || output <= 0)
+    return step;
+  double n = 0;
+  if (a < 20) {
+    // Few arrivals: the law summed to the quantile.
+    double cdf = 0;
+    for (; n < 1e7; n += 1) {
+      const double mean = a + rho * n;
+      cdf += std::exp(std::log(a / mean) - mean + n * std::log(mean) -
+                      std::lgamma(n + 1));
+      if (cdf >= 1 - tail)
+        break;
+    }
+  } else {
+    // Many: the Cornish-Fisher expansion to the skewness (within 1.5% of
+    // the summed quantile from a = 20, closer beyond; PlannerTest).
+    // The normal quantile, kept for the next call (the same tail).
+    thread_local double lastTail = -1, z = 0;
+    if (tail != lastTail) {
+      lastTail = tail;
+      z = std::sqrt(2.0) * inverseErfc(2 * tail);
+    }
+    const double sd = std::sqrt(a / std::pow(1 - rho, 3));
+    const double skew = a * (1 + 2 * rho) / std::pow(1 - rho, 5) / (sd * sd * sd);
+    n = std::max(0.0, a / (1 - rho) + sd * (z + (z * z - 1) * skew / 6));
+  }
+  return step + n * prefill / output;
 }
 
 namespace {
@@ -236,6 +291,7 @@ void setRates(Plan &p, const Request &r, double wattsPerChip) {
                         (out * p.tpot + perReplica * p.prefillShare);
     p.requestRate = p.tokensPerSecond / double(p.dp) / out;
     p.ttft = p.ttftAlone;
+    p.tpotP99 = p.tpotLoaded;
   } else {
     // Server: Poisson arrivals at `rate` per replica. Prefills take
     // rate x prefillShare of the replica's time and the decode steps the
@@ -257,7 +313,8 @@ void setRates(Plan &p, const Request &r, double wattsPerChip) {
              prefillWait(ps, rate, 0.005);
     };
     auto meetsAt = [&](double rate) {
-      return (r.tpot <= 0 || tpotAt(rate) <= r.tpot) &&
+      return (r.tpot <= 0 ||
+              tpotPercentile(step, ps, rate, out, 0.01) <= r.tpot) &&
              (r.ttft <= 0 || ttftAt(rate) <= r.ttft);
     };
     const double busy = out * step + perReplica * ps;
@@ -268,6 +325,7 @@ void setRates(Plan &p, const Request &r, double wattsPerChip) {
     }
     p.requestRate = lo;
     p.tpotLoaded = tpotAt(lo);
+    p.tpotP99 = tpotPercentile(step, ps, lo, out, 0.01);
     p.ttft = ttftAt(lo);
     p.tokensPerSecond = double(p.dp) * lo * out;
   }
@@ -495,7 +553,7 @@ namespace {
 
 bool meets(const Plan &p, const Request &r) {
   return (r.ttft <= 0 || p.ttft <= r.ttft) &&
-         (r.tpot <= 0 || p.tpotLoaded <= r.tpot);
+         (r.tpot <= 0 || p.tpotP99 <= r.tpot);
 }
 
 /// Orders plans: with a load to serve (concurrency or rate), the fewest
@@ -567,7 +625,13 @@ std::string describe(const Plan &p) {
                 (long long)p.chips, (long long)p.tp, (long long)p.pp,
                 (long long)p.ep, (long long)p.dp, (long long)p.batch,
                 p.ttft * 1e3, p.tpotLoaded * 1e3);
-  return buf;
+  std::string out = buf;
+  if (p.tpotP99 != p.tpotLoaded) {
+    std::snprintf(buf, sizeof buf, " (99th percentile %.2f ms)",
+                  p.tpotP99 * 1e3);
+    out += buf;
+  }
+  return out;
 }
 
 } // namespace
@@ -891,6 +955,112 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
   return result;
 }
 
+namespace {
+
+/// Prices decode plan `q` of `decodeSystem` with prompts prefilled on
+/// `prefillSystem` by replicas of plan `fast`, each request's KV cache then
+/// moved in `move` seconds. The decode chips only decode, so a request's
+/// time per output token is the step. Offline: every decode slot is kept
+/// occupied, and the prefill replicas are as many as that request rate
+/// needs (ceil(rate x prefill share)). Server: Poisson arrivals; a request
+/// reserves a decode slot before its prefill (its KV cache needs somewhere
+/// to go: M/M/c over the replica's slots, each held for its output), then
+/// waits behind the prompts ahead on its prefill replica (M/D/1 each, the
+/// arrivals split evenly); its TTFT (99th percentile, each wait at its
+/// 99.5th) is both waits + its prefill and move. The rate per decode
+/// replica is the highest meeting the targets with prefill replicas
+/// unlimited, and the prefill replicas the fewest that keep 99% of it.
+void priceDisaggregated(Plan &q, const Plan &fast, double move,
+                        const TargetModel &decodeSystem,
+                        const TargetModel &prefillSystem, const Request &r) {
+  const double out = double(r.outputLen), step = q.tpot;
+  const double slots = double(q.micro * q.batch), ps = fast.prefillShare;
+  q.prefillSystem = prefillSystem.name();
+  q.prefillTp = fast.tp;
+  q.kvMove = move;
+  q.ttft = q.ttftAlone = fast.ttftAlone + move;
+  q.tpotLoaded = q.tpotP99 = step;
+  // Decode replicas: as many as the concurrency asked for needs, and the
+  // rate asked for at `perReplica` requests/s each (as replicas() does;
+  // the decode chips serve more than when they prefill too).
+  auto resize = [&](double perReplica) {
+    const int64_t chipsPer = q.chips / q.dp;
+    double dp = 1;
+    if (r.concurrency > 0)
+      dp = std::max(dp, std::ceil(double(r.concurrency) / slots));
+    if (r.requestRate > 0 && perReplica > 0)
+      dp = std::max(dp, std::ceil(r.requestRate / perReplica));
+    q.dp = dp * double(chipsPer) <= double(r.maxChips)
+               ? static_cast<int64_t>(dp)
+               : r.maxChips / chipsPer + 1;
+    q.chips = q.dp * chipsPer;
+    q.nodes = (q.chips + decodeSystem.chipsPerNode() - 1) /
+              decodeSystem.chipsPerNode();
+    q.racks = (q.chips + decodeSystem.chipsPerRack() - 1) /
+              decodeSystem.chipsPerRack();
+    q.concurrency = q.dp * q.micro * q.batch;
+  };
+  double replicasPrefill = 1;
+  if (r.scenario != "server") {
+    q.requestRate = slots / (out * step);
+    resize(q.requestRate);
+    replicasPrefill = std::max(1.0, std::ceil(double(q.dp) * q.requestRate * ps));
+  } else {
+    // The TTFT at `rate` per decode replica with `prefillers` prefill
+    // replicas (0: unlimited, no wait).
+    auto ttftAt = [&](double rate, double prefillers) {
+      double wait = prefillers > 0
+                        ? prefillWait(ps, double(q.dp) * rate / prefillers, 0.005)
+                        : 0;
+      return q.ttftAlone + wait + slotWait(slots, out * step, rate, 0.005);
+    };
+    auto rateWith = [&](double prefillers) {
+      if (r.tpot > 0 && step > r.tpot)
+        return 0.0;
+      double lo = 0, hi = slots / (out * step);
+      for (int i = 0; i < 60; ++i) {
+        double mid = (lo + hi) / 2;
+        (ttftAt(mid, prefillers) <= r.ttft ? lo : hi) = mid;
+      }
+      return lo;
+    };
+    const double unlimited = rateWith(0);
+    // The rate kept is at least 99% of the unlimited one.
+    resize(0.99 * unlimited);
+    // The fewest prefill replicas that keep it (bisection: more replicas,
+    // shorter waits); past load / 0.005 no prompt waits at the 99.5th
+    // percentile.
+    double lo = std::max(1.0, std::ceil(double(q.dp) * unlimited * ps)),
+           hi = std::max(lo, std::ceil(double(q.dp) * unlimited * ps / 0.005));
+    if (rateWith(lo) >= 0.99 * unlimited)
+      hi = lo;
+    while (hi - lo > 1) {
+      double mid = std::floor((lo + hi) / 2);
+      (rateWith(mid) >= 0.99 * unlimited ? hi : lo) = mid;
+    }
+    replicasPrefill = hi;
+    q.requestRate = rateWith(replicasPrefill);
+    q.ttft = ttftAt(q.requestRate, replicasPrefill);
+  }
+  q.prefillReplicas = static_cast<int64_t>(replicasPrefill);
+  q.prefillChips = q.prefillReplicas * fast.chips;
+  q.prefillShare = ps;
+  q.tokensPerSecondPerUser = 1.0 / step;
+  q.tokensPerSecond = double(q.dp) * q.requestRate * out;
+  double watts = decodeSystem.powerWattsPerChip() * double(q.chips) +
+                 prefillSystem.powerWattsPerChip() * double(q.prefillChips);
+  q.tokensPerSecondPerWatt = watts > 0 ? q.tokensPerSecond / watts : 0;
+  q.meetsTargets = meets(q, r) && q.chips <= r.maxChips &&
+                   (r.requestRate <= 0 ||
+                    double(q.dp) * q.requestRate >= r.requestRate * (1 - 1e-9));
+  q.note = "prefill on " + std::to_string(q.prefillChips) + " " +
+           prefillSystem.name() + " chips (" +
+           std::to_string(q.prefillReplicas) + " replicas of tp " + std::to_string(fast.tp) + " x pp " +
+           std::to_string(fast.pp) + ")";
+}
+
+} // namespace
+
 std::optional<Result> planDisaggregated(const LlmConfig &config,
                                         const std::string &configPath,
                                         const TargetModel &prefillSystem,
@@ -898,17 +1068,17 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
                                         const Request &r,
                                         const LayerCompiler &compileLayer,
                                         std::string &error) {
-  if (r.scenario == "server") {
-    error = "the server scenario with a separate prefill system is not "
-            "built (partial: the disaggregated plan's prefill queue is not "
-            "modelled)";
+  if (std::string bad = validate(r); !bad.empty()) {
+    error = bad;
     return std::nullopt;
   }
   // Decode plans on the decode system (no time-to-first-token target:
-  // prefill happens elsewhere), prefill plans on the prefill system (its
-  // time to first token only).
+  // prefill happens elsewhere; searched as offline, the scenario's rates
+  // are set below), prefill plans on the prefill system (its time to
+  // first token only).
   Request decode = r;
   decode.ttft = 0;
+  decode.scenario = "offline";
   std::optional<Result> d =
       plan(config, configPath, decodeSystem, decode, compileLayer, error);
   if (!d)
@@ -918,6 +1088,8 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   prefill.concurrency = 0;
   prefill.requestRate = 0;
   prefill.compile = false;
+  prefill.scenario = "offline";
+  prefill.ttft = 0;
   std::optional<Result> p =
       plan(config, configPath, prefillSystem, prefill, nullptr, error);
   if (!p)
@@ -926,7 +1098,7 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   // the prefill system's scale-out network (or its chip links).
   const Plan *fast = &p->plans.front();
   for (const Plan &q : p->plans)
-    if (q.ttft < fast->ttft)
+    if (q.ttftAlone < fast->ttftAlone)
       fast = &q;
   ModelCost m = modelCost(config);
   double kvBytes = double(r.inputLen) * m.layers * m.kvElementsPerTokenLayer() *
@@ -937,48 +1109,43 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   // Every prefill chip sends its share of the cache.
   double move = lat + kvBytes / (bw * double(fast->chips));
   Result out = *d;
-  for (Plan &q : out.plans) {
-    q.prefillSystem = prefillSystem.name();
-    q.prefillChips = fast->chips;
-    q.prefillTp = fast->tp;
-    q.kvMove = move;
-    q.ttft = q.ttftAlone = fast->ttft + move;
-    // Prefill runs elsewhere: the decode chips only decode; the power is
-    // both systems'.
-    q.tpotLoaded = q.tpot;
-    q.tokensPerSecondPerUser = 1.0 / q.tpot;
-    q.tokensPerSecond = double(q.concurrency) / q.tpot;
-    q.requestRate = q.tokensPerSecond / double(q.dp) / double(r.outputLen);
-    double watts = decodeSystem.powerWattsPerChip() * double(q.chips) +
-                   prefillSystem.powerWattsPerChip() * double(fast->chips);
-    q.tokensPerSecondPerWatt = watts > 0 ? q.tokensPerSecond / watts : 0;
-    q.meetsTargets = meets(q, r);
-    q.note = "prefill on " + std::to_string(fast->chips) + " " +
-             prefillSystem.name() + " chips";
-  }
+  for (Plan &q : out.plans)
+    priceDisaggregated(q, *fast, move, decodeSystem, prefillSystem, r);
+  std::stable_sort(out.plans.begin(), out.plans.end(),
+                   [&](const Plan &a, const Plan &b) {
+                     if (a.meetsTargets != b.meetsTargets)
+                       return a.meetsTargets;
+                     return better(a, b, r);
+                   });
   return out;
 }
 
 std::string formatTable(const Result &result, const Request &r) {
   std::string out;
   char buf[512];
+  // The server scenario adds the TPOT's 99th percentile (what --tpot
+  // bounds there).
+  const bool server = r.scenario == "server";
   std::snprintf(buf, sizeof buf,
-                "%-5s %-20s %6s %5s %6s %9s %9s %9s %9s %11s %10s %14s %-9s %s\n",
+                "%-5s %-20s %6s %5s %6s %9s %9s %9s%s %9s %11s %10s %14s %-9s %s\n",
                 "chips", "tp x pp x ep x dp", "batch", "nodes", "racks",
-                "TTFT ms", "step ms", "TPOT ms", "tok/s/usr", "tok/s", "tok/s/W",
-                "mem/chip", "bound", "");
+                "TTFT ms", "step ms", "TPOT ms", server ? "   p99 ms" : "",
+                "tok/s/usr", "tok/s", "tok/s/W", "mem/chip", "bound", "");
   out += buf;
   for (const Plan &p : result.plans) {
     std::string split = std::to_string(p.tp) + " x " + std::to_string(p.pp) +
                         " x " + std::to_string(p.ep) + " x " +
                         std::to_string(p.dp);
+    char p99[32] = "";
+    if (server)
+      std::snprintf(p99, sizeof p99, " %9.3f", p.tpotP99 * 1e3);
     std::snprintf(buf, sizeof buf,
-                  "%-5lld %-20s %6lld %5lld %6lld %9.1f %9.3f %9.3f %9.1f %11.0f "
+                  "%-5lld %-20s %6lld %5lld %6lld %9.1f %9.3f %9.3f%s %9.1f %11.0f "
                   "%10.2f %7.1f %s %2.0f%% %-9s %s%s%s\n",
                   (long long)p.chips, split.c_str(), (long long)p.batch,
                   (long long)p.nodes, (long long)p.racks, p.ttft * 1e3,
-                  p.tpot * 1e3, p.tpotLoaded * 1e3, p.tokensPerSecondPerUser,
-                  p.tokensPerSecond,
+                  p.tpot * 1e3, p.tpotLoaded * 1e3, p99,
+                  p.tokensPerSecondPerUser, p.tokensPerSecond,
                   p.tokensPerSecondPerWatt,
                   p.memoryPerChip / (p.memory == "SRAM" ? 1e6 : 1e9),
                   p.memory == "SRAM" ? "MB" : "GB",
@@ -994,11 +1161,12 @@ std::string formatTable(const Result &result, const Request &r) {
   out += buf;
   out += "step: one decode step; TPOT: per output token under the plan's "
          "load, the other sequences' prefills interleaved between steps\n";
-  if (r.scenario == "server")
+  if (server)
     out += "server: requests arrive as a Poisson process; tok/s is the "
            "highest rate at which the 99th-percentile TTFT (the waits for "
-           "a free batch slot and for prefill included) and the TPOT meet "
-           "the targets\n";
+           "a free batch slot and for prefill included) and the "
+           "99th-percentile TPOT (p99: the prefills interleaved in a "
+           "request's decode vary) meet the targets\n";
   bool anyEstimate = false;
   for (const Plan &p : result.plans)
     anyEstimate = anyEstimate || (!p.compiled && p.memory == "SRAM");
@@ -1008,7 +1176,6 @@ std::string formatTable(const Result &result, const Request &r) {
            "their estimates); compiled: the decode layer's schedule\n";
   for (const std::string &f : result.compileFailures)
     out += "warning: " + f + "\n";
-  (void)r;
   return out;
 }
 
@@ -1038,6 +1205,7 @@ std::string formatJson(const Result &result, const Request &r) {
     q["ttft_alone_s"] = p.ttftAlone;
     q["requests_per_s_per_replica"] = p.requestRate;
     q["tpot_s"] = p.tpotLoaded;
+    q["tpot_p99_s"] = p.tpotP99;
     q["decode_step_s"] = p.tpot;
     q["prefill_share_s"] = p.prefillShare;
     q["tokens_per_s_per_user"] = p.tokensPerSecondPerUser;
@@ -1057,6 +1225,7 @@ std::string formatJson(const Result &result, const Request &r) {
     if (!p.prefillSystem.empty()) {
       q["prefill_system"] = p.prefillSystem;
       q["prefill_chips"] = p.prefillChips;
+      q["prefill_replicas"] = p.prefillReplicas;
       q["prefill_tp"] = p.prefillTp;
       q["kv_move_s"] = p.kvMove;
     }

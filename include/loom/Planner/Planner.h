@@ -97,6 +97,14 @@ double slotWait(double c, double hold, double rate, double tail);
 /// served `service` seconds each at `rate` arrivals/s, that arrivals exceed
 /// with probability `tail` (the Cramer-Lundberg tail).
 double prefillWait(double service, double rate, double tail);
+/// The time per output token that a request of `output` tokens exceeds
+/// with probability `tail`, when its decode steps take `step` each and
+/// every request arriving while it decodes (Poisson, `rate`/s) holds the
+/// replica for `prefill` first: step + N x prefill / output, with N the
+/// arrivals in an M/D/1 busy period started by the request's own decode
+/// work (infinity at rate x prefill >= 1).
+double tpotPercentile(double step, double prefill, double rate,
+                      double output, double tail);
 
 struct Plan {
   std::string system;
@@ -123,8 +131,13 @@ struct Plan {
   /// Time per output token under the plan's load: one decode step plus the
   /// prefills of the other sequences in flight, interleaved between steps
   /// (continuous batching): tpot + (C - 1) x prefillShare / output, with C
-  /// the sequences in flight per replica. The targets apply to this.
+  /// the sequences in flight per replica (the mean over requests).
   double tpotLoaded = 0;
+  /// The 99th percentile over requests of a request's time per output
+  /// token (MLPerf's TPOT bound; the targets apply to it): in the server
+  /// scenario the number of prefills interleaved in a request's decode
+  /// varies (tpotPercentile); offline it is tpotLoaded.
+  double tpotP99 = 0;
   double tokensPerSecondPerUser = 0, tokensPerSecond = 0,
          tokensPerSecondPerWatt = 0;
   /// Bytes per chip (weights + KV cache) against the chip's capacity.
@@ -140,10 +153,12 @@ struct Plan {
   /// The kernel precision its compiled layer ran at (layerPrecision); empty
   /// when not compiled.
   std::string layerPrecision;
-  /// For a disaggregated plan: the prefill system, its chips and its
-  /// tensor-parallel degree, and the time to move one request's KV cache.
+  /// For a disaggregated plan: the prefill system, its chips, replicas
+  /// (as many as the decode chips' request rate needs) and tensor-parallel
+  /// degree, and the time to move one request's KV cache. Its prefillShare
+  /// is then a prompt's time on a prefill replica.
   std::string prefillSystem;
-  int64_t prefillChips = 0, prefillTp = 0;
+  int64_t prefillChips = 0, prefillReplicas = 0, prefillTp = 0;
   double kvMove = 0;
   std::string note;
 };
@@ -208,7 +223,11 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
 /// Disaggregated serving: prefill on `prefillSystem`, decode on
 /// `decodeSystem`, with the KV cache of every request moved between them
 /// over the prefill system's scale-out network. The plans' ttft includes
-/// the move.
+/// the move, and the prefill replicas are as many as the decode chips'
+/// request rate needs. In the server scenario a request reserves a decode
+/// slot, then queues for its prefill replica; the rate is the highest
+/// whose 99th-percentile TTFT meets the target with prefill unlimited, the
+/// prefill replicas the fewest that keep 99% of it.
 std::optional<Result> planDisaggregated(const LlmConfig &config,
                                         const std::string &configPath,
                                         const TargetModel &prefillSystem,
