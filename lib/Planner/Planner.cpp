@@ -194,6 +194,15 @@ Efficiency efficiencyOf(const TargetModel &t) {
   return {0.9, 0.9, 0.9, 1.0};
 }
 
+/// One kernel's compute and memory times; it takes the longer.
+struct Roofline {
+  double compute = 0, memory = 0;
+  double time() const { return std::max(compute, memory); }
+  /// Its time where that side bounds it, else 0.
+  double computeBound() const { return compute >= memory ? compute : 0; }
+  double memoryBound() const { return compute >= memory ? 0 : memory; }
+};
+
 struct System {
   const TargetModel &t;
   bool spatial;
@@ -482,16 +491,22 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
           : expertsPerChip *
                 (1.0 - std::pow(1.0 - double(m.expertsPerToken) / m.experts,
                                 tokens));
-  double readBytes =
-      Ls * (attnPerChip + touched * m.expertParams / double(tp)) * wB +
-      perEp * ctxAvg * Ls * kvPerTokenLayer;
-  double flops =
+  // A roofline per kernel: the weight matmuls (their FLOPs against the
+  // weights read) and the attention over the cache (its FLOPs against the
+  // cache read) run one after the other, each at its own bound, so a
+  // compute-bound batch of matmuls does not hide a memory-bound attention.
+  const double weightsRead =
+      Ls * (attnPerChip + touched * m.expertParams / double(tp)) * wB;
+  const double matmulFlops =
       Ls * (tokens * 2.0 * attnPerChip +
-            tokens * routed * 2.0 * m.expertParams / double(tp * ep) +
-            perEp * ctxAvg * m.attnFlopsPerPosition() * headsShare *
-                s.attnScale);
-  double tMem = readBytes / (s.memBw * s.eff.memory);
-  double tComp = flops / (s.peak * s.eff.computeDecode);
+            tokens * routed * 2.0 * m.expertParams / double(tp * ep));
+  const double cacheRead = perEp * ctxAvg * Ls * kvPerTokenLayer;
+  const double attnFlops = Ls * perEp * ctxAvg * m.attnFlopsPerPosition() *
+                           headsShare * s.attnScale;
+  const Roofline matmuls{matmulFlops / (s.peak * s.eff.computeDecode),
+                         weightsRead / (s.memBw * s.eff.memory)};
+  const Roofline attention{attnFlops / (s.peak * s.eff.computeDecode),
+                           cacheRead / (s.memBw * s.eff.memory)};
   double vec = tokens * m.hidden * aB;
   double gather =
       gatheredHeads > 0
@@ -500,37 +515,51 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   double tLink = Ls * (2 * s.allReduce(vec, tp) + gather +
                        (m.experts > 1 ? 2 * s.allToAll(vec * m.expertsPerToken, ep)
                                       : 0));
-  double stage = std::max(tMem, tComp) + tLink;
+  double stage = matmuls.time() + attention.time() + tLink;
   double hops = double(pp - 1) * s.hop(vec, tp * pp * ep, tp * ep);
   // The LM head of the last stage: its weights once per step.
   double head = m.headParams / tp * wB / (s.memBw * s.eff.memory);
   p.tpot = double(pp) * stage + hops + head;
-  p.decodeBound = bigger(tComp, tMem, tLink + hops / pp);
+  p.decodeBound = bigger(matmuls.computeBound() + attention.computeBound(),
+                         matmuls.memoryBound() + attention.memoryBound(),
+                         tLink + hops / pp);
 
   // Prefill through one stage of `tokens` prompt tokens, `prompts` prompts
   // of L tokens each: compute, memory and link time (the weights read
   // once for all of them).
   double L = double(r.inputLen);
   struct StageTimes {
-    double compute, memory, link;
-    double total() const { return std::max(compute, memory) + link; }
+    Roofline matmuls, attention;
+    double link;
+    double total() const { return matmuls.time() + attention.time() + link; }
+    double compute() const {
+      return matmuls.computeBound() + attention.computeBound();
+    }
+    double memory() const {
+      return matmuls.memoryBound() + attention.memoryBound();
+    }
   };
   auto prefillStage = [&](double tokens, double prompts) {
-    double flops = Ls * (tokens * 2.0 * (attnPerChip + routed *
-                                                          m.expertParams /
-                                                          double(tp * ep)) +
-                         prompts * L * L / 2 * m.attnFlopsPerPosition() *
-                             headsShare * s.attnScale);
-    double bytes =
-        Ls * (attnPerChip + expertsPerChip * m.expertParams / double(tp)) * wB +
-        tokens * Ls * kvPerTokenLayer;
+    // The matmuls against the weights read once; the attention over each
+    // prompt's L^2 / 2 positions against the cache written.
+    double matmulFlops =
+        Ls * tokens * 2.0 *
+        (attnPerChip + routed * m.expertParams / double(tp * ep));
+    double attnFlops = Ls * prompts * L * L / 2 * m.attnFlopsPerPosition() *
+                       headsShare * s.attnScale;
+    double weightsRead =
+        Ls * (attnPerChip + expertsPerChip * m.expertParams / double(tp)) * wB;
+    double cacheWritten = tokens * Ls * kvPerTokenLayer;
     double vectors = tokens * m.hidden * aB;
     double link = Ls * (2 * s.allReduce(vectors, tp) +
                         (m.experts > 1
                              ? 2 * s.allToAll(vectors * m.expertsPerToken / ep, ep)
                              : 0));
-    return StageTimes{flops / (s.peak * s.eff.computePrefill),
-                      bytes / (s.memBw * s.eff.memory), link};
+    const double compute = s.peak * s.eff.computePrefill,
+                 memory = s.memBw * s.eff.memory;
+    return StageTimes{{matmulFlops / compute, weightsRead / memory},
+                      {attnFlops / compute, cacheWritten / memory},
+                      link};
   };
   // One request alone (the time to first token): its prompt through the
   // stages one after another.
@@ -538,7 +567,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   double prefill = double(pp) * one.total() +
                    double(pp - 1) * s.hop(L * m.hidden * aB, tp * pp * ep, tp * ep);
   p.ttftAlone = prefill + p.tpot;
-  p.prefillBound = bigger(one.compute, one.memory, one.link);
+  p.prefillBound = bigger(one.compute(), one.memory(), one.link);
   // Under load: prompts batched into chunks of at least
   // kPrefillChunkTokens tokens, which read each stage's weights once and
   // flow through the stages one behind another, so a chunk holds the

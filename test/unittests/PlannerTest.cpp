@@ -123,10 +123,35 @@ TEST(PlannerTest, DecodeStepOnOneGpuByHand) {
   EXPECT_DOUBLE_EQ(p->tokensPerSecondPerWatt, p->tokensPerSecond / 700.0);
 }
 
+// A roofline per kernel: at batch 2048 on one H100 the tiny model's
+// matmuls are compute bound (2 layers x 2048 tokens x 2 x 36,864 weights
+// at fp8's peak x 0.6) and its attention memory bound (the cache of 2048
+// sequences at the average context of 110 tokens, 64 bytes a token a
+// layer), and the step takes both one after the other, not the larger of
+// the step's compute and its memory.
+TEST(PlannerTest, DecodeStepIsARooflinePerKernelByHand) {
+  TargetModel h100 = loadTarget("h100");
+  std::optional<Plan> p = tinyOnOneH100(2048);
+  ASSERT_TRUE(p.has_value());
+  double compute = h100.peakFlopsPerChip(NumericFormat::F8) * 0.6,
+         memory = 3.35e12 * 0.75;
+  double matmulCompute = 2 * 2048 * 2 * (12288.0 + 24576.0) / compute;
+  double matmulMemory = 2 * (12288.0 + 24576.0) / memory;
+  double attnCompute = 2 * 2048 * 110 * (4.0 * 4 * 16) / compute;
+  double attnMemory = 2 * 2048 * 110 * (2.0 * 2 * 16) / memory;
+  ASSERT_GT(matmulCompute, matmulMemory);
+  ASSERT_GT(attnMemory, attnCompute);
+  double head = 256.0 * 64 / memory;
+  EXPECT_NEAR(p->tpot, matmulCompute + attnMemory + head, 1e-15);
+  EXPECT_EQ(p->decodeBound, "memory bandwidth");
+}
+
 // Prefill under load, by hand: prompts of 100 tokens are batched into a
-// chunk of 8192 tokens (81.92 prompts) that reads the weights once; the
-// chunk is compute bound on an H100 (fp8 peak at efficiency 0.6), and each
-// prompt takes its share of the chunk's time. A sequence among 4 in flight
+// chunk of 8192 tokens (81.92 prompts) that reads the weights once; each
+// kernel takes its own bound (on an H100, fp8 peak at efficiency 0.6): the
+// chunk's matmuls are compute bound, its attention (100-token prompts over
+// a cache of 64 bytes a token a layer) memory bound, and each prompt takes
+// its share of the chunk's time. A sequence among 4 in flight
 // waits for the other 3 prompts' shares over its 20 output tokens, and
 // the replica's tokens/s charges all 4 prompts against 20 steps.
 TEST(PlannerTest, PrefillBatchedIntoChunksByHand) {
@@ -134,13 +159,15 @@ TEST(PlannerTest, PrefillBatchedIntoChunksByHand) {
   std::optional<Plan> p = tinyOnOneH100(4);
   ASSERT_TRUE(p.has_value());
   double chunk = 8192, prompts = chunk / 100;
-  double flops = 2 * (chunk * 2 * (12288.0 + 24576.0) +
-                      prompts * 100.0 * 100 / 2 * (4.0 * 4 * 16));
-  double bytes = 2 * (12288.0 + 24576.0) + chunk * 2 * (2.0 * 2 * 16);
-  double peak = h100.peakFlopsPerChip(NumericFormat::F8);
-  double compute = flops / (peak * 0.6), memory = bytes / (3.35e12 * 0.75);
-  ASSERT_GT(compute, memory);
-  EXPECT_NEAR(p->prefillShare, compute / prompts, 1e-15);
+  double compute = h100.peakFlopsPerChip(NumericFormat::F8) * 0.6,
+         memory = 3.35e12 * 0.75;
+  double matmulCompute = 2 * chunk * 2 * (12288.0 + 24576.0) / compute;
+  double matmulMemory = 2 * (12288.0 + 24576.0) / memory;
+  double attnCompute = 2 * prompts * 100.0 * 100 / 2 * (4.0 * 4 * 16) / compute;
+  double attnMemory = 2 * chunk * (2.0 * 2 * 16) / memory;
+  ASSERT_GT(matmulCompute, matmulMemory);
+  ASSERT_GT(attnMemory, attnCompute);
+  EXPECT_NEAR(p->prefillShare, (matmulCompute + attnMemory) / prompts, 1e-15);
   EXPECT_NEAR(p->tpotLoaded, p->tpot + 3 * p->prefillShare / 20, 1e-15);
   EXPECT_DOUBLE_EQ(p->tokensPerSecondPerUser, 1.0 / p->tpotLoaded);
   EXPECT_NEAR(p->tokensPerSecond,
@@ -152,20 +179,26 @@ TEST(PlannerTest, PrefillBatchedIntoChunksByHand) {
 }
 
 // Attention's matmuls run at the KV cache's precision: on a B200 with fp4
-// weights, an fp8 cache makes the attention FLOPs of a compute-bound
-// prefill chunk take twice the time they take with an fp4 cache (FP8 peak
-// 4.5 PFLOP/s, FP4 9), and nothing else changes.
+// weights, an fp8 cache makes the attention FLOPs of a prefill chunk of
+// 1000-token prompts (compute bound at either cache format: 2,000 FLOPs a
+// cache byte at fp8) take twice the time they take with an fp4 cache (FP8
+// peak 4.5 PFLOP/s, FP4 9), and nothing else changes.
 TEST(PlannerTest, AttentionRunsAtTheCachePrecision) {
   TargetModel b200 = loadTarget("b200");
+  LlmConfig c = tinyConfig();
+  c.maxPositions = 2048;
   Request r = tinyRequest();
+  r.inputLen = 1000;
   r.weights = "fp4";
   r.kv = "fp4";
-  std::optional<Plan> fp4 = price(modelCost(tinyConfig()), b200, r, 1, 1, 1, 1, 4);
+  std::optional<Plan> fp4 = price(modelCost(c), b200, r, 1, 1, 1, 1, 4);
   r.kv = "fp8";
-  std::optional<Plan> fp8 = price(modelCost(tinyConfig()), b200, r, 1, 1, 1, 1, 4);
+  std::optional<Plan> fp8 = price(modelCost(c), b200, r, 1, 1, 1, 1, 4);
   ASSERT_TRUE(fp4 && fp8);
-  double chunk = 8192, prompts = chunk / 100;
-  double attention = 2 * prompts * 100.0 * 100 / 2 * (4.0 * 4 * 16);
+  double chunk = 8192, prompts = chunk / 1000;
+  double attention = 2 * prompts * 1000.0 * 1000 / 2 * (4.0 * 4 * 16);
+  ASSERT_GT(attention / (b200.peakFlopsPerChip(NumericFormat::F8) * 0.6),
+            2 * chunk * (2.0 * 2 * 16) / (8e12 * 0.75));
   double peak4 = b200.peakFlopsPerChip(NumericFormat::F4);
   ASSERT_DOUBLE_EQ(peak4, 2 * b200.peakFlopsPerChip(NumericFormat::F8));
   EXPECT_NEAR(fp8->prefillShare - fp4->prefillShare,
