@@ -475,6 +475,23 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   p.capacityPerChip = s.capacity;
   p.memory = s.spatial ? "SRAM" : "HBM";
 
+  // The elementwise kernels of `tokens` tokens through the stage's
+  // layers, at the activations' precision, with TensorRT-LLM's fusions:
+  // each of the two residual adds fused with the RMSNorm after it (reading
+  // the residual and the branch, writing the sum and the normed: 4 hidden
+  // vectors), and the gate's SiLU with the up projection's product
+  // (reading 2, writing 1 intermediate vector of each expert a token is
+  // routed to, split over tp; RoPE and the softmax are in the attention
+  // kernel). The matmuls' own activations are not counted: where the
+  // matmuls are memory bound (small batches) they are small against the
+  // weights, and where they are large the matmuls are compute bound.
+  const double intermediate = m.expertParams / (3.0 * double(m.hidden));
+  auto elementwiseBytes = [&](double tokens) {
+    return Ls * aB * tokens *
+           (8.0 * double(m.hidden) +
+            (s.spatial ? double(m.experts) : double(m.expertsPerToken)) *
+                3.0 * intermediate / double(tp * ep));
+  };
   // Decode: one micro-batch through one stage.
   double tokens = double(batch);
   double perEp = tokens / double(ep);
@@ -507,6 +524,9 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                          weightsRead / (s.memBw * s.eff.memory)};
   const Roofline attention{attnFlops / (s.peak * s.eff.computeDecode),
                            cacheRead / (s.memBw * s.eff.memory)};
+  // The elementwise kernels between them, memory bound.
+  const double elementwise =
+      elementwiseBytes(tokens) / (s.memBw * s.eff.memory);
   double vec = tokens * m.hidden * aB;
   double gather =
       gatheredHeads > 0
@@ -515,13 +535,17 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   double tLink = Ls * (2 * s.allReduce(vec, tp) + gather +
                        (m.experts > 1 ? 2 * s.allToAll(vec * m.expertsPerToken, ep)
                                       : 0));
-  double stage = matmuls.time() + attention.time() + tLink;
+  double stage = matmuls.time() + attention.time() + elementwise + tLink;
   double hops = double(pp - 1) * s.hop(vec, tp * pp * ep, tp * ep);
   // The LM head of the last stage: its weights once per step.
-  double head = m.headParams / tp * wB / (s.memBw * s.eff.memory);
+  double head = Roofline{tokens * 2.0 * m.headParams / tp /
+                             (s.peak * s.eff.computeDecode),
+                         m.headParams / tp * wB / (s.memBw * s.eff.memory)}
+                    .time();
   p.tpot = double(pp) * stage + hops + head;
   p.decodeBound = bigger(matmuls.computeBound() + attention.computeBound(),
-                         matmuls.memoryBound() + attention.memoryBound(),
+                         matmuls.memoryBound() + attention.memoryBound() +
+                             elementwise,
                          tLink + hops / pp);
 
   // Prefill through one stage of `tokens` prompt tokens, `prompts` prompts
@@ -530,13 +554,15 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   double L = double(r.inputLen);
   struct StageTimes {
     Roofline matmuls, attention;
-    double link;
-    double total() const { return matmuls.time() + attention.time() + link; }
+    double elementwise, link;
+    double total() const {
+      return matmuls.time() + attention.time() + elementwise + link;
+    }
     double compute() const {
       return matmuls.computeBound() + attention.computeBound();
     }
     double memory() const {
-      return matmuls.memoryBound() + attention.memoryBound();
+      return matmuls.memoryBound() + attention.memoryBound() + elementwise;
     }
   };
   auto prefillStage = [&](double tokens, double prompts) {
@@ -559,6 +585,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                  memory = s.memBw * s.eff.memory;
     return StageTimes{{matmulFlops / compute, weightsRead / memory},
                       {attnFlops / compute, cacheWritten / memory},
+                      elementwiseBytes(tokens) / memory,
                       link};
   };
   // One request alone (the time to first token): its prompt through the

@@ -107,16 +107,20 @@ TEST(PlannerTest, SpatialPresetsReserveEveryExpert) {
 }
 
 // One H100 (3.35 TB/s HBM at efficiency 0.75), the tiny model at fp8, batch
-// 1: a decode step reads every weight of the two layers once plus the KV
-// cache of the average context; it is memory bound.
+// 1: a decode step reads every weight of the two layers once, the KV cache
+// of the average context, and the elementwise kernels' bf16 vectors (per
+// layer 8 hidden for the two fused residual adds and norms, 3
+// intermediate for the SiLU and product: 8 x 64 + 3 x 128); it is memory
+// bound.
 TEST(PlannerTest, DecodeStepOnOneGpuByHand) {
   std::optional<Plan> p = tinyOnOneH100(1);
   ASSERT_TRUE(p.has_value());
   double bw = 3.35e12 * 0.75;
   double weights = 2 * (12288.0 + 24576.0);           // fp8: 1 byte each
   double kv = 1 * (100 + 10) * 2 * (2 * 2 * 16) * 1.0; // avg context 110
+  double elementwise = 2 * (8 * 64 + 3 * 128) * 2.0;   // bf16
   double head = 256.0 * 64 / bw;                       // the LM head, once
-  EXPECT_NEAR(p->tpot, (weights + kv) / bw + head, 1e-15);
+  EXPECT_NEAR(p->tpot, (weights + kv + elementwise) / bw + head, 1e-15);
   EXPECT_EQ(p->decodeBound, "memory bandwidth");
   EXPECT_EQ(p->chips, 1);
   EXPECT_DOUBLE_EQ(p->tokensPerSecondPerUser, 1.0 / p->tpot);
@@ -128,7 +132,8 @@ TEST(PlannerTest, DecodeStepOnOneGpuByHand) {
 // at fp8's peak x 0.6) and its attention memory bound (the cache of 2048
 // sequences at the average context of 110 tokens, 64 bytes a token a
 // layer), and the step takes both one after the other, not the larger of
-// the step's compute and its memory.
+// the step's compute and its memory; then the elementwise kernels (memory
+// bound) and the LM head (compute bound at this batch).
 TEST(PlannerTest, DecodeStepIsARooflinePerKernelByHand) {
   TargetModel h100 = loadTarget("h100");
   std::optional<Plan> p = tinyOnOneH100(2048);
@@ -141,8 +146,10 @@ TEST(PlannerTest, DecodeStepIsARooflinePerKernelByHand) {
   double attnMemory = 2 * 2048 * 110 * (2.0 * 2 * 16) / memory;
   ASSERT_GT(matmulCompute, matmulMemory);
   ASSERT_GT(attnMemory, attnCompute);
-  double head = 256.0 * 64 / memory;
-  EXPECT_NEAR(p->tpot, matmulCompute + attnMemory + head, 1e-15);
+  double elementwise = 2048 * 2 * (8 * 64 + 3 * 128) * 2.0 / memory;
+  double head = 2048 * 2 * 256.0 * 64 / compute;
+  ASSERT_GT(head, 256.0 * 64 / memory);
+  EXPECT_NEAR(p->tpot, matmulCompute + attnMemory + elementwise + head, 1e-15);
   EXPECT_EQ(p->decodeBound, "memory bandwidth");
 }
 
@@ -167,7 +174,9 @@ TEST(PlannerTest, PrefillBatchedIntoChunksByHand) {
   double attnMemory = 2 * chunk * (2.0 * 2 * 16) / memory;
   ASSERT_GT(matmulCompute, matmulMemory);
   ASSERT_GT(attnMemory, attnCompute);
-  EXPECT_NEAR(p->prefillShare, (matmulCompute + attnMemory) / prompts, 1e-15);
+  double elementwise = chunk * 2 * (8 * 64 + 3 * 128) * 2.0 / memory;
+  EXPECT_NEAR(p->prefillShare,
+              (matmulCompute + attnMemory + elementwise) / prompts, 1e-15);
   EXPECT_NEAR(p->tpotLoaded, p->tpot + 3 * p->prefillShare / 20, 1e-15);
   EXPECT_DOUBLE_EQ(p->tokensPerSecondPerUser, 1.0 / p->tpotLoaded);
   EXPECT_NEAR(p->tokensPerSecond,
