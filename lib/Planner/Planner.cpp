@@ -1173,6 +1173,19 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
                        return a.meetsTargets;
                      return better(a, b, r);
                    });
+  // Each system alone for the same request, to compare with.
+  for (const TargetModel *system : {&decodeSystem, &prefillSystem}) {
+    Request alone = r;
+    alone.top = 1;
+    std::string why;
+    std::optional<Result> a =
+        plan(config, configPath, *system, alone,
+             system == &decodeSystem ? compileLayer : nullptr, why);
+    out.alone.push_back({system->name(),
+                         a ? std::optional<Plan>(a->plans.front())
+                           : std::nullopt,
+                         why});
+  }
   return out;
 }
 
@@ -1230,6 +1243,18 @@ std::string formatTable(const Result &result, const Request &r) {
     out += "estimate: priced by the cost model alone (--no-compile, or the "
            "layer budget was spent: scaled by the compiled layers' ratio to "
            "their estimates); compiled: the decode layer's schedule\n";
+  if (!result.alone.empty()) {
+    out += "each system alone, for the same request:\n";
+    for (const Result::Alone &a : result.alone) {
+      if (!a.plan) {
+        out += "  " + a.system + ": no plan (" + a.why + ")\n";
+        continue;
+      }
+      std::snprintf(buf, sizeof buf, ": %.0f tok/s, %.2f tok/s/W\n",
+                    a.plan->tokensPerSecond, a.plan->tokensPerSecondPerWatt);
+      out += "  " + a.system + ": " + describe(*a.plan) + buf;
+    }
+  }
   for (const std::string &f : result.compileFailures)
     out += "warning: " + f + "\n";
   return out;
@@ -1243,8 +1268,7 @@ std::string formatJson(const Result &result, const Request &r) {
                   {"activations", r.activations}, {"ttft_s", r.ttft},
                   {"tpot_s", r.tpot},          {"max_chips", r.maxChips},
                   {"scenario", r.scenario}};
-  nlohmann::ordered_json plans = nlohmann::ordered_json::array();
-  for (const Plan &p : result.plans) {
+  auto planJson = [](const Plan &p) {
     nlohmann::ordered_json q;
     q["system"] = p.system;
     q["chips"] = p.chips;
@@ -1287,9 +1311,25 @@ std::string formatJson(const Result &result, const Request &r) {
     }
     if (!p.note.empty())
       q["note"] = p.note;
-    plans.push_back(q);
-  }
+    return q;
+  };
+  nlohmann::ordered_json plans = nlohmann::ordered_json::array();
+  for (const Plan &p : result.plans)
+    plans.push_back(planJson(p));
   j["plans"] = plans;
+  if (!result.alone.empty()) {
+    nlohmann::ordered_json alone = nlohmann::ordered_json::array();
+    for (const Result::Alone &a : result.alone) {
+      nlohmann::ordered_json q =
+          a.plan ? planJson(*a.plan) : nlohmann::ordered_json::object();
+      if (!a.plan) {
+        q["system"] = a.system;
+        q["error"] = a.why;
+      }
+      alone.push_back(q);
+    }
+    j["alone"] = alone;
+  }
   if (!result.compileFailures.empty())
     j["compile_failures"] = result.compileFailures;
   j["candidates"] = result.evaluated;

@@ -649,6 +649,12 @@ TEST(PlannerTest, DisaggregatedPrefillKeepsUpWithDecode) {
       tinyConfig(), "", h100, lpx, r, nullptr, error);
   ASSERT_TRUE(offline) << error;
   const Plan &q = offline->plans.front();
+  // Each system alone for the same request, the decode system first.
+  ASSERT_EQ(offline->alone.size(), 2u);
+  EXPECT_EQ(offline->alone[0].system, "lpx-rack");
+  EXPECT_EQ(offline->alone[1].system, "h100");
+  ASSERT_TRUE(offline->alone[0].plan && offline->alone[1].plan);
+  EXPECT_EQ(offline->alone[1].plan->prefillChips, 0);
   double load = double(q.dp) * q.requestRate * q.prefillShare;
   EXPECT_GE(double(q.prefillReplicas), load);
   EXPECT_LT(double(q.prefillReplicas) - 1, load);

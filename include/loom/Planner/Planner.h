@@ -173,6 +173,14 @@ struct Result {
   /// Layers that did not compile (one line each: the group, the batch and
   /// why); their plans are ranked last and priced by the cost model.
   std::vector<std::string> compileFailures;
+  /// For a disaggregated search: each system alone for the same request
+  /// (the decode system first), its best plan or why it has none.
+  struct Alone {
+    std::string system;
+    std::optional<Plan> plan;
+    std::string why;
+  };
+  std::vector<Alone> alone;
 };
 
 /// The format `target`'s matrix unit multiplies weights stored as `weights`
