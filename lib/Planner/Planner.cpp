@@ -152,11 +152,13 @@ double tpotPercentile(double step, double prefill, double rate,
   const double a = rate * output * step;
   if (rho <= 0 || a <= 0 || output <= 0)
     return step;
+  const double sd = std::sqrt(a / std::pow(1 - rho, 3));
   double n = 0;
-  if (a < 20) {
-    // Few arrivals: the law summed to the quantile.
+  if (a < 20 && a / (1 - rho) + 10 * sd < 1e5) {
+    // Few arrivals: the law summed to the quantile (bounded: near rho = 1
+    // the tail is long, and the expansion serves).
     double cdf = 0;
-    for (; n < 1e7; n += 1) {
+    for (; n < 2e5; n += 1) {
       const double mean = a + rho * n;
       cdf += std::exp(std::log(a / mean) - mean + n * std::log(mean) -
                       std::lgamma(n + 1));
@@ -172,7 +174,6 @@ double tpotPercentile(double step, double prefill, double rate,
       lastTail = tail;
       z = std::sqrt(2.0) * inverseErfc(2 * tail);
     }
-    const double sd = std::sqrt(a / std::pow(1 - rho, 3));
     const double skew = a * (1 + 2 * rho) / std::pow(1 - rho, 5) / (sd * sd * sd);
     n = std::max(0.0, a / (1 - rho) + sd * (z + (z * z - 1) * skew / 6));
   }
