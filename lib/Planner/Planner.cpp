@@ -673,6 +673,17 @@ std::string validate(const Request &r) {
   return "";
 }
 
+/// The request's latency targets, in words.
+std::string targetsOf(const Request &r) {
+  return (r.ttft > 0 ? "time to first token " +
+                           std::to_string(int64_t(r.ttft * 1e3)) + " ms"
+                     : std::string()) +
+         (r.ttft > 0 && r.tpot > 0 ? ", " : "") +
+         (r.tpot > 0 ? "time per output token " +
+                           std::to_string(r.tpot * 1e3).substr(0, 6) + " ms"
+                     : std::string());
+}
+
 std::string describe(const Plan &p) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
@@ -839,14 +850,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
               (least > r.maxChips ? " (raise --max-chips)" : "");
     } else {
       error = "no plan on " + system.name() + " meets the targets (" +
-              (r.ttft > 0 ? "time to first token " +
-                                std::to_string(int64_t(r.ttft * 1e3)) + " ms"
-                          : std::string()) +
-              (r.ttft > 0 && r.tpot > 0 ? ", " : "") +
-              (r.tpot > 0 ? "time per output token " +
-                                std::to_string(r.tpot * 1e3).substr(0, 6) + " ms"
-                          : std::string()) +
-              "); the nearest: " + describe(*result.nearest);
+              targetsOf(r) + "); the nearest: " + describe(*result.nearest);
     }
     return std::nullopt;
   }
@@ -1016,7 +1020,7 @@ namespace {
 
 /// Prices decode plan `q` of `decodeSystem` with prompts prefilled on
 /// `prefillSystem` by replicas of plan `fast`, each request's KV cache then
-/// moved in `move` seconds. The decode chips only decode, so a request's
+/// moved in `move` seconds, its first token `ttft` after it starts. The decode chips only decode, so a request's
 /// time per output token is the step. Offline: every decode slot is kept
 /// occupied, and the prefill replicas are as many as that request rate
 /// needs (ceil(rate x prefill share)). Server: Poisson arrivals; a request
@@ -1027,7 +1031,7 @@ namespace {
 /// 99.5th) is both waits + its prefill and move. The rate per decode
 /// replica is the highest meeting the targets with prefill replicas
 /// unlimited, and the prefill replicas the fewest that keep 99% of it.
-void priceDisaggregated(Plan &q, const Plan &fast, double move,
+void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
                         const TargetModel &decodeSystem,
                         const TargetModel &prefillSystem, const Request &r) {
   const double out = double(r.outputLen), step = q.tpot;
@@ -1035,7 +1039,7 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move,
   q.prefillSystem = prefillSystem.name();
   q.prefillTp = fast.tp;
   q.kvMove = move;
-  q.ttft = q.ttftAlone = fast.ttftAlone + move;
+  q.ttft = q.ttftAlone = ttft;
   q.tpotLoaded = q.tpotP99 = step;
   // Decode replicas: as many as the concurrency asked for needs, and the
   // rate asked for at `perReplica` requests/s each (as replicas() does;
@@ -1147,33 +1151,60 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   prefill.compile = false;
   prefill.scenario = "offline";
   prefill.ttft = 0;
+  prefill.top = 1000; // every plan, to choose from
   std::optional<Result> p =
       plan(config, configPath, prefillSystem, prefill, nullptr, error);
   if (!p)
     return std::nullopt;
-  // The fastest prefill plan, and the KV cache of one request moved over
-  // the prefill system's scale-out network (or its chip links).
-  const Plan *fast = &p->plans.front();
-  for (const Plan &q : p->plans)
-    if (q.ttftAlone < fast->ttftAlone)
-      fast = &q;
+  // The KV cache of one request moved over the prefill system's scale-out
+  // network (or its chip links), every prefill chip sending its share.
   ModelCost m = modelCost(config);
   double kvBytes = double(r.inputLen) * m.layers * m.kvElementsPerTokenLayer() *
                    precisionBytes(r.kv);
   const auto &so = prefillSystem.desc().system.scaleOut;
   double bw = so ? so->bytesPerSecond : prefillSystem.chipLinkBytesPerSecondPerChip();
   double lat = so ? so->latencySeconds : prefillSystem.chipLinkLatencySeconds();
-  // Every prefill chip sends its share of the cache.
-  double move = lat + kvBytes / (bw * double(fast->chips));
+  auto moveOf = [&](const Plan &q) {
+    return lat + kvBytes / (bw * double(q.chips));
+  };
+  // The prompt's pass yields the first token: a prefill plan's time to it
+  // is its prefill alone (without the decode step its batch would take)
+  // and the move.
+  auto ttftOf = [&](const Plan &q) { return q.ttftAlone - q.tpot + moveOf(q); };
+  // The prefill plan: among those whose prompt alone (and its move) meets
+  // the time-to-first-token target, the most prompts per second per chip
+  // (the fewest prefill chips for the decode chips' rate); with none, the
+  // fastest.
+  const Plan *best = nullptr, *fastest = nullptr;
+  auto perChip = [](const Plan &q) {
+    return 1.0 / (q.prefillShare * double(q.chips));
+  };
+  for (const Plan &q : p->plans) {
+    if (!fastest || ttftOf(q) < ttftOf(*fastest))
+      fastest = &q;
+    if ((r.ttft <= 0 || ttftOf(q) <= r.ttft) &&
+        (!best || perChip(q) > perChip(*best) ||
+         (perChip(q) == perChip(*best) && ttftOf(q) < ttftOf(*best))))
+      best = &q;
+  }
+  const Plan &chosen = best ? *best : *fastest;
   Result out = *d;
   for (Plan &q : out.plans)
-    priceDisaggregated(q, *fast, move, decodeSystem, prefillSystem, r);
+    priceDisaggregated(q, chosen, moveOf(chosen), ttftOf(chosen), decodeSystem,
+                       prefillSystem, r);
   std::stable_sort(out.plans.begin(), out.plans.end(),
                    [&](const Plan &a, const Plan &b) {
                      if (a.meetsTargets != b.meetsTargets)
                        return a.meetsTargets;
                      return better(a, b, r);
                    });
+  if (!out.plans.front().meetsTargets) {
+    const Plan &near = out.plans.front();
+    error = "no plan decoding on " + decodeSystem.name() + " and prefilling on " +
+            prefillSystem.name() + " meets the targets (" + targetsOf(r) +
+            "); the nearest: " + describe(near) + ", " + near.note;
+    return std::nullopt;
+  }
   // Each system alone for the same request, to compare with.
   for (const TargetModel *system : {&decodeSystem, &prefillSystem}) {
     Request alone = r;

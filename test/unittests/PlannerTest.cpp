@@ -684,6 +684,17 @@ TEST(PlannerTest, DisaggregatedPrefillKeepsUpWithDecode) {
   EXPECT_LT(double(s.dp) * s.requestRate * s.prefillShare,
             double(s.prefillReplicas));
 
+  // A target no prefill plan meets: an error naming the nearest plan.
+  Request impossible = r;
+  impossible.ttft = 1e-9;
+  EXPECT_FALSE(planDisaggregated(tinyConfig(), "", h100, lpx, impossible,
+                                 nullptr, error));
+  EXPECT_NE(error.find("no plan decoding on lpx-rack and prefilling on h100 "
+                       "meets the targets (time to first token 0 ms); the "
+                       "nearest: "),
+            std::string::npos)
+      << error;
+
   r.requestRate = 10 * double(s.dp) * s.requestRate;
   std::optional<Result> rated = planDisaggregated(
       tinyConfig(), "", h100, lpx, r, nullptr, error);
