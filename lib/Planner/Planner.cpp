@@ -236,6 +236,16 @@ struct System {
     eff = efficiencyOf(target);
   }
 
+  /// The LM head of `params` weights of `weightBytes` each split over
+  /// `tp` chips, for `tokens` tokens: its own roofline (its weights read,
+  /// compute bound at large batches).
+  double lmHead(double params, double tokens, int64_t tp,
+                double weightBytes) const {
+    return Roofline{tokens * 2.0 * params / double(tp) /
+                        (peak * eff.computeDecode),
+                    params / double(tp) * weightBytes / (memBw * eff.memory)}
+        .time();
+  }
   /// An all-reduce of `bytes` over `n` chips: two steps of direct
   /// exchange (reduce-scatter, all-gather), each a link latency plus the
   /// chip's share of the bytes over all its links.
@@ -539,10 +549,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   double stage = matmuls.time() + attention.time() + elementwise + tLink;
   double hops = double(pp - 1) * s.hop(vec, tp * pp * ep, tp * ep);
   // The LM head of the last stage: its weights once per step.
-  double head = Roofline{tokens * 2.0 * m.headParams / tp /
-                             (s.peak * s.eff.computeDecode),
-                         m.headParams / tp * wB / (s.memBw * s.eff.memory)}
-                    .time();
+  double head = s.lmHead(m.headParams, tokens, tp, wB);
   p.tpot = double(pp) * stage + hops + head;
   p.decodeBound = bigger(matmuls.computeBound() + attention.computeBound(),
                          matmuls.memoryBound() + attention.memoryBound() +
@@ -904,8 +911,8 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                    (compiled ? double(kDecodeStepActivationBytes)
                              : precisionBytes(r.activations));
       return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
-             m.headParams / p.tp * precisionBytes(r.weights) /
-                 (s.memBw * s.eff.memory);
+             s.lmHead(m.headParams, double(p.batch), p.tp,
+                      precisionBytes(r.weights));
     };
     auto setTpot = [&](Plan &p, double tpot) {
       p.ttftAlone += tpot - p.tpot;
