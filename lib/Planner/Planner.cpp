@@ -95,6 +95,16 @@ double erlangC(double c, double a) {
     return 0;
   if (a >= c)
     return 1;
+  if (n > 4096) {
+    // Past 4,096 servers the recurrence's O(c) steps, repeated in every
+    // bisection, are what a search spends its time on: the Halfin-Whitt
+    // limit, 1 / (1 + beta Phi(beta) / phi(beta)), beta = (c - a) /
+    // sqrt(a), within 4% of Erlang's C wherever C > 1% (PlannerTest).
+    const double beta = (c - a) / std::sqrt(a);
+    const double Phi = 0.5 * std::erfc(-beta / std::sqrt(2.0));
+    const double phi = std::exp(-beta * beta / 2) / std::sqrt(2 * M_PI);
+    return phi > 0 ? 1 / (1 + beta * Phi / phi) : 0;
+  }
   double b = 1;
   for (int64_t k = 1; k <= n; ++k)
     b = a * b / (double(k) + a * b);
@@ -152,31 +162,36 @@ double tpotPercentile(double step, double prefill, double rate,
   const double a = rate * output * step;
   if (rho <= 0 || a <= 0 || output <= 0)
     return step;
-  const double sd = std::sqrt(a / std::pow(1 - rho, 3));
-  double n = 0;
-  if (a < 20 && a / (1 - rho) + 10 * sd < 1e5) {
-    // Few arrivals: the law summed to the quantile (bounded: near rho = 1
-    // the tail is long, and the expansion serves).
+  // Fewer than 20 arrivals, or fewer than 100 near saturation (rho >
+  // 0.85): the law summed to the quantile, where the expansion below is
+  // off by up to 29% (and by orders of magnitude with a handful of
+  // arrivals near saturation). The sum stops at 20,000 terms (a < 100
+  // reaches its quantile before that up to rho = 0.98); past them the
+  // expansion serves, an overestimate there.
+  if (a < 20 || (a < 100 && rho > 0.85)) {
     double cdf = 0;
-    for (; n < 2e5; n += 1) {
+    for (double n = 0; n < 2e4; n += 1) {
       const double mean = a + rho * n;
       cdf += std::exp(std::log(a / mean) - mean + n * std::log(mean) -
                       std::lgamma(n + 1));
       if (cdf >= 1 - tail)
-        break;
+        return step + n * prefill / output;
     }
-  } else {
-    // Many: the Cornish-Fisher expansion to the skewness (within 1.5% of
-    // the summed quantile from a = 20, closer beyond; PlannerTest).
-    // The normal quantile, kept for the next call (the same tail).
-    thread_local double lastTail = -1, z = 0;
-    if (tail != lastTail) {
-      lastTail = tail;
-      z = std::sqrt(2.0) * inverseErfc(2 * tail);
-    }
-    const double skew = a * (1 + 2 * rho) / std::pow(1 - rho, 5) / (sd * sd * sd);
-    n = std::max(0.0, a / (1 - rho) + sd * (z + (z * z - 1) * skew / 6));
   }
+  // Else the Cornish-Fisher expansion to the skewness: within 2% of the
+  // summed quantile from a = 20 up to rho = 0.85, and from a = 100 within
+  // 1.2% up to rho = 0.95 (4.6% at 0.98), closer with more arrivals
+  // (PlannerTest). The normal quantile is kept for the
+  // next call (the same tail).
+  thread_local double lastTail = -1, z = 0;
+  if (tail != lastTail) {
+    lastTail = tail;
+    z = std::sqrt(2.0) * inverseErfc(2 * tail);
+  }
+  const double sd = std::sqrt(a / std::pow(1 - rho, 3));
+  const double skew = a * (1 + 2 * rho) / std::pow(1 - rho, 5) / (sd * sd * sd);
+  const double n =
+      std::max(0.0, a / (1 - rho) + sd * (z + (z * z - 1) * skew / 6));
   return step + n * prefill / output;
 }
 
@@ -498,8 +513,10 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   // weights, and where they are large the matmuls are compute bound.
   const double intermediate = m.expertParams / (3.0 * double(m.hidden));
   auto elementwiseBytes = [&](double tokens) {
+    // (The hidden vectors' kernels, like attention, are data parallel
+    // over the ep groups.)
     return Ls * aB * tokens *
-           (8.0 * double(m.hidden) +
+           (8.0 * double(m.hidden) / double(ep) +
             (s.spatial ? double(m.experts) : double(m.expertsPerToken)) *
                 3.0 * intermediate / double(tp * ep));
   };
@@ -608,7 +625,9 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   // flow through the stages one behind another, so a chunk holds the
   // replica for one stage's time; each prompt pays its share.
   double chunk = std::max(L, double(kPrefillChunkTokens));
-  p.prefillShare = prefillStage(chunk, chunk / L).total() / (chunk / L);
+  p.prefillShare = r.decodeOnly
+                      ? 0
+                      : prefillStage(chunk, chunk / L).total() / (chunk / L);
   setRates(p, r, s.power);
   return p;
 }
@@ -1072,43 +1091,59 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
   if (r.scenario != "server") {
     q.requestRate = slots / (out * step);
     resize(q.requestRate);
-    replicasPrefill = std::max(1.0, std::ceil(double(q.dp) * q.requestRate * ps));
+    // Prompts arrive at the rate asked for, else at what the decode
+    // chips take.
+    const double arrivals =
+        r.requestRate > 0 ? r.requestRate : double(q.dp) * q.requestRate;
+    replicasPrefill = std::max(1.0, std::ceil(arrivals * ps));
   } else {
-    // The TTFT at `rate` per decode replica with `prefillers` prefill
-    // replicas (0: unlimited, no wait).
-    auto ttftAt = [&](double rate, double prefillers) {
-      double wait = prefillers > 0
-                        ? prefillWait(ps, double(q.dp) * rate / prefillers, 0.005)
-                        : 0;
-      return q.ttftAlone + wait + slotWait(slots, out * step, rate, 0.005);
+    // Poisson arrivals. A prompt queues on its prefill replica (M/D/1
+    // each, the arrivals split evenly), and its pass yields the first
+    // token: TTFT = that wait + its prefill and move. Its KV cache then
+    // waits for a free decode slot (M/M/c over the replica's slots, each
+    // held for its output) and that wait delays its second token: it is
+    // spread over the request's time per output token (MLPerf's TPOT is
+    // (latency - TTFT) / (tokens - 1)) and held to the TTFT bound too.
+    // The decode rate per replica is the highest whose slot wait meets
+    // both at the 99th percentile; the prefill replicas the fewest that
+    // keep the TTFT's 99th percentile within its bound at the prompts'
+    // rate (bisection: more replicas, shorter waits; past load / 0.01 no
+    // prompt waits at the 99th percentile).
+    const double hold = out * step;
+    auto decodeMeets = [&](double rate) {
+      double wait = slotWait(slots, hold, rate, 0.01);
+      return wait <= r.ttft &&
+             (r.tpot <= 0 ||
+              step + wait / std::max(1.0, out - 1) <= r.tpot);
     };
-    auto rateWith = [&](double prefillers) {
-      if (r.tpot > 0 && step > r.tpot)
-        return 0.0;
-      double lo = 0, hi = slots / (out * step);
-      for (int i = 0; i < 60; ++i) {
-        double mid = (lo + hi) / 2;
-        (ttftAt(mid, prefillers) <= r.ttft ? lo : hi) = mid;
-      }
-      return lo;
-    };
-    const double unlimited = rateWith(0);
-    // The rate kept is at least 99% of the unlimited one.
-    resize(0.99 * unlimited);
-    // The fewest prefill replicas that keep it (bisection: more replicas,
-    // shorter waits); past load / 0.005 no prompt waits at the 99.5th
-    // percentile.
-    double lo = std::max(1.0, std::ceil(double(q.dp) * unlimited * ps)),
-           hi = std::max(lo, std::ceil(double(q.dp) * unlimited * ps / 0.005));
-    if (rateWith(lo) >= 0.99 * unlimited)
-      hi = lo;
-    while (hi - lo > 1) {
-      double mid = std::floor((lo + hi) / 2);
-      (rateWith(mid) >= 0.99 * unlimited ? hi : lo) = mid;
+    double lo = 0, hi = slots / hold;
+    if (r.tpot > 0 && step > r.tpot)
+      hi = 0;
+    for (int i = 0; i < 60 && hi > 0; ++i) {
+      double mid = (lo + hi) / 2;
+      (decodeMeets(mid) ? lo : hi) = mid;
     }
-    replicasPrefill = hi;
-    q.requestRate = rateWith(replicasPrefill);
-    q.ttft = ttftAt(q.requestRate, replicasPrefill);
+    const double perReplica = lo;
+    resize(perReplica);
+    q.requestRate = r.requestRate > 0 && q.dp > 0
+                        ? std::min(perReplica, r.requestRate / double(q.dp))
+                        : perReplica;
+    const double arrivals = double(q.dp) * q.requestRate;
+    auto ttftWith = [&](double prefillers) {
+      return q.ttftAlone + prefillWait(ps, arrivals / prefillers, 0.01);
+    };
+    double pLo = std::max(1.0, std::ceil(arrivals * ps)),
+           pHi = std::max(pLo, std::ceil(arrivals * ps / 0.01));
+    if (ttftWith(pLo) <= r.ttft)
+      pHi = pLo;
+    while (pHi - pLo > 1) {
+      double mid = std::floor((pLo + pHi) / 2);
+      (ttftWith(mid) <= r.ttft ? pHi : pLo) = mid;
+    }
+    replicasPrefill = pHi;
+    q.ttft = ttftWith(replicasPrefill);
+    q.tpotP99 = step + slotWait(slots, hold, q.requestRate, 0.01) /
+                           std::max(1.0, out - 1);
   }
   q.prefillReplicas = static_cast<int64_t>(replicasPrefill);
   q.prefillChips = q.prefillReplicas * fast.chips;
@@ -1144,13 +1179,19 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   // prefill happens elsewhere; searched as offline, the scenario's rates
   // are set below), prefill plans on the prefill system (its time to
   // first token only).
+  // The decode chips only decode (decodeOnly: their plans are ranked,
+  // sized and held to --tpot by the decode step alone), and more plans
+  // than --top are kept, to re-rank once their prefill is priced.
   Request decode = r;
   decode.ttft = 0;
   decode.scenario = "offline";
+  decode.decodeOnly = true;
+  decode.top = std::max<int64_t>(r.top, 32);
   std::optional<Result> d =
       plan(config, configPath, decodeSystem, decode, compileLayer, error);
   if (!d)
     return std::nullopt;
+  // Forced degrees and batch are the decode system's.
   Request prefill = r;
   prefill.tpot = 0;
   prefill.concurrency = 0;
@@ -1158,6 +1199,7 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   prefill.compile = false;
   prefill.scenario = "offline";
   prefill.ttft = 0;
+  prefill.tp = prefill.pp = prefill.batch = 0;
   prefill.top = 1000; // every plan, to choose from
   std::optional<Result> p =
       plan(config, configPath, prefillSystem, prefill, nullptr, error);
@@ -1205,6 +1247,8 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
                        return a.meetsTargets;
                      return better(a, b, r);
                    });
+  if (out.plans.size() > size_t(r.top))
+    out.plans.resize(size_t(r.top));
   if (!out.plans.front().meetsTargets) {
     const Plan &near = out.plans.front();
     error = "no plan decoding on " + decodeSystem.name() + " and prefilling on " +
@@ -1212,8 +1256,11 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
             "); the nearest: " + describe(near) + ", " + near.note;
     return std::nullopt;
   }
-  // Each system alone for the same request, to compare with.
+  // Each system alone for the same request, to compare with (once when
+  // they are the same).
   for (const TargetModel *system : {&decodeSystem, &prefillSystem}) {
+    if (system == &prefillSystem && prefillSystem.name() == decodeSystem.name())
+      break;
     Request alone = r;
     alone.top = 1;
     std::string why;
@@ -1237,7 +1284,7 @@ std::string formatTable(const Result &result, const Request &r) {
   std::snprintf(buf, sizeof buf,
                 "%-5s %-20s %6s %5s %6s %9s %9s %9s%s %9s %11s %10s %14s %-9s %s\n",
                 "chips", "tp x pp x ep x dp", "batch", "nodes", "racks",
-                "TTFT ms", "step ms", "TPOT ms", server ? "   p99 ms" : "",
+                "TTFT ms", "step ms", "TPOT ms", server ? "    p99 ms" : "",
                 "tok/s/usr", "tok/s", "tok/s/W", "mem/chip", "bound", "");
   out += buf;
   for (const Plan &p : result.plans) {
@@ -1269,12 +1316,20 @@ std::string formatTable(const Result &result, const Request &r) {
   out += buf;
   out += "step: one decode step; TPOT: per output token under the plan's "
          "load, the other sequences' prefills interleaved between steps\n";
-  if (server)
+  const bool disaggregated =
+      !result.plans.empty() && !result.plans.front().prefillSystem.empty();
+  if (server && !disaggregated)
     out += "server: requests arrive as a Poisson process; tok/s is the "
            "highest rate at which the 99th-percentile TTFT (the waits for "
            "a free batch slot and for prefill included) and the "
            "99th-percentile TPOT (p99: the prefills interleaved in a "
            "request's decode vary) meet the targets\n";
+  if (server && disaggregated)
+    out += "server: requests arrive as a Poisson process; TTFT: the "
+           "99th percentile of a prompt's wait on its prefill replica, its "
+           "prefill and the KV cache's move; p99: the decode step and the "
+           "wait for a decode slot spread over the output; tok/s: the "
+           "highest decode rate whose slot wait meets both targets\n";
   bool anyEstimate = false;
   for (const Plan &p : result.plans)
     anyEstimate = anyEstimate || (!p.compiled && p.memory == "SRAM");

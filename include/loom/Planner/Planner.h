@@ -84,10 +84,15 @@ struct Request {
   /// to first token, the waits for a free slot and for prefill included,
   /// meets `ttft` (which it then needs).
   std::string scenario = "offline";
+  /// The chips only decode: prompts are prefilled on another system
+  /// (planDisaggregated's decode search), so no prefill share is charged
+  /// to their steps, rates or replicas.
+  bool decodeOnly = false;
 };
 
 /// Erlang's C formula: the probability that an arrival waits, for `c`
-/// servers offered `a` erlangs of Poisson traffic (M/M/c, a < c).
+/// servers offered `a` erlangs of Poisson traffic (M/M/c, a < c); past
+/// 4,096 servers, its Halfin-Whitt limit.
 double erlangC(double c, double a);
 /// The wait for a free slot in an M/M/c queue of `c` slots, each held
 /// `hold` seconds on average, at `rate` arrivals/s, that arrivals exceed
