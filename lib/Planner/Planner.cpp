@@ -780,12 +780,16 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
   // thread's plans are merged in a fixed order: deterministic).
   std::vector<std::vector<Plan>> found(tps.size());
   std::vector<std::optional<Plan>> nearestOf(tps.size());
+  // The candidate that fits a chip's memory but needs the fewest chips
+  // beyond --max-chips for the load asked for (and how many).
+  std::vector<std::optional<std::pair<double, Plan>>> fewestOf(tps.size());
   std::vector<int64_t> counted(tps.size(), 0);
   std::mutex mu;
   auto work = [&](size_t ti) {
     int64_t t = tps[ti];
     std::vector<Plan> mine;
     std::optional<Plan> near;
+    std::optional<std::pair<double, Plan>> fewest;
     for (int64_t q : pps)
       for (int64_t e : eps)
         for (int64_t b : batches)
@@ -797,8 +801,24 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
           if (!one)
             continue;
           int64_t dp = replicas(*one, r);
-          if (dp > r.maxChips / (t * q * e))
+          if (dp > r.maxChips / (t * q * e)) {
+            // The replicas the load needs, unclamped.
+            double need = 1;
+            if (r.concurrency > 0)
+              need = std::max(need, std::ceil(double(r.concurrency) /
+                                              double(one->concurrency)));
+            if (r.requestRate > 0)
+              need = std::max(need, std::ceil(r.requestRate *
+                                              double(r.outputLen) /
+                                              one->tokensPerSecond));
+            double chips = need * double(t * q * e);
+            if (std::isfinite(chips) && (!fewest || chips < fewest->first)) {
+              fewest = {chips, *one};
+              fewest->second.dp = static_cast<int64_t>(need);
+              fewest->second.chips = static_cast<int64_t>(chips);
+            }
             continue;
+          }
           Plan p = dp == 1 ? *one : *price(m, system, r, t, q, e, dp, b, mb);
           if (meets(p, r))
             mine.push_back(p);
@@ -819,6 +839,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     std::lock_guard<std::mutex> lock(mu);
     found[ti] = std::move(mine);
     nearestOf[ti] = near;
+    fewestOf[ti] = fewest;
   };
   unsigned threads = r.threads > 0 ? unsigned(r.threads)
                                    : std::max(1u, std::thread::hardware_concurrency());
@@ -834,7 +855,10 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       th.join();
   }
   Result result;
+  std::optional<std::pair<double, Plan>> fewest;
   for (size_t i = 0; i < tps.size(); ++i) {
+    if (fewestOf[i] && (!fewest || fewestOf[i]->first < fewest->first))
+      fewest = fewestOf[i];
     result.evaluated += counted[i];
     for (Plan &p : found[i])
       result.plans.push_back(std::move(p));
@@ -856,6 +880,24 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                            : std::string()) +
               ") fits " + system.name() + "'s memory per chip within " +
               std::to_string(r.maxChips) + " chips";
+    } else if (!result.nearest && fewest) {
+      // Plans fit, but not enough of them within --max-chips for the load.
+      const Plan &f = fewest->second;
+      char rate[64] = "";
+      if (r.requestRate > 0)
+        std::snprintf(rate, sizeof rate, "%g requests/s", r.requestRate);
+      std::string load =
+          std::string(rate) +
+          (r.requestRate > 0 && r.concurrency > 0 ? " and " : "") +
+          (r.concurrency > 0 ? std::to_string(r.concurrency) + " sequences"
+                             : std::string());
+      error = "no plan on " + system.name() + " serves the load asked for (" +
+              load + ") within " + std::to_string(r.maxChips) +
+              " chips; the fewest chips that do: " +
+              std::to_string(f.chips) + " (tp " + std::to_string(f.tp) +
+              " x pp " + std::to_string(f.pp) + " x ep " +
+              std::to_string(f.ep) + " x dp " + std::to_string(f.dp) +
+              ", batch " + std::to_string(f.batch) + ") (raise --max-chips)";
     } else if (!result.nearest) {
       // What must be held: the weights, and the KV cache of the sequences
       // asked for (at least one).
