@@ -99,7 +99,8 @@ double erlangC(double c, double a) {
     // Past 4,096 servers the recurrence's O(c) steps, repeated in every
     // bisection, are what a search spends its time on: the Halfin-Whitt
     // limit, 1 / (1 + beta Phi(beta) / phi(beta)), beta = (c - a) /
-    // sqrt(a), within 4% of Erlang's C wherever C > 1% (PlannerTest).
+    // sqrt(a), within 5% of Erlang's C wherever C > 1% (PlannerTest); an
+    // arrival's wait then moves by less, with its logarithm.
     const double beta = (c - a) / std::sqrt(a);
     const double Phi = 0.5 * std::erfc(-beta / std::sqrt(2.0));
     const double phi = std::exp(-beta * beta / 2) / std::sqrt(2 * M_PI);
@@ -1088,17 +1089,13 @@ namespace {
 
 /// Prices decode plan `q` of `decodeSystem` with prompts prefilled on
 /// `prefillSystem` by replicas of plan `fast`, each request's KV cache then
-/// moved in `move` seconds, its first token `ttft` after it starts. The decode chips only decode, so a request's
-/// time per output token is the step. Offline: every decode slot is kept
-/// occupied, and the prefill replicas are as many as that request rate
-/// needs (ceil(rate x prefill share)). Server: Poisson arrivals; a request
-/// reserves a decode slot before its prefill (its KV cache needs somewhere
-/// to go: M/M/c over the replica's slots, each held for its output), then
-/// waits behind the prompts ahead on its prefill replica (M/D/1 each, the
-/// arrivals split evenly); its TTFT (99th percentile, each wait at its
-/// 99.5th) is both waits + its prefill and move. The rate per decode
-/// replica is the highest meeting the targets with prefill replicas
-/// unlimited, and the prefill replicas the fewest that keep 99% of it.
+/// moved in `move` seconds, its first token `ttft` after it starts. The
+/// decode chips only decode, so a request's time per output token is the
+/// step (plus, in the server scenario, its wait for a decode slot spread
+/// over its output). The prompts arrive at the rate asked for, else at
+/// what the decode chips take. Offline: every decode slot is kept
+/// occupied, and the prefill replicas are ceil(prompts/s x prefill share).
+/// Server: Poisson arrivals (the comment in the body).
 void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
                         const TargetModel &decodeSystem,
                         const TargetModel &prefillSystem, const Request &r) {
@@ -1191,6 +1188,12 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
   q.prefillChips = q.prefillReplicas * fast.chips;
   q.prefillShare = ps;
   q.tokensPerSecondPerUser = 1.0 / step;
+  // What both systems sustain: the decode replicas' rate, within what the
+  // prefill replicas take (fewer when they were sized to a rate asked
+  // for below the decode chips' capacity).
+  if (ps > 0 && q.dp > 0)
+    q.requestRate =
+        std::min(q.requestRate, double(q.prefillReplicas) / ps / double(q.dp));
   q.tokensPerSecond = double(q.dp) * q.requestRate * out;
   double watts = decodeSystem.powerWattsPerChip() * double(q.chips) +
                  prefillSystem.powerWattsPerChip() * double(q.prefillChips);

@@ -92,7 +92,7 @@ struct Request {
 
 /// Erlang's C formula: the probability that an arrival waits, for `c`
 /// servers offered `a` erlangs of Poisson traffic (M/M/c, a < c); past
-/// 4,096 servers, its Halfin-Whitt limit.
+/// 4,096 servers, its Halfin-Whitt limit (within 5% where C > 1%).
 double erlangC(double c, double a);
 /// The wait for a free slot in an M/M/c queue of `c` slots, each held
 /// `hold` seconds on average, at `rate` arrivals/s, that arrivals exceed
@@ -159,7 +159,8 @@ struct Plan {
   /// when not compiled.
   std::string layerPrecision;
   /// For a disaggregated plan: the prefill system, its chips, replicas
-  /// (as many as the decode chips' request rate needs) and tensor-parallel
+  /// (as many as the prompts' rate needs: the rate asked for, else what
+  /// the decode chips take) and tensor-parallel
   /// degree, and the time to move one request's KV cache. Its prefillShare
   /// is then a prompt's time on a prefill replica.
   std::string prefillSystem;
@@ -236,11 +237,14 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
 /// Disaggregated serving: prefill on `prefillSystem`, decode on
 /// `decodeSystem`, with the KV cache of every request moved between them
 /// over the prefill system's scale-out network. The plans' ttft includes
-/// the move, and the prefill replicas are as many as the decode chips'
-/// request rate needs. In the server scenario a request reserves a decode
-/// slot, then queues for its prefill replica; the rate is the highest
-/// whose 99th-percentile TTFT meets the target with prefill unlimited, the
-/// prefill replicas the fewest that keep 99% of it.
+/// the move, and the prefill replicas are as many as the prompts' rate
+/// needs (the rate asked for, else what the decode chips take). In the
+/// server scenario a prompt queues on its prefill replica (TTFT: that
+/// wait's 99th percentile, the prefill and the move) and its KV cache then
+/// waits for a decode slot, which delays its second token (spread into the
+/// 99th-percentile TPOT and held to the TTFT bound); the decode rate is the
+/// highest whose slot wait meets both, the prefill replicas the fewest that
+/// keep the TTFT within its bound. `maxChips` bounds the decode chips.
 std::optional<Result> planDisaggregated(const LlmConfig &config,
                                         const std::string &configPath,
                                         const TargetModel &prefillSystem,
