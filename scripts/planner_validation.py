@@ -46,6 +46,13 @@ INTERACTIVE = ["--scenario=server", "--ttft=450", "--tpot=40"]
 H100 = ["--system=h100", "--weights=fp8"]
 H200 = ["--system=h200", "--weights=fp8"]
 B200 = ["--system=b200", "--weights=fp4"]
+# MLPerf v5.1, GB200 NVL72 (NVIDIA's configs: fp4 weights, fp8 KV cache).
+# The 405B output length is the Offline log's tokens/s / samples/s; its
+# Interactive bounds are a 4.5 s TTFT and an 80 ms TPOT.
+GB200 = ["--system=gb200", "--weights=fp4"]
+M405_GB200 = ["--model=" + L405, "--input-len=9429", "--output-len=652",
+              "--kv-precision=fp8"]
+INTERACTIVE405 = ["--scenario=server", "--ttft=4500", "--tpot=80"]
 
 
 def trt(model, system, isl, osl, extra):
@@ -78,6 +85,12 @@ THROUGHPUT = [
     ("X10", "405B 8x H200 Server v5.0", M405_H200 + H200 + SERVER405 + ["--max-chips=8"], ("system", 8), 291.37, "mlperf-405b"),
     ("X11", "405B 8x B200 Offline v5.0", M405_B200 + B200 + ["--max-chips=8"], ("system", 8), 1526.29, "mlperf-405b"),
     ("X12", "405B 8x B200 Server v5.0", M405_B200 + B200 + SERVER405 + ["--max-chips=8"], ("system", 8), 845.82, "mlperf-405b"),
+    ("N1", "4x GB200 Offline v5.1", ML2 + GB200 + ["--max-chips=4"], ("system", 4), 51736.9, "mlperf-gb200"),
+    ("N2", "4x GB200 Server v5.1", ML2 + GB200 + SERVER + ["--max-chips=4"], ("system", 4), 49359.61, "mlperf-gb200"),
+    ("N3", "4x GB200 Interactive v5.1", ML2 + GB200 + INTERACTIVE + ["--max-chips=4"], ("system", 4), 29745.55, "mlperf-gb200"),
+    ("N4", "405B 72x GB200 Offline v5.1", M405_GB200 + GB200 + ["--max-chips=72"], ("system", 72), 14774.3, "mlperf-gb200"),
+    ("N5", "405B 72x GB200 Server v5.1", M405_GB200 + GB200 + SERVER405 + ["--max-chips=72"], ("system", 72), 11614.28, "mlperf-gb200"),
+    ("N6", "405B 72x GB200 Interactive v5.1", M405_GB200 + GB200 + INTERACTIVE405 + ["--max-chips=72"], ("system", 72), 9921.02, "mlperf-gb200"),
 ]
 for isl, osl, measured, tid in [(128, 128, 3317, "T1"), (128, 2048, 2616, "T2"),
                                 (2048, 128, 843, "T3"), (2048, 2048, 1583, "T4")]:
@@ -118,6 +131,10 @@ LATENCY = [
     ("X8", "TPOT, Mixtral 8x B200 Server (planner's plan)", MMIX + B200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 110.0, "tpot-server"),
     ("X10", "TPOT, 405B 8x H200 Server (planner's plan)", M405_H200 + H200 + SERVER405 + ["--max-chips=8"], ("tpot_ms", 0), 53.9, "tpot-server"),
     ("X12", "TPOT, 405B 8x B200 Server (planner's plan)", M405_B200 + B200 + SERVER405 + ["--max-chips=8"], ("tpot_ms", 0), 87.0, "tpot-server"),
+    ("N2", "TPOT, 4x GB200 Server (planner's plan)", ML2 + GB200 + SERVER + ["--max-chips=4"], ("tpot_ms", 0), 115.9, "tpot-server"),
+    ("N3", "TPOT, 4x GB200 Interactive (planner's plan)", ML2 + GB200 + INTERACTIVE + ["--max-chips=4"], ("tpot_ms", 0), 30.6, "tpot-interactive"),
+    ("N5", "TPOT, 405B 72x GB200 Server (planner's plan)", M405_GB200 + GB200 + SERVER405 + ["--max-chips=72"], ("tpot_ms", 0), 104.3, "tpot-server"),
+    ("N6", "TPOT, 405B 72x GB200 Interactive (planner's plan)", M405_GB200 + GB200 + INTERACTIVE405 + ["--max-chips=72"], ("tpot_ms", 0), 66.2, "tpot-interactive"),
     ("G2", "TPOT, Groq Llama-2-70B 550/150 (inter-token p50)", GROQ, ("tpot_ms", 0), 5.32, "tpot-groq"),
     ("G2", "tokens/s per user, Groq Llama-2-70B 550/150", GROQ, ("per_user", 0), 185, "per-user"),
     ("T5", "TTFT, 4x H100 TP4 batch 1, ISL 128", trt(L2, H100, 128, 1, ["--max-chips=4", "--tp=4", "--pp=1", "--batch=1"]), ("ttft_ms", 0), 26, "ttft"),
@@ -203,7 +220,7 @@ def main():
     print("| Rows | Comparisons | Mean absolute error | Median error | Within 25% |")
     print("|---|---|---|---|---|")
     stats(thr, "Throughput, all")
-    for g in ["mlperf-llama", "mlperf-mixtral", "mlperf-405b", "trt-v0.5", "trt-v0.6.1",
+    for g in ["mlperf-llama", "mlperf-mixtral", "mlperf-405b", "mlperf-gb200", "trt-v0.5", "trt-v0.6.1",
               "trt-perf-overview"]:
         stats([r for r in thr if r["group"] == g], "Throughput, " + g)
     stats([r for r in lat if r["metric"] == "tpot_ms"], "TPOT, all")

@@ -54,7 +54,8 @@ std::string loadTextError(std::string_view text) {
 }
 
 const std::vector<std::string> kPresets = {
-    "b200", "h100", "h200", "lp30", "lpx-rack", "tiny", "tsp-v1", "wormhole"};
+    "b200",     "gb200", "h100",   "h200",    "lp30",
+    "lpx-rack", "tiny",  "tsp-v1", "wormhole"};
 
 } // namespace
 
@@ -107,6 +108,12 @@ TEST(TargetPresets, DerivedFiguresMatchPublishedFigures) {
         "chip.offchip_bytes_per_second",
         "chip.c2c_bidirectional_bytes_per_second", "system.link_domain_chips"}},
       {"b200",
+       {"chip.peak_flops.fp16", "chip.peak_flops.tf32", "chip.peak_flops.fp8",
+        "chip.peak_flops.int8", "chip.peak_flops.fp4", "chip.offchip_bytes",
+        "chip.offchip_bytes_per_second",
+        "chip.c2c_bidirectional_bytes_per_second", "system.link_domain_chips",
+        "chip.power_watts"}},
+      {"gb200",
        {"chip.peak_flops.fp16", "chip.peak_flops.tf32", "chip.peak_flops.fp8",
         "chip.peak_flops.int8", "chip.peak_flops.fp4", "chip.offchip_bytes",
         "chip.offchip_bytes_per_second",
@@ -166,6 +173,10 @@ TEST(TargetPresets, HeadlineFigures) {
   TargetModel b200 = loadTarget("b200");
   near(b200, "chip.peak_flops.fp8", 4.5e15);
   near(b200, "chip.offchip_bytes_per_second", 8e12);
+  TargetModel gb200 = loadTarget("gb200");
+  near(gb200, "chip.peak_flops.fp4", 10e15);
+  EXPECT_EQ(gb200.linkDomainChips(), 72);
+  EXPECT_EQ(gb200.chipsPerNode(), 72);
 
   TargetModel tiny = loadTarget("tiny");
   EXPECT_EQ(tiny.tileRows(), 4);
