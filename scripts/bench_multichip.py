@@ -251,6 +251,7 @@ def main():
     for model, system, extra in [("llama3.1-405b", "lpx-rack", []),
                                  ("llama3.1-405b", "lpx-rack", ["--no-compile"]),
                                  ("llama3.1-405b", "b200", []),
+                                 ("llama3.1-405b", "b200", ["--scenario=server", "--ttft=2000"]),
                                  ("llama3-70b", "lpx-rack", [])]:
         cmd = [loom, "plan", "--model=" + os.path.join(ROOT, "models", model + ".json"),
                "--system=" + system, "--max-chips=10000"] + extra
