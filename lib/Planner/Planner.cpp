@@ -211,6 +211,27 @@ Efficiency efficiencyOf(const TargetModel &t) {
   return {0.9, 0.9, 0.9, 1.0};
 }
 
+/// Sets a plan's data-parallel replicas and what follows from them: its
+/// chips, nodes, racks and sequences in flight.
+void setReplicas(Plan &p, int64_t dp, const TargetModel &target) {
+  p.dp = dp;
+  p.chips = p.tp * p.pp * p.ep * dp;
+  p.nodes = (p.chips + target.chipsPerNode() - 1) / target.chipsPerNode();
+  p.racks = (p.chips + target.chipsPerRack() - 1) / target.chipsPerRack();
+  p.concurrency = dp * p.micro * p.batch;
+}
+
+/// The highest x in [0, hi] at which `meets` (true at 0, monotone) holds,
+/// by bisection to within hi / 2^60.
+template <typename Pred> double highestMeeting(double hi, Pred meets) {
+  double lo = 0;
+  for (int i = 0; i < 60 && hi > 0; ++i) {
+    double mid = (lo + hi) / 2;
+    (meets(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 /// One kernel's compute and memory times; it takes the longer.
 struct Roofline {
   double compute = 0, memory = 0;
@@ -354,11 +375,7 @@ void setRates(Plan &p, const Request &r, double wattsPerChip) {
              (r.ttft <= 0 || ttftAt(rate) <= r.ttft);
     };
     const double busy = out * step + perReplica * ps;
-    double lo = 0, hi = busy > 0 ? perReplica / busy : 0;
-    for (int i = 0; i < 60; ++i) {
-      double mid = (lo + hi) / 2;
-      (meetsAt(mid) ? lo : hi) = mid;
-    }
+    const double lo = highestMeeting(busy > 0 ? perReplica / busy : 0, meetsAt);
     p.requestRate = lo;
     p.tpotLoaded = tpotAt(lo);
     p.tpotP99 = tpotPercentile(step, ps, lo, out, 0.01);
@@ -489,13 +506,9 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   p.tp = tp;
   p.pp = pp;
   p.ep = ep;
-  p.dp = dp;
   p.batch = batch;
   p.micro = micro;
-  p.chips = tp * pp * ep * dp;
-  p.nodes = (p.chips + target.chipsPerNode() - 1) / target.chipsPerNode();
-  p.racks = (p.chips + target.chipsPerRack() - 1) / target.chipsPerRack();
-  p.concurrency = dp * micro * batch;
+  setReplicas(p, dp, target);
   p.memoryPerChip = memory;
   p.weightsPerChip = weights;
   p.kvPerChip = kvBytes;
@@ -661,23 +674,27 @@ bool better(const Plan &a, const Plan &b, const Request &r) {
          std::make_tuple(b.tp, b.pp, b.ep, b.dp, b.batch, b.micro);
 }
 
-/// Data-parallel replicas a candidate needs for the load; more than
-/// r.maxChips when that many do not fit. A plan that serves no rate at
-/// all (its targets admit none in the server scenario) keeps one replica:
-/// it misses its targets (meets) and may still be the nearest plan.
-int64_t replicas(const Plan &one, const Request &r) {
-  int64_t dp = 1;
+/// Data-parallel replicas the load asks for, unclamped, when each replica
+/// holds `slots` sequences and serves `requestsPerReplica` requests/s. A
+/// replica that serves no rate at all (its targets admit none in the
+/// server scenario) counts as one: it misses its targets (meets) and may
+/// still be the nearest plan.
+double replicasNeeded(double slots, double requestsPerReplica,
+                      const Request &r) {
+  double dp = 1;
   if (r.concurrency > 0)
-    dp = std::max<int64_t>(dp, (r.concurrency + one.concurrency - 1) /
-                                   one.concurrency);
-  if (r.requestRate > 0 && one.tokensPerSecond > 0) {
-    double need = r.requestRate * double(r.outputLen);
-    double n = std::ceil(need / one.tokensPerSecond);
-    if (!(n <= double(r.maxChips)))
-      return r.maxChips + 1;
-    dp = std::max<int64_t>(dp, static_cast<int64_t>(n));
-  }
+    dp = std::max(dp, std::ceil(double(r.concurrency) / slots));
+  if (r.requestRate > 0 && requestsPerReplica > 0)
+    dp = std::max(dp, std::ceil(r.requestRate / requestsPerReplica));
   return dp;
+}
+
+/// The replicas a candidate (one replica) needs for the load; more than
+/// r.maxChips when that many do not fit.
+int64_t replicas(const Plan &one, const Request &r) {
+  double dp = replicasNeeded(double(one.concurrency),
+                             one.tokensPerSecond / double(r.outputLen), r);
+  return dp <= double(r.maxChips) ? static_cast<int64_t>(dp) : r.maxChips + 1;
 }
 
 std::string validate(const Request &r) {
@@ -803,20 +820,13 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
             continue;
           int64_t dp = replicas(*one, r);
           if (dp > r.maxChips / (t * q * e)) {
-            // The replicas the load needs, unclamped.
-            double need = 1;
-            if (r.concurrency > 0)
-              need = std::max(need, std::ceil(double(r.concurrency) /
-                                              double(one->concurrency)));
-            if (r.requestRate > 0)
-              need = std::max(need, std::ceil(r.requestRate *
-                                              double(r.outputLen) /
-                                              one->tokensPerSecond));
+            double need = replicasNeeded(
+                double(one->concurrency),
+                one->tokensPerSecond / double(r.outputLen), r);
             double chips = need * double(t * q * e);
             if (std::isfinite(chips) && (!fewest || chips < fewest->first)) {
               fewest = {chips, *one};
-              fewest->second.dp = static_cast<int64_t>(need);
-              fewest->second.chips = static_cast<int64_t>(chips);
+              setReplicas(fewest->second, static_cast<int64_t>(need), system);
             }
             continue;
           }
@@ -1111,20 +1121,12 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
   // the decode chips serve more than when they prefill too).
   auto resize = [&](double perReplica) {
     const int64_t chipsPer = q.chips / q.dp;
-    double dp = 1;
-    if (r.concurrency > 0)
-      dp = std::max(dp, std::ceil(double(r.concurrency) / slots));
-    if (r.requestRate > 0 && perReplica > 0)
-      dp = std::max(dp, std::ceil(r.requestRate / perReplica));
-    q.dp = dp * double(chipsPer) <= double(r.maxChips)
-               ? static_cast<int64_t>(dp)
-               : r.maxChips / chipsPer + 1;
-    q.chips = q.dp * chipsPer;
-    q.nodes = (q.chips + decodeSystem.chipsPerNode() - 1) /
-              decodeSystem.chipsPerNode();
-    q.racks = (q.chips + decodeSystem.chipsPerRack() - 1) /
-              decodeSystem.chipsPerRack();
-    q.concurrency = q.dp * q.micro * q.batch;
+    double dp = replicasNeeded(slots, perReplica, r);
+    setReplicas(q,
+                dp * double(chipsPer) <= double(r.maxChips)
+                    ? static_cast<int64_t>(dp)
+                    : r.maxChips / chipsPer + 1,
+                decodeSystem);
   };
   double replicasPrefill = 1;
   if (r.scenario != "server") {
@@ -1155,14 +1157,8 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
              (r.tpot <= 0 ||
               step + wait / std::max(1.0, out - 1) <= r.tpot);
     };
-    double lo = 0, hi = slots / hold;
-    if (r.tpot > 0 && step > r.tpot)
-      hi = 0;
-    for (int i = 0; i < 60 && hi > 0; ++i) {
-      double mid = (lo + hi) / 2;
-      (decodeMeets(mid) ? lo : hi) = mid;
-    }
-    const double perReplica = lo;
+    const double perReplica = highestMeeting(
+        r.tpot > 0 && step > r.tpot ? 0 : slots / hold, decodeMeets);
     resize(perReplica);
     q.requestRate = r.requestRate > 0 && q.dp > 0
                         ? std::min(perReplica, r.requestRate / double(q.dp))
