@@ -24,20 +24,23 @@ L3 = "models/llama3-70b.json"
 L405 = "models/llama3.1-405b.json"
 MIX = "models/mixtral-8x7b.json"
 
+def trt(model, system, isl, osl, extra):
+    """A request for `model`: ISL/OSL tokens, an fp8 KV cache, `system`
+    (its flags) and `extra` flags."""
+    return (["--model=" + model, "--kv-precision=fp8", "--input-len=%d" % isl,
+             "--output-len=%d" % osl] + system + extra)
+
+
 # MLPerf Llama-2-70B: ISL 222, the mean of the 24,576 samples' token
 # counts (the doc's "Inputs"), OSL 294 (the benchmark's tokens per sample).
 # Mixtral: ISL 427, the mean of its 15,000 samples; OSL 145.
-ML2 = ["--model=" + L2, "--input-len=222", "--output-len=294",
-       "--kv-precision=fp8"]
-MMIX = ["--model=" + MIX, "--input-len=427", "--output-len=145",
-        "--kv-precision=fp8"]
+ML2 = trt(L2, [], 222, 294, [])
+MMIX = trt(MIX, [], 427, 145, [])
 # MLPerf Llama-3.1-405B: ISL 9429, the mean of its 8,313 samples; OSL from
 # each system's log (tokens/s / samples/s). Server bounds: TTFT 6 s, TPOT
 # 175 ms.
-M405_H200 = ["--model=" + L405, "--input-len=9429", "--output-len=649",
-             "--kv-precision=fp8"]
-M405_B200 = ["--model=" + L405, "--input-len=9429", "--output-len=657",
-             "--kv-precision=fp8"]
+M405_H200 = trt(L405, [], 9429, 649, [])
+M405_B200 = trt(L405, [], 9429, 657, [])
 # Server and Interactive: Poisson arrivals, the bounds on the 99th
 # percentile (loom plan --scenario=server).
 SERVER405 = ["--scenario=server", "--ttft=6000", "--tpot=175"]
@@ -50,14 +53,8 @@ B200 = ["--system=b200", "--weights=fp4"]
 # The 405B output length is the Offline log's tokens/s / samples/s; its
 # Interactive bounds are a 4.5 s TTFT and an 80 ms TPOT.
 GB200 = ["--system=gb200", "--weights=fp4"]
-M405_GB200 = ["--model=" + L405, "--input-len=9429", "--output-len=652",
-              "--kv-precision=fp8"]
+M405_GB200 = trt(L405, [], 9429, 652, [])
 INTERACTIVE405 = ["--scenario=server", "--ttft=4500", "--tpot=80"]
-
-
-def trt(model, system, isl, osl, extra):
-    return (["--model=" + model, "--kv-precision=fp8", "--input-len=%d" % isl,
-             "--output-len=%d" % osl] + system + extra)
 
 
 # (id, what, args, metric, measured, group). Metrics: "system" = the top
