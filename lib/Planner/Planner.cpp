@@ -1179,11 +1179,16 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
     q.ttft = ttftWith(replicasPrefill);
     q.tpotP99 = step + slotWait(slots, hold, q.requestRate, 0.01) /
                            std::max(1.0, out - 1);
+    // The mean: M/M/c's mean wait, C(c, a) x hold / (c - a).
+    const double a = q.requestRate * hold;
+    if (a < slots)
+      q.tpotLoaded = step + erlangC(slots, a) * hold / (slots - a) /
+                                std::max(1.0, out - 1);
   }
   q.prefillReplicas = static_cast<int64_t>(replicasPrefill);
   q.prefillChips = q.prefillReplicas * fast.chips;
   q.prefillShare = ps;
-  q.tokensPerSecondPerUser = 1.0 / step;
+  q.tokensPerSecondPerUser = 1.0 / q.tpotLoaded;
   // What both systems sustain: the decode replicas' rate, within what the
   // prefill replicas take (fewer when they were sized to a rate asked
   // for below the decode chips' capacity).

@@ -715,6 +715,10 @@ TEST(PlannerTest, DisaggregatedPrefillKeepsUpWithDecode) {
   // output, at most the TTFT bound's worth.
   EXPECT_GE(s.tpotP99, s.tpot);
   EXPECT_LE(s.tpotP99, s.tpot + r.ttft / double(r.outputLen - 1) + 1e-12);
+  // Its mean (M/M/c's mean wait, spread likewise) lies between.
+  EXPECT_GE(s.tpotLoaded, s.tpot);
+  EXPECT_LE(s.tpotLoaded, s.tpotP99);
+  EXPECT_DOUBLE_EQ(s.tokensPerSecondPerUser, 1.0 / s.tpotLoaded);
   EXPECT_LT(double(s.dp) * s.requestRate * s.prefillShare,
             double(s.prefillReplicas));
   // Fewer prefill replicas miss the TTFT bound at that rate.
