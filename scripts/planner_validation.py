@@ -55,6 +55,15 @@ B200 = ["--system=b200", "--weights=fp4"]
 GB200 = ["--system=gb200", "--weights=fp4"]
 M405_GB200 = trt(L405, [], 9429, 652, [])
 INTERACTIVE405 = ["--scenario=server", "--ttft=4500", "--tpot=80"]
+# Their engines' token budgets per step (max_num_tokens in NVIDIA's v5.1
+# configs, closed/NVIDIA/configs/GB200-NVL72_GB200-186GB_aarch64x{4,72}/
+# {Offline,Server,Interactive}/*.py; the Custom harness's where the Server
+# file also has a Triton one). The 4-GPU Interactive Llama-2-70B config is
+# not in the mirror: N3 keeps the default.
+BUDGET_L2_GB200 = ["--max-num-tokens=3584"]
+BUDGET_405_GB200 = {"Offline": ["--max-num-tokens=1536"],
+                    "Server": ["--max-num-tokens=2048"],
+                    "Interactive": ["--max-num-tokens=1024"]}
 
 
 # (id, what, args, metric, measured, group). Metrics: "system" = the top
@@ -82,12 +91,12 @@ THROUGHPUT = [
     ("X10", "405B 8x H200 Server v5.0", M405_H200 + H200 + SERVER405 + ["--max-chips=8"], ("system", 8), 291.37, "mlperf-405b"),
     ("X11", "405B 8x B200 Offline v5.0", M405_B200 + B200 + ["--max-chips=8"], ("system", 8), 1526.29, "mlperf-405b"),
     ("X12", "405B 8x B200 Server v5.0", M405_B200 + B200 + SERVER405 + ["--max-chips=8"], ("system", 8), 845.82, "mlperf-405b"),
-    ("N1", "4x GB200 Offline v5.1", ML2 + GB200 + ["--max-chips=4"], ("system", 4), 51736.9, "mlperf-gb200"),
-    ("N2", "4x GB200 Server v5.1", ML2 + GB200 + SERVER + ["--max-chips=4"], ("system", 4), 49359.61, "mlperf-gb200"),
+    ("N1", "4x GB200 Offline v5.1", ML2 + GB200 + BUDGET_L2_GB200 + ["--max-chips=4"], ("system", 4), 51736.9, "mlperf-gb200"),
+    ("N2", "4x GB200 Server v5.1", ML2 + GB200 + SERVER + BUDGET_L2_GB200 + ["--max-chips=4"], ("system", 4), 49359.61, "mlperf-gb200"),
     ("N3", "4x GB200 Interactive v5.1", ML2 + GB200 + INTERACTIVE + ["--max-chips=4"], ("system", 4), 29745.55, "mlperf-gb200"),
-    ("N4", "405B 72x GB200 Offline v5.1", M405_GB200 + GB200 + ["--max-chips=72"], ("system", 72), 14774.3, "mlperf-gb200"),
-    ("N5", "405B 72x GB200 Server v5.1", M405_GB200 + GB200 + SERVER405 + ["--max-chips=72"], ("system", 72), 11614.28, "mlperf-gb200"),
-    ("N6", "405B 72x GB200 Interactive v5.1", M405_GB200 + GB200 + INTERACTIVE405 + ["--max-chips=72"], ("system", 72), 9921.02, "mlperf-gb200"),
+    ("N4", "405B 72x GB200 Offline v5.1", M405_GB200 + GB200 + BUDGET_405_GB200["Offline"] + ["--max-chips=72"], ("system", 72), 14774.3, "mlperf-gb200"),
+    ("N5", "405B 72x GB200 Server v5.1", M405_GB200 + GB200 + SERVER405 + BUDGET_405_GB200["Server"] + ["--max-chips=72"], ("system", 72), 11614.28, "mlperf-gb200"),
+    ("N6", "405B 72x GB200 Interactive v5.1", M405_GB200 + GB200 + INTERACTIVE405 + BUDGET_405_GB200["Interactive"] + ["--max-chips=72"], ("system", 72), 9921.02, "mlperf-gb200"),
 ]
 for isl, osl, measured, tid in [(128, 128, 3317, "T1"), (128, 2048, 2616, "T2"),
                                 (2048, 128, 843, "T3"), (2048, 2048, 1583, "T4")]:
@@ -128,10 +137,10 @@ LATENCY = [
     ("X8", "TPOT, Mixtral 8x B200 Server (planner's plan)", MMIX + B200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 110.0, "tpot-server"),
     ("X10", "TPOT, 405B 8x H200 Server (planner's plan)", M405_H200 + H200 + SERVER405 + ["--max-chips=8"], ("tpot_ms", 0), 53.9, "tpot-server"),
     ("X12", "TPOT, 405B 8x B200 Server (planner's plan)", M405_B200 + B200 + SERVER405 + ["--max-chips=8"], ("tpot_ms", 0), 87.0, "tpot-server"),
-    ("N2", "TPOT, 4x GB200 Server (planner's plan)", ML2 + GB200 + SERVER + ["--max-chips=4"], ("tpot_ms", 0), 115.9, "tpot-server"),
+    ("N2", "TPOT, 4x GB200 Server (planner's plan)", ML2 + GB200 + SERVER + BUDGET_L2_GB200 + ["--max-chips=4"], ("tpot_ms", 0), 115.9, "tpot-server"),
     ("N3", "TPOT, 4x GB200 Interactive (planner's plan)", ML2 + GB200 + INTERACTIVE + ["--max-chips=4"], ("tpot_ms", 0), 30.6, "tpot-interactive"),
-    ("N5", "TPOT, 405B 72x GB200 Server (planner's plan)", M405_GB200 + GB200 + SERVER405 + ["--max-chips=72"], ("tpot_ms", 0), 104.3, "tpot-server"),
-    ("N6", "TPOT, 405B 72x GB200 Interactive (planner's plan)", M405_GB200 + GB200 + INTERACTIVE405 + ["--max-chips=72"], ("tpot_ms", 0), 66.2, "tpot-interactive"),
+    ("N5", "TPOT, 405B 72x GB200 Server (planner's plan)", M405_GB200 + GB200 + SERVER405 + BUDGET_405_GB200["Server"] + ["--max-chips=72"], ("tpot_ms", 0), 104.3, "tpot-server"),
+    ("N6", "TPOT, 405B 72x GB200 Interactive (planner's plan)", M405_GB200 + GB200 + INTERACTIVE405 + BUDGET_405_GB200["Interactive"] + ["--max-chips=72"], ("tpot_ms", 0), 66.2, "tpot-interactive"),
     ("G2", "TPOT, Groq Llama-2-70B 550/150 (inter-token p50)", GROQ, ("tpot_ms", 0), 5.32, "tpot-groq"),
     ("G2", "tokens/s per user, Groq Llama-2-70B 550/150", GROQ, ("per_user", 0), 185, "per-user"),
     ("T5", "TTFT, 4x H100 TP4 batch 1, ISL 128", trt(L2, H100, 128, 1, ["--max-chips=4", "--tp=4", "--pp=1", "--batch=1"]), ("ttft_ms", 0), 26, "ttft"),

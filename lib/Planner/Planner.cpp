@@ -365,7 +365,8 @@ void setRates(Plan &p, const Request &r, double wattsPerChip) {
     const double ps = p.prefillShare, step = p.tpot;
     auto tpotAt = [&](double rate) { return step / (1.0 - rate * ps); };
     auto ttftAt = [&](double rate) {
-      return p.ttftAlone - step + tpotAt(rate) +
+      const double steps = double(p.prefillSteps);
+      return p.ttftAlone + steps * (tpotAt(rate) - step) +
              slotWait(perReplica, out * tpotAt(rate), rate, 0.005) +
              prefillWait(ps, rate, 0.005);
     };
@@ -628,17 +629,24 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                       link};
   };
   // One request alone (the time to first token): its prompt through the
-  // stages one after another.
+  // stages one after another, riding on as many of its micro-batch's
+  // decode steps as the token budget spreads it over (the last yields its
+  // first token).
   StageTimes one = prefillStage(L, 1);
   double prefill = double(pp) * one.total() +
                    double(pp - 1) * s.hop(L * m.hidden * aB, tp * pp * ep, tp * ep);
-  p.ttftAlone = prefill + p.tpot;
+  p.prefillSteps =
+      r.decodeOnly ? 1
+                   : std::max<int64_t>(
+                         1, (r.inputLen + r.maxNumTokens - batch - 1) /
+                                std::max<int64_t>(1, r.maxNumTokens - batch));
+  p.ttftAlone = prefill + double(p.prefillSteps) * p.tpot;
   p.prefillBound = bigger(one.compute(), one.memory(), one.link);
-  // Under load: prompts batched into chunks of at least
-  // kPrefillChunkTokens tokens, which read each stage's weights once and
+  // Under load: prompts batched into chunks of the token budget (a longer
+  // prompt is one chunk), which read each stage's weights once and
   // flow through the stages one behind another, so a chunk holds the
   // replica for one stage's time; each prompt pays its share.
-  double chunk = std::max(L, double(kPrefillChunkTokens));
+  double chunk = std::max(L, double(r.maxNumTokens));
   p.prefillShare = r.decodeOnly
                       ? 0
                       : prefillStage(chunk, chunk / L).total() / (chunk / L);
@@ -697,9 +705,39 @@ int64_t replicas(const Plan &one, const Request &r) {
   return dp <= double(r.maxChips) ? static_cast<int64_t>(dp) : r.maxChips + 1;
 }
 
+} // namespace
+
+int64_t maxSustainedBatch(const Request &r) {
+  if (r.decodeOnly)
+    return std::max<int64_t>(0, r.maxNumTokens);
+  // B x (1 + input / output) <= budget, in integers.
+  return std::max<int64_t>(0, r.maxNumTokens * r.outputLen /
+                                  (r.outputLen + r.inputLen));
+}
+
+namespace {
+
 std::string validate(const Request &r) {
   if (r.inputLen < 1 || r.outputLen < 1)
     return "--input-len and --output-len must be at least 1";
+  if (r.maxNumTokens < 1)
+    return "--max-num-tokens must be at least 1";
+  if (maxSustainedBatch(r) < 1) {
+    char why[160];
+    std::snprintf(why, sizeof why, "%.1f",
+                  1.0 + double(r.inputLen) / double(r.outputLen));
+    return "--max-num-tokens=" + std::to_string(r.maxNumTokens) +
+           " is below one sequence's tokens per step (its decode token and "
+           "the input/output prompt tokens of its successor: " +
+           std::string(why) + ")";
+  }
+  if (r.batch > maxSustainedBatch(r))
+    return "--batch=" + std::to_string(r.batch) + " needs " +
+           std::to_string(r.batch) + " x (1 + " + std::to_string(r.inputLen) +
+           "/" + std::to_string(r.outputLen) +
+           ") tokens per step, over --max-num-tokens=" +
+           std::to_string(r.maxNumTokens) + " (the largest batch it keeps in "
+           "flight: " + std::to_string(maxSustainedBatch(r)) + ")";
   for (const std::string *p : {&r.weights, &r.kv, &r.activations})
     if (precisionBytes(*p) == 0)
       return "precision '" + *p + "' is not fp32, bf16, fp16, fp8, int8 or fp4";
@@ -788,7 +826,8 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       pps.push_back(q);
   for (int64_t e = 1; e <= m.experts; e *= 2)
     eps.push_back(e);
-  for (int64_t b = 1; b <= 2048; b *= 2)
+  const int64_t sustained = maxSustainedBatch(r);
+  for (int64_t b = 1; b <= std::min<int64_t>(2048, sustained); b *= 2)
     if (r.batch == 0 || b == r.batch)
       batches.push_back(b);
   if (r.batch > 0 && batches.empty())
@@ -987,7 +1026,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                       precisionBytes(r.weights));
     };
     auto setTpot = [&](Plan &p, double tpot) {
-      p.ttftAlone += tpot - p.tpot;
+      p.ttftAlone += double(p.prefillSteps) * (tpot - p.tpot);
       p.tpot = tpot;
       setRates(p, r, s.power);
     };
@@ -1217,7 +1256,10 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
                                         const Request &r,
                                         const LayerCompiler &compileLayer,
                                         std::string &error) {
-  if (std::string bad = validate(r); !bad.empty()) {
+  // (--batch is the decode chips', which carry no prompt tokens.)
+  Request decodeOnly = r;
+  decodeOnly.decodeOnly = true;
+  if (std::string bad = validate(decodeOnly); !bad.empty()) {
     error = bad;
     return std::nullopt;
   }
@@ -1265,7 +1307,9 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   // The prompt's pass yields the first token: a prefill plan's time to it
   // is its prefill alone (without the decode step its batch would take)
   // and the move.
-  auto ttftOf = [&](const Plan &q) { return q.ttftAlone - q.tpot + moveOf(q); };
+  auto ttftOf = [&](const Plan &q) {
+    return q.ttftAlone - double(q.prefillSteps) * q.tpot + moveOf(q);
+  };
   // The prefill plan: among those whose prompt alone (and its move) meets
   // the time-to-first-token target, the most prompts per second per chip
   // (the fewest prefill chips for the decode chips' rate); with none, the
@@ -1407,6 +1451,7 @@ std::string formatJson(const Result &result, const Request &r) {
                   {"weights", r.weights},     {"kv", r.kv},
                   {"activations", r.activations}, {"ttft_s", r.ttft},
                   {"tpot_s", r.tpot},          {"max_chips", r.maxChips},
+                  {"max_num_tokens", r.maxNumTokens},
                   {"scenario", r.scenario}};
   auto planJson = [](const Plan &p) {
     nlohmann::ordered_json q;
@@ -1423,6 +1468,7 @@ std::string formatJson(const Result &result, const Request &r) {
     q["concurrency"] = p.concurrency;
     q["ttft_s"] = p.ttft;
     q["ttft_alone_s"] = p.ttftAlone;
+    q["prefill_steps"] = p.prefillSteps;
     q["requests_per_s_per_replica"] = p.requestRate;
     q["tpot_s"] = p.tpotLoaded;
     q["tpot_p99_s"] = p.tpotP99;

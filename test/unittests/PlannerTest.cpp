@@ -187,6 +187,43 @@ TEST(PlannerTest, PrefillBatchedIntoChunksByHand) {
   EXPECT_DOUBLE_EQ(alone->tpotLoaded, alone->tpot);
 }
 
+// The engine's token budget per step: a batch of B sequences of 100 input
+// and 20 output tokens keeps B x (1 + 100/20) = 6B tokens a step busy, so
+// 600 tokens hold 100 (decode-only chips, which prefill nothing, 600); a
+// prompt rides on ceil(100 / (budget - B)) steps, and prompts are
+// prefilled in chunks of the budget.
+TEST(PlannerTest, TokenBudgetBoundsTheBatchAndSpreadsThePrompt) {
+  Request r = tinyRequest();
+  r.maxNumTokens = 600;
+  EXPECT_EQ(maxSustainedBatch(r), 100);
+  r.maxNumTokens = 599;
+  EXPECT_EQ(maxSustainedBatch(r), 99);
+  r.maxNumTokens = 5;
+  EXPECT_EQ(maxSustainedBatch(r), 0);
+  r.decodeOnly = true;
+  EXPECT_EQ(maxSustainedBatch(r), 5);
+
+  TargetModel h100 = loadTarget("h100");
+  ModelCost m = modelCost(tinyConfig());
+  Request wide = tinyRequest(), narrow = tinyRequest();
+  narrow.maxNumTokens = 64; // 100 prompt tokens beside 4 decode tokens
+  std::optional<Plan> one = price(m, h100, wide, 1, 1, 1, 1, 4);
+  std::optional<Plan> spread = price(m, h100, narrow, 1, 1, 1, 1, 4);
+  ASSERT_TRUE(one && spread);
+  EXPECT_EQ(one->prefillSteps, 1);
+  EXPECT_EQ(spread->prefillSteps, 2); // ceil(100 / 60)
+  EXPECT_DOUBLE_EQ(spread->tpot, one->tpot);
+  // The prompt's own prefill is the same; it waits for one more step.
+  EXPECT_NEAR(spread->ttftAlone - 2 * spread->tpot,
+              one->ttftAlone - one->tpot, 1e-15);
+  // Chunks of 100 tokens (the prompt: a chunk is never shorter) read the
+  // weights once per prompt, where chunks of 8192 share them: the share
+  // grows by the weights' read less their 82nd.
+  double weightsRead = 2 * (12288.0 + 24576.0) / (3.35e12 * 0.75);
+  EXPECT_GT(spread->prefillShare, one->prefillShare);
+  EXPECT_LE(spread->prefillShare - one->prefillShare, weightsRead);
+}
+
 // Attention's matmuls run at the KV cache's precision: on a B200 with fp4
 // weights, an fp8 cache makes the attention FLOPs of a prefill chunk of
 // 1000-token prompts (compute bound at either cache format: 2,000 FLOPs a

@@ -627,7 +627,7 @@ int runPlan(int argc, char **argv) {
       {"model", "system", "prefill-system", "input-len", "output-len",
        "concurrency", "rate", "weights", "precision", "kv-precision",
        "act-precision", "ttft", "tpot", "max-chips", "top", "threads", "tp",
-       "pp", "batch", "scenario"},
+       "pp", "batch", "scenario", "max-num-tokens"},
       {"json", "no-compile"});
   if (!args.positional.empty())
     usageError("plan takes no positional arguments (the model is --model=CONFIG.json)");
@@ -661,6 +661,8 @@ int runPlan(int argc, char **argv) {
   r.tp = int64_t(number("tp", 0, true));
   r.pp = int64_t(number("pp", 0, true));
   r.batch = int64_t(number("batch", 0, true));
+  r.maxNumTokens = int64_t(number(
+      "max-num-tokens", double(loom::plan::kDefaultMaxNumTokens), true));
   r.compile = !args.has("no-compile");
   r.scenario = args.get("scenario", "offline");
   std::string modelPath = args.get("model"), error;
@@ -795,7 +797,7 @@ void printUsage() {
          "  loom plan --model=CONFIG.json --system=NAME|FILE.json "
          "[--input-len=N] [--output-len=N] [--concurrency=N|--rate=R]\n"
          "      [--weights=fp8] [--kv-precision=fp8] [--ttft=MS] [--tpot=MS] "
-         "[--scenario=offline|server] [--max-chips=N] [--top=N] "
+         "[--scenario=offline|server] [--max-chips=N] [--max-num-tokens=N] [--top=N] "
          "[--prefill-system=NAME] [--json] [--no-compile]\n"
          "  loom sweep --model=M1.onnx,M2.json --target=BASE "
          "--vary=FIELD=v1,v2,... [--vary=...] [--objective=latency|throughput|"

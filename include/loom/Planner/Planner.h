@@ -53,10 +53,9 @@ struct ModelCost {
 
 ModelCost modelCost(const LlmConfig &config);
 
-/// Prompt tokens the prefill batches together (TensorRT-LLM's default
-/// max_num_tokens): a prompt shorter than this shares its chunk's weight
-/// reads with others.
-inline constexpr int64_t kPrefillChunkTokens = 8192;
+/// The serving engine's default token budget per forward pass
+/// (Request::maxNumTokens; TensorRT-LLM's default max_num_tokens).
+inline constexpr int64_t kDefaultMaxNumTokens = 8192;
 
 /// The request and the search's bounds.
 struct Request {
@@ -77,6 +76,13 @@ struct Request {
   /// Tensor- and pipeline-parallel degrees and the batch to force (0:
   /// searched).
   int64_t tp = 0, pp = 0, batch = 0;
+  /// Tokens one forward pass of a micro-batch may carry, its sequences'
+  /// decode tokens and the prompt tokens prefilled with them (the serving
+  /// engine's budget: TensorRT-LLM's max_num_tokens, vLLM's
+  /// max_num_batched_tokens). It bounds the batch (maxSustainedBatch),
+  /// spreads a long prompt over several steps (Plan::prefillSteps) and is
+  /// the chunk in which prompts are prefilled under load.
+  int64_t maxNumTokens = kDefaultMaxNumTokens;
   /// How requests arrive. "offline": every replica kept full (its batch
   /// slots always occupied), the time to first token a request's own
   /// prefill. "server": a Poisson process (MLPerf's Server scenario); a
@@ -89,6 +95,13 @@ struct Request {
   /// to their steps, rates or replicas.
   bool decodeOnly = false;
 };
+
+/// The most sequences a micro-batch keeps in flight within the token
+/// budget: each step carries its B decode tokens and, on average, the B x
+/// input / output prompt tokens of the sequences that replace those
+/// finishing, so B x (1 + input / output) <= maxNumTokens (B <=
+/// maxNumTokens on decode-only chips). 0 when not even one fits.
+int64_t maxSustainedBatch(const Request &r);
 
 /// Erlang's C formula: the probability that an arrival waits, for `c`
 /// servers offered `a` erlangs of Poisson traffic (M/M/c, a < c); past
@@ -123,15 +136,22 @@ struct Plan {
   /// Time to first token, and one decode step (`tpot`: the time per
   /// output token of a sequence with nothing else in flight, the figure
   /// `loom compile` gives for the step). `ttft` is a request's own prefill
-  /// and first step (`ttftAlone`) in the offline scenario, the 99th
+  /// and the steps it rides on, the last of which yields its first token
+  /// (`ttftAlone`, prefillSteps), in the offline scenario, the 99th
   /// percentile under the plan's load in the server one.
   double ttft = 0, tpot = 0, ttftAlone = 0;
+  /// Decode steps a prompt's prefill rides on: ceil(input / (budget -
+  /// batch)), the prompt tokens a step has room for beside its batch's
+  /// decode tokens (1 when the prompt fits one step). The time to first
+  /// token alone is the prompt's prefill and that many steps.
+  int64_t prefillSteps = 1;
   /// Requests per second one replica serves (the server scenario's rate,
   /// or the offline one's saturation rate).
   double requestRate = 0;
   /// Replica time each request's prefill takes under load: prompts batched
-  /// into chunks of kPrefillChunkTokens tokens, the chunks overlapped across
-  /// pipeline stages (so one stage's time per chunk).
+  /// into chunks of Request::maxNumTokens tokens (a longer prompt is one
+  /// chunk), the chunks overlapped across pipeline stages (so one stage's
+  /// time per chunk).
   double prefillShare = 0;
   /// Time per output token under the plan's load: one decode step plus the
   /// prefills of the other sequences in flight, interleaved between steps
