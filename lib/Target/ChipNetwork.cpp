@@ -74,7 +74,7 @@ int64_t wrap(int64_t index, int64_t size) {
 } // namespace
 
 ChipNetwork::ChipNetwork(const TargetModel &target, int64_t chips,
-                         int64_t systemChips)
+                         int64_t systemChips, int64_t blockChips)
     : chips_(chips), systemChips_(std::max(chips, systemChips)) {
   assert(chips >= 1 && "a chip network needs at least one chip");
   const rt::SystemDesc &system = target.desc().system;
@@ -99,6 +99,11 @@ ChipNetwork::ChipNetwork(const TargetModel &target, int64_t chips,
   }
   domains_ = (chips + domainChips_ - 1) / domainChips_;
   groupChips_ = std::min(chipsPerNode_, domainChips_);
+  if (system.links.adaptiveRouting && topology_ == Topology::Dragonfly) {
+    blockChips_ = blockChips > 0 ? blockChips
+                  : systemChips_ > chips_ ? chips_
+                                          : 0;
+  }
 
   firstLink_.reserve(chips + 1);
   for (int64_t chip = 0; chip < chips; ++chip) {
@@ -201,11 +206,25 @@ void ChipNetwork::addLinksFrom(int64_t chip) {
                     "local");
       }
     }
+    // Adaptive routing: the nodes this chip's block spans, and the pair's
+    // Valiant share when both ends are in the block (the file comment).
+    int64_t blockFirst = 0, blockEnd = 0, partners = 0;
+    if (blockChips_ > 0) {
+      blockFirst = std::max<int64_t>(0, chip / blockChips_ * blockChips_ - base);
+      blockEnd = std::min(blockFirst + blockChips_, m);
+      partners = (blockEnd - 1) / groups.size - blockFirst / groups.size;
+    }
     for (int64_t other = 0; other < groups.count; ++other) {
       int64_t peer = other * groups.size + index;
       if (other != group && peer < m) {
-        addInDomain(peer, globalLinks / static_cast<double>(all.count - 1),
-                    "global");
+        double minimal = globalLinks / static_cast<double>(all.count - 1);
+        addInDomain(peer, minimal, "global");
+        double valiant =
+            partners > 0 ? globalLinks / (2.0 * double(partners)) : 0.0;
+        if (peer >= blockFirst && peer < blockEnd && valiant > minimal) {
+          links_.back().adaptiveBytesPerCycle = valiant * linkBytesPerCycle_;
+          links_.back().adaptiveLatencyCycles = 2 * linkLatencyCycles_;
+        }
       }
     }
     break;
@@ -412,18 +431,34 @@ ChipNetwork::collectiveAlgorithm(const std::vector<int64_t> &group) const {
   return "ring";
 }
 
+ChipNetwork::Timing ChipNetwork::timing(std::span<const int64_t> route,
+                                        int64_t bytes) const {
+  assert(!route.empty() && "timing of an empty route");
+  Timing minimal, adaptive;
+  minimal.bytesPerCycle = adaptive.bytesPerCycle =
+      std::numeric_limits<double>::infinity();
+  adaptive.adaptive = true;
+  bool any = false;
+  for (int64_t id : route) {
+    const Link &l = link(id);
+    minimal.latencyCycles += l.latencyCycles;
+    minimal.bytesPerCycle = std::min(minimal.bytesPerCycle, l.bytesPerCycle);
+    bool alt = l.adaptiveBytesPerCycle > 0;
+    any = any || alt;
+    adaptive.latencyCycles += alt ? l.adaptiveLatencyCycles : l.latencyCycles;
+    adaptive.bytesPerCycle = std::min(
+        adaptive.bytesPerCycle, alt ? l.adaptiveBytesPerCycle : l.bytesPerCycle);
+  }
+  return any && adaptive.cycles(bytes) < minimal.cycles(bytes) ? adaptive
+                                                               : minimal;
+}
+
 double ChipNetwork::transferCycles(int64_t a, int64_t b, int64_t bytes) const {
   std::vector<int64_t> path = route(a, b);
   if (path.empty()) {
     return 0;
   }
-  double latency = 0;
-  double slowest = std::numeric_limits<double>::infinity();
-  for (int64_t id : path) {
-    latency += static_cast<double>(links_[id].latencyCycles);
-    slowest = std::min(slowest, links_[id].bytesPerCycle);
-  }
-  return latency + static_cast<double>(bytes) / slowest;
+  return timing(path, bytes).cycles(bytes);
 }
 
 std::string ChipNetwork::topologyName() const {

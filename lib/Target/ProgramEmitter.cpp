@@ -401,7 +401,8 @@ LogicalResult ProgramWriter::write(
           static_cast<int32_t>(c * tilesPerChip + mesh.linkEnds(l).first),
           static_cast<int32_t>(c * tilesPerChip + mesh.linkEnds(l).second),
           false, static_cast<int32_t>(c), static_cast<int32_t>(c)));
-  ChipNetwork net(target_, chips, spatial::systemChipsOf(func));
+  ChipNetwork net(target_, chips, spatial::systemChipsOf(func),
+                  spatial::tensorParallelOf(func));
   if (chips > 1)
     for (int64_t k = 0; k < net.numLinks(); ++k) {
       const ChipNetwork::Link &l = net.link(k);

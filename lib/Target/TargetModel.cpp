@@ -328,7 +328,7 @@ rt::SystemDesc readSystem(const ObjectReader &root) {
 
   ObjectReader links =
       system.object("links", {"per_chip", "bytes_per_second", "latency_seconds",
-                              "topology", "domain_chips"});
+                              "topology", "domain_chips", "routing"});
   result.links.perChip = links.integer("per_chip");
   result.links.bytesPerSecond = links.number("bytes_per_second");
   result.links.latencySeconds = links.number("latency_seconds");
@@ -343,6 +343,12 @@ rt::SystemDesc readSystem(const ObjectReader &root) {
   result.links.topology = *topology;
   result.links.domainChips =
       links.optionalInteger("domain_chips").value_or(result.chips);
+  std::string routing = links.optionalString("routing", "minimal");
+  if (routing != "minimal" && routing != "adaptive") {
+    fail(join(links.path(), "routing"),
+         "unknown routing '" + routing + "' (expected minimal or adaptive)");
+  }
+  result.links.adaptiveRouting = routing == "adaptive";
 
   if (auto scaleOut = system.optionalObject(
           "scale_out", {"bytes_per_second", "latency_seconds"})) {
@@ -601,6 +607,12 @@ void validateSystem(const rt::SystemDesc &system) {
   case Topology::Dragonfly:
   case Topology::Switch:
     break;
+  }
+  if (links.adaptiveRouting && links.topology != Topology::Dragonfly) {
+    fail("system.links.routing",
+         std::string("inconsistent: adaptive routing is modelled for the "
+                     "dragonfly only, got topology '") +
+             rt::topologyName(links.topology) + "'");
   }
 
   if (system.scaleOut) {

@@ -305,6 +305,62 @@ TEST(ChipNetwork, SliceOfASystemKeepsTheSystemsShares) {
   EXPECT_EQ(ChipNetwork(target, 16, 4).systemChips(), 16);
 }
 
+// Adaptive routing (docs/targets.md): a global bundle between two nodes of
+// one traffic block gets Valiant's share, half the chip's 48 global links
+// over the block's other nodes, at two global hops' latency, when that
+// beats minimal's 1/31 of them; a transfer takes whichever is faster.
+TEST(ChipNetwork, AdaptiveRoutingGivesATrafficBlockValiantsShare) {
+  TargetDesc desc = loadTarget("lpx-rack").desc();
+  desc.system.links.adaptiveRouting = true;
+  std::string error;
+  TargetModel target =
+      loom::testing::requireTarget(TargetModel::fromDesc(desc, error), error);
+  const double perLink = desc.system.links.bytesPerSecond / target.clockHz();
+  // Two nodes as the first of a 256-chip rack: one block (k = 1).
+  ChipNetwork two(target, 16, 256);
+  EXPECT_EQ(two.blockChips(), 16);
+  const ChipNetwork::Link &global = two.link(two.linkBetween(0, 8));
+  EXPECT_NEAR(global.bytesPerCycle, 48.0 / 31 * perLink, 1e-9);
+  EXPECT_NEAR(global.adaptiveBytesPerCycle, 24.0 * perLink, 1e-9);
+  EXPECT_EQ(global.adaptiveLatencyCycles, 2000);
+  EXPECT_EQ(two.link(two.linkBetween(0, 1)).adaptiveBytesPerCycle, 0.0);
+  // A small message stays minimal; a large one takes the second hop.
+  const std::vector<int64_t> direct = {global.id};
+  EXPECT_FALSE(two.timing(direct, 64).adaptive);
+  EXPECT_NEAR(two.transferCycles(0, 8, 64), 1000.0 + 64 / global.bytesPerCycle,
+              1e-9);
+  EXPECT_TRUE(two.timing(direct, 1 << 20).adaptive);
+  EXPECT_NEAR(two.transferCycles(0, 8, 1 << 20),
+              2000.0 + (1 << 20) / (24.0 * perLink), 1e-6);
+  // Through a local hop, the local link (48/7) sets the adaptive rate.
+  EXPECT_NEAR(two.transferCycles(1, 8, 1 << 20),
+              3000.0 + (1 << 20) / (48.0 / 7 * perLink), 1e-6);
+  // The whole rack with blocks of 4 nodes: partners share 48 / (2 x 3);
+  // a bundle to another block stays minimal.
+  ChipNetwork rack(target, 256, 0, 32);
+  EXPECT_NEAR(rack.link(rack.linkBetween(0, 24)).adaptiveBytesPerCycle,
+              8.0 * perLink, 1e-9);
+  EXPECT_EQ(rack.link(rack.linkBetween(0, 32)).adaptiveBytesPerCycle, 0.0);
+  EXPECT_NEAR(rack.link(rack.linkBetween(40, 56)).adaptiveBytesPerCycle,
+              8.0 * perLink, 1e-9);
+  // A block of 8 nodes in a system of 8: Valiant's 48/14 loses to 48/7.
+  ChipNetwork eight(target, 64, 0, 64);
+  for (int64_t id = 0; id < eight.numLinks(); ++id)
+    EXPECT_EQ(eight.link(id).adaptiveBytesPerCycle, 0.0);
+  // Minimal routing, or no block: none.
+  ChipNetwork noBlock(target, 256);
+  EXPECT_EQ(noBlock.blockChips(), 0);
+  EXPECT_EQ(noBlock.link(noBlock.linkBetween(0, 8)).adaptiveBytesPerCycle, 0.0);
+  desc.system.links.adaptiveRouting = false;
+  TargetModel minimal =
+      loom::testing::requireTarget(TargetModel::fromDesc(desc, error), error);
+  ChipNetwork twoMinimal(minimal, 16, 256);
+  EXPECT_EQ(twoMinimal.blockChips(), 0);
+  EXPECT_NEAR(twoMinimal.transferCycles(0, 8, 1 << 20),
+              1000.0 + (1 << 20) / global.bytesPerCycle, 1e-6);
+  expectWellFormed(two, 2);
+}
+
 TEST(ChipNetwork, SwitchDividesThePortAmongPeers) {
   TargetModel target = loadTarget("h100");
   ChipNetwork network(target, 8);

@@ -307,7 +307,24 @@ TEST(TargetValidation, UnknownField) {
   EXPECT_EQ(loadError(document),
             "t.json: system.links.wires: unknown field (expected one of: "
             "per_chip, bytes_per_second, latency_seconds, topology, "
-            "domain_chips; keys starting with '_' are comments)");
+            "domain_chips, routing; keys starting with '_' are comments)");
+}
+
+TEST(TargetValidation, RoutingIsMinimalOrAdaptiveOnADragonfly) {
+  json document = tinyJson();
+  document["system"]["links"]["routing"] = "valiant";
+  EXPECT_EQ(loadError(document),
+            "t.json: system.links.routing: unknown routing 'valiant' "
+            "(expected minimal or adaptive)");
+  document["system"]["links"]["routing"] = "adaptive";
+  EXPECT_EQ(loadError(document),
+            "t.json: system.links.routing: inconsistent: adaptive routing is "
+            "modelled for the dragonfly only, got topology '" +
+                std::string(rt::topologyName(
+                    loadTarget("tiny").desc().system.links.topology)) +
+                "'");
+  document["system"]["links"]["routing"] = "minimal";
+  EXPECT_EQ(loadError(document), "");
 }
 
 TEST(TargetValidation, UnknownEnumValues) {

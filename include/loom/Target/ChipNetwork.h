@@ -40,6 +40,24 @@
 //   local index one global hop; else a local hop to this group's chip with
 //   the destination's index, then the global hop (the global hop first when
 //   that chip is missing from a partial last group).
+//   With `system.links.routing` "adaptive", a large message between nodes
+//   may also take the two-hop routes through every other node's chip of
+//   the same index (Valiant; UGAL picks them when the minimal route is
+//   slower). The chips are split into traffic blocks of `blockChips`
+//   consecutive chips (a tensor-parallel group), whose nodes exchange the
+//   bulk of the traffic; every block of the system is taken to do the same
+//   (a pipeline of such groups). When each node sends to k others, Valiant
+//   spreads every pair's bytes over all G - 1 global paths, loading each
+//   global link with the first hops of its sender's traffic and the
+//   second hops of its receiver's, so a pair gets half the chip's global
+//   links over k. A global bundle between two nodes of one block therefore
+//   gets an adaptive alternative when that beats minimal's share:
+//     adaptive = per_chip/2 / (2k) links, latency two global hops,
+//   k the block's other nodes. A transfer over a route takes whichever
+//   finishes first for its bytes (timing()): small messages stay minimal,
+//   large ones pay the second hop's latency for the bandwidth. Not modelled:
+//   the intermediate chips' own links (the fluid share stands for them),
+//   non-minimal routes between chips of different index.
 // - Switch ("switch"): every pair one hop apart, per_chip x bytes_per_second
 //   / (m-1) each: the chip's port divided among its peers when all talk at
 //   once. A lone pair could use the whole port; that is not modelled.
@@ -88,7 +106,13 @@ public:
   /// follow the system). Ring and torus keep the present chips' smaller
   /// instance. The planner prices a slice of a system (one layer on its
   /// tensor-parallel group) this way.
-  ChipNetwork(const TargetModel &target, int64_t chips, int64_t systemChips = 0);
+  ///
+  /// `blockChips` (>= 0; 0: unknown) is the traffic block of adaptive
+  /// routing (the file comment): the tensor-parallel group's chips. A
+  /// network of the first chips of a bigger system (a slice, `systemChips`
+  /// > `chips`) with no block given is one block.
+  ChipNetwork(const TargetModel &target, int64_t chips, int64_t systemChips = 0,
+              int64_t blockChips = 0);
 
   /// One direction of the bundle of physical links between two chips.
   struct Link {
@@ -100,7 +124,29 @@ public:
     int64_t latencyCycles = 0;
     /// "ring", "torus", "direct", "local", "global", "switch", "scale_out".
     const char *kind = "";
+    /// Adaptive routing's alternative for a global bundle inside a traffic
+    /// block (the file comment): its bandwidth and latency; 0 when the
+    /// bundle has none.
+    double adaptiveBytesPerCycle = 0;
+    int64_t adaptiveLatencyCycles = 0;
   };
+
+  /// How a message of `bytes` crosses a route (link ids in order): at the
+  /// slowest link's rate, after the links' summed latency, over the
+  /// minimal routes or, where links have an adaptive alternative and that
+  /// finishes first, over it. cycles() is latency + bytes / rate.
+  struct Timing {
+    double bytesPerCycle = 0;
+    int64_t latencyCycles = 0;
+    bool adaptive = false;
+    double cycles(int64_t bytes) const {
+      return double(latencyCycles) + double(bytes) / bytesPerCycle;
+    }
+  };
+  /// Requires a non-empty route of valid link ids.
+  Timing timing(std::span<const int64_t> route, int64_t bytes) const;
+  /// The traffic block's chips (0 when adaptive routing has none).
+  int64_t blockChips() const { return blockChips_; }
 
   int64_t chips() const { return chips_; }
   /// The system the chips are the first of (chips() when alone).
@@ -138,8 +184,8 @@ public:
 
   /// Cycles of the chip clock to move `bytes` from a to b along route(a, b):
   /// the sum of the links' latencies plus bytes / the slowest link's
-  /// bytesPerCycle (a pipelined, store-and-forward-free transfer). 0 if
-  /// a == b.
+  /// bytesPerCycle (a pipelined, store-and-forward-free transfer), or the
+  /// adaptive alternative's when faster (timing()). 0 if a == b.
   double transferCycles(int64_t a, int64_t b, int64_t bytes) const;
 
   /// The topology inside a link domain, as the JSON spells it ("ring",
@@ -175,6 +221,8 @@ private:
   int64_t linkLatencyCycles_ = 0;
   double scaleOutBytesPerCycle_ = 0;
   int64_t scaleOutLatencyCycles_ = 0;
+  /// Adaptive routing's traffic block (0: minimal routing only).
+  int64_t blockChips_ = 0;
 
   /// All links, grouped by source chip and sorted by destination within a
   /// chip: links of chip c are [firstLink_[c], firstLink_[c + 1]).

@@ -261,7 +261,8 @@ void SpatialToSchedPass::runOnOperation() {
   const int64_t tiles = chips * tilesPerChip;
   spatial::Mesh mesh(target->tileRows(), gridCols);
   const int64_t meshLinks = mesh.numLinks();
-  ChipNetwork net(*target, chips, spatial::systemChipsOf(func));
+  ChipNetwork net(*target, chips, spatial::systemChipsOf(func),
+                  spatial::tensorParallelOf(func));
   auto globalTile = [&](int64_t chip, int64_t local) {
     return chip * tilesPerChip + local;
   };
@@ -422,8 +423,6 @@ void SpatialToSchedPass::runOnOperation() {
           dstTiles.push_back(d);
         }
         ArrayRef<int64_t> route = transfer.getChipLinks();
-        double rate = 0;
-        int64_t latency = 0;
         for (int64_t l : route) {
           if (l < 0 || l >= net.numLinks()) {
             transfer.emitError() << "spatial-to-sched: chip link " << l
@@ -432,14 +431,15 @@ void SpatialToSchedPass::runOnOperation() {
                                  << ")";
             return signalPassFailure();
           }
-          const ChipNetwork::Link &link = net.link(l);
-          rate = rate == 0 ? link.bytesPerCycle
-                           : std::min(rate, link.bytesPerCycle);
-          latency += link.latencyCycles;
         }
         int64_t total = 0;
         for (auto &[tile, bytes] : sent)
           total += bytes;
+        // The route's rate and latency: minimal, or adaptive routing's
+        // non-minimal alternative when that delivers these bytes first.
+        const ChipNetwork::Timing timing = net.timing(route, total);
+        const double rate = timing.bytesPerCycle;
+        const int64_t latency = timing.latencyCycles;
         // The tile's injection rate: its mesh link's (its SRAM's without a
         // mesh); a slower route holds its links, not the DMA.
         const double inject = linkRate > 0 ? linkRate : sramRate;

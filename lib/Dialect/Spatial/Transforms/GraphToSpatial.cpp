@@ -638,7 +638,10 @@ void GraphToSpatialPass::runOnOperation() {
   int64_t systemChips = 0;
   if (auto a = func->getAttrOfType<IntegerAttr>(graph::kSystemChipsAttr))
     systemChips = a.getInt();
-  net_.emplace(*target, chips_, systemChips);
+  int64_t tp = 0;
+  if (auto a = func->getAttrOfType<IntegerAttr>(graph::kTensorParallelAttr))
+    tp = a.getInt();
+  net_.emplace(*target, chips_, systemChips, tp);
   if (chips_ > 1 && !net_->connected()) {
     func.emitError() << "graph-to-spatial: " << target->desc().name
                      << " has no chip-to-chip links (system.links), so it "

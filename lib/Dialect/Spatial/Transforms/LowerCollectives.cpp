@@ -467,7 +467,7 @@ struct SpatialLowerCollectivesPass
       for (int64_t chip : c.getChips())
         chips = std::max(chips, chip + 1);
     CostModel model(*t);
-    ChipNetwork net(*t, chips, systemChipsOf(func));
+    ChipNetwork net(*t, chips, systemChipsOf(func), tensorParallelOf(func));
     for (CollectiveOp c : collectives) {
       Lowering lowering(c, model, net);
       if (failed(lowering.run())) {

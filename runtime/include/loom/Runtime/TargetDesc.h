@@ -245,6 +245,10 @@ struct ChipLinkDesc {
   /// Chips reachable over these links alone (an NVLink domain, a Groq
   /// RealScale system); a divisor of the system's chips.
   int64_t domainChips = 1;
+  /// "adaptive" routing (dragonfly only): a large transfer between nodes
+  /// may also take the two-hop routes through other nodes (Valiant), see
+  /// loom::ChipNetwork; false: minimal routes only (the default).
+  bool adaptiveRouting = false;
 };
 
 /// The network between link domains (InfiniBand, Ethernet), per chip.

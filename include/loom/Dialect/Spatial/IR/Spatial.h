@@ -44,6 +44,12 @@ inline int64_t systemChipsOf(mlir::Operation *func) {
   auto a = func->getAttrOfType<mlir::IntegerAttr>(kSystemChipsAttr);
   return a ? a.getInt() : 0;
 }
+/// A function's kTensorParallelAttr (its chip network's traffic block for
+/// adaptive routing, loom::ChipNetwork), or 0.
+inline int64_t tensorParallelOf(mlir::Operation *func) {
+  auto a = func->getAttrOfType<mlir::IntegerAttr>(kTensorParallelAttr);
+  return a ? a.getInt() : 0;
+}
 
 /// A region attribute (row, col, rows, cols) as a TileRegion.
 TileRegion regionFromAttr(llvm::ArrayRef<int64_t> region);
