@@ -1051,7 +1051,10 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                                               (p.ep > 1 ? " x ep " + std::to_string(p.ep) : "") +
                                               ", batch " +
                                               std::to_string(p.batch));
-        cache[key] = compileLayer(configPath, system.name(), p.tp * p.ep,
+        cache[key] = compileLayer(configPath,
+                                  r.systemSource.empty() ? system.name()
+                                                         : r.systemSource,
+                                  p.tp * p.ep,
                                   p.batch, past, precision, kvStorage, p.chips,
                                   why[key]);
         compiledAny = true;

@@ -665,6 +665,8 @@ int runPlan(int argc, char **argv) {
       "max-num-tokens", double(loom::plan::kDefaultMaxNumTokens), true));
   r.compile = !args.has("no-compile");
   r.scenario = args.get("scenario", "offline");
+  // Layers compile against the target as given (a file is not a preset).
+  r.systemSource = args.get("system");
   std::string modelPath = args.get("model"), error;
   std::optional<loom::LlmConfig> config = loom::readLlmConfig(modelPath, error);
   if (!config)
