@@ -635,11 +635,12 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   StageTimes one = prefillStage(L, 1);
   double prefill = double(pp) * one.total() +
                    double(pp - 1) * s.hop(L * m.hidden * aB, tp * pp * ep, tp * ep);
-  p.prefillSteps =
-      r.decodeOnly ? 1
-                   : std::max<int64_t>(
-                         1, (r.inputLen + r.maxNumTokens - batch - 1) /
-                                std::max<int64_t>(1, r.maxNumTokens - batch));
+  // (Room for at least one prompt token a step: plan() keeps the batch
+  // below the budget; a direct call past it gets a token a step.)
+  const int64_t room = std::max<int64_t>(1, r.maxNumTokens - batch);
+  p.prefillSteps = r.decodeOnly || r.prefillOnly
+                       ? 1
+                       : std::max<int64_t>(1, (r.inputLen + room - 1) / room);
   p.ttftAlone = prefill + double(p.prefillSteps) * p.tpot;
   p.prefillBound = bigger(one.compute(), one.memory(), one.link);
   // Under load: prompts batched into chunks of the token budget (a longer
@@ -708,11 +709,13 @@ int64_t replicas(const Plan &one, const Request &r) {
 } // namespace
 
 int64_t maxSustainedBatch(const Request &r) {
-  if (r.decodeOnly)
+  if (r.decodeOnly || r.prefillOnly)
     return std::max<int64_t>(0, r.maxNumTokens);
-  // B x (1 + input / output) <= budget, in integers.
-  return std::max<int64_t>(0, r.maxNumTokens * r.outputLen /
-                                  (r.outputLen + r.inputLen));
+  // B x (1 + input / output) <= budget, in integers (128-bit: the flags
+  // allow 1e12 each).
+  __int128 b = __int128(r.maxNumTokens) * r.outputLen /
+               (__int128(r.outputLen) + r.inputLen);
+  return std::max<int64_t>(0, int64_t(std::min<__int128>(b, r.maxNumTokens)));
 }
 
 namespace {
@@ -723,21 +726,27 @@ std::string validate(const Request &r) {
   if (r.maxNumTokens < 1)
     return "--max-num-tokens must be at least 1";
   if (maxSustainedBatch(r) < 1) {
-    char why[160];
-    std::snprintf(why, sizeof why, "%.1f",
-                  1.0 + double(r.inputLen) / double(r.outputLen));
+    // The least whole budget that holds one: ceil((output + input) / output).
+    __int128 least = (__int128(r.outputLen) + r.inputLen + r.outputLen - 1) /
+                     r.outputLen;
     return "--max-num-tokens=" + std::to_string(r.maxNumTokens) +
            " is below one sequence's tokens per step (its decode token and "
-           "the input/output prompt tokens of its successor: " +
-           std::string(why) + ")";
+           "the input/output prompt tokens of its successor need at least " +
+           std::to_string(int64_t(least)) + ")";
   }
   if (r.batch > maxSustainedBatch(r))
-    return "--batch=" + std::to_string(r.batch) + " needs " +
-           std::to_string(r.batch) + " x (1 + " + std::to_string(r.inputLen) +
-           "/" + std::to_string(r.outputLen) +
-           ") tokens per step, over --max-num-tokens=" +
-           std::to_string(r.maxNumTokens) + " (the largest batch it keeps in "
-           "flight: " + std::to_string(maxSustainedBatch(r)) + ")";
+    return r.decodeOnly
+               ? "--batch=" + std::to_string(r.batch) +
+                     " decode tokens a step are over --max-num-tokens=" +
+                     std::to_string(r.maxNumTokens)
+               : "--batch=" + std::to_string(r.batch) + " needs " +
+                     std::to_string(r.batch) + " x (1 + " +
+                     std::to_string(r.inputLen) + "/" +
+                     std::to_string(r.outputLen) +
+                     ") tokens per step, over --max-num-tokens=" +
+                     std::to_string(r.maxNumTokens) +
+                     " (the largest batch it keeps in flight: " +
+                     std::to_string(maxSustainedBatch(r)) + ")";
   for (const std::string *p : {&r.weights, &r.kv, &r.activations})
     if (precisionBytes(*p) == 0)
       return "precision '" + *p + "' is not fp32, bf16, fp16, fp8, int8 or fp4";
@@ -1157,6 +1166,7 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
   q.prefillTp = fast.tp;
   q.kvMove = move;
   q.ttft = q.ttftAlone = ttft;
+  q.prefillSteps = 0; // the prompt's own pass yields its first token
   q.tpotLoaded = q.tpotP99 = step;
   // Decode replicas: as many as the concurrency asked for needs, and the
   // rate asked for at `perReplica` requests/s each (as replicas() does;
@@ -1259,13 +1269,17 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
                                         const Request &r,
                                         const LayerCompiler &compileLayer,
                                         std::string &error) {
-  // (--batch is the decode chips', which carry no prompt tokens.)
-  Request decodeOnly = r;
+  // (--batch is the decode chips', which carry no prompt tokens; the
+  // prefill chips carry no decode tokens.)
+  Request decodeOnly = r, prefillOnly = r;
   decodeOnly.decodeOnly = true;
-  if (std::string bad = validate(decodeOnly); !bad.empty()) {
-    error = bad;
-    return std::nullopt;
-  }
+  prefillOnly.prefillOnly = true;
+  prefillOnly.batch = 0;
+  for (const Request *q : {&decodeOnly, &prefillOnly})
+    if (std::string bad = validate(*q); !bad.empty()) {
+      error = bad;
+      return std::nullopt;
+    }
   // Decode plans on the decode system (no time-to-first-token target:
   // prefill happens elsewhere; searched as offline, the scenario's rates
   // are set below), prefill plans on the prefill system (its time to
@@ -1291,6 +1305,7 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   prefill.scenario = "offline";
   prefill.ttft = 0;
   prefill.tp = prefill.pp = prefill.batch = 0;
+  prefill.prefillOnly = true;
   prefill.top = 1000; // every plan, to choose from
   std::optional<Result> p =
       plan(config, configPath, prefillSystem, prefill, nullptr, error);

@@ -331,6 +331,8 @@ std::string planModel(const std::string &config, const std::string &system,
   r.tp = int64_t(num("tp", 0));
   r.pp = int64_t(num("pp", 0));
   r.batch = int64_t(num("batch", 0));
+  r.maxNumTokens =
+      int64_t(num("max_num_tokens", double(loom::plan::kDefaultMaxNumTokens)));
   auto prec = [&](const char *k, const std::string &d) {
     auto it = precisions.find(k);
     return it == precisions.end() ? d : it->second;
@@ -338,7 +340,10 @@ std::string planModel(const std::string &config, const std::string &system,
   r.weights = prec("weights", "fp8");
   r.kv = prec("kv", "fp8");
   r.activations = prec("activations", "bf16");
+  r.scenario = prec("scenario", "offline");
   r.compile = compile;
+  // Layers compile against the target as given (a file is not a preset).
+  r.systemSource = system;
   std::optional<loom::plan::Result> result;
   {
     py::gil_scoped_release release;

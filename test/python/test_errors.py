@@ -143,6 +143,19 @@ class Errors(unittest.TestCase):
         self.assertLoomError(lambda: loom.plan(self.model, "h100"), "invalid JSON")
         self.assertLoomError(lambda: loom.plan(config, "h100", tpot_ms=0.5),
                              "the nearest")
+        # The engine's token budget bounds the batch (640 tokens at
+        # 1024/256 hold 128 sequences), and the server scenario is there.
+        budget = loom.plan(config, "h100", max_num_tokens=640, top=1)
+        self.assertEqual(budget["request"]["max_num_tokens"], 640)
+        self.assertLessEqual(budget["plans"][0]["batch"], 128)
+        server = loom.plan(config, "h100", scenario="server", ttft_ms=2000, top=1)
+        self.assertEqual(server["request"]["scenario"], "server")
+        # A target file named as no preset compiles its layers from the file.
+        root = os.path.dirname(models)
+        custom = os.path.join(root, "test", "Compile", "Inputs", "tsp-v1-custom.json")
+        spatial = loom.plan(os.path.join(models, "tiny-mixtral.json"), custom,
+                            input_len=20, output_len=10, top=1)
+        self.assertEqual(spatial["plans"][0]["decode_priced_by"], "compiled layer")
 
     def test_kv_precision(self):
         models = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(

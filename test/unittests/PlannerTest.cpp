@@ -224,6 +224,26 @@ TEST(PlannerTest, TokenBudgetBoundsTheBatchAndSpreadsThePrompt) {
   EXPECT_LE(spread->prefillShare - one->prefillShare, weightsRead);
 }
 
+// In the server scenario the time to first token is the prompt's prefill,
+// the steps it rides on at their loaded length, and the waits for a slot
+// and for the prompts ahead (each at its 99.5th percentile).
+TEST(PlannerTest, ServerTtftCountsEveryStepAPromptRidesOn) {
+  Request r = tinyRequest();
+  r.scenario = "server";
+  r.ttft = 1.0;
+  r.maxNumTokens = 40; // 100 prompt tokens beside 4 decode tokens: 3 steps
+  std::optional<Plan> p =
+      price(modelCost(tinyConfig()), loadTarget("h100"), r, 1, 1, 1, 1, 4);
+  ASSERT_TRUE(p.has_value());
+  ASSERT_EQ(p->prefillSteps, 3);
+  ASSERT_GT(p->requestRate, 0.0);
+  double waits = slotWait(4, 20 * p->tpotLoaded, p->requestRate, 0.005) +
+                 prefillWait(p->prefillShare, p->requestRate, 0.005);
+  EXPECT_NEAR(p->ttft,
+              p->ttftAlone + 3 * (p->tpotLoaded - p->tpot) + waits,
+              1e-9 * p->ttft);
+}
+
 // Attention's matmuls run at the KV cache's precision: on a B200 with fp4
 // weights, an fp8 cache makes the attention FLOPs of a prefill chunk of
 // 1000-token prompts (compute bound at either cache format: 2,000 FLOPs a
@@ -728,6 +748,17 @@ TEST(PlannerTest, DisaggregatedPrefillKeepsUpWithDecode) {
   EXPECT_LT(double(q.prefillReplicas) - 1, load);
   EXPECT_EQ(q.prefillChips % q.prefillReplicas, 0);
   EXPECT_EQ(q.tpotLoaded, q.tpot);
+  // The prompt's own pass yields the first token: no decode step in it,
+  // however the budget spreads the prompt on a colocated system.
+  EXPECT_EQ(q.prefillSteps, 0);
+  Request narrow = r;
+  narrow.maxNumTokens = 64; // 100-token prompts beside the decode tokens
+  std::optional<Result> spread = planDisaggregated(
+      tinyConfig(), "", h100, lpx, narrow, nullptr, error);
+  ASSERT_TRUE(spread) << error;
+  EXPECT_EQ(spread->plans.front().prefillSteps, 0);
+  EXPECT_NEAR(spread->plans.front().ttft - spread->plans.front().kvMove,
+              q.ttft - q.kvMove, 1e-6 * q.ttft);
   EXPECT_NEAR(q.tokensPerSecond,
               double(q.dp) * q.requestRate * double(r.outputLen),
               1e-9 * q.tokensPerSecond);

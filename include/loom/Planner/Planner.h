@@ -97,13 +97,18 @@ struct Request {
   /// (planDisaggregated's decode search), so no prefill share is charged
   /// to their steps, rates or replicas.
   bool decodeOnly = false;
+  /// The chips only prefill (planDisaggregated's prefill search): a step
+  /// carries no decode tokens, so the token budget only chunks prompts
+  /// and bounds a pass's batch, and the first token is the pass's own.
+  bool prefillOnly = false;
 };
 
 /// The most sequences a micro-batch keeps in flight within the token
 /// budget: each step carries its B decode tokens and, on average, the B x
 /// input / output prompt tokens of the sequences that replace those
 /// finishing, so B x (1 + input / output) <= maxNumTokens (B <=
-/// maxNumTokens on decode-only chips). 0 when not even one fits.
+/// maxNumTokens on decode-only or prefill-only chips). 0 when not even one
+/// fits.
 int64_t maxSustainedBatch(const Request &r);
 
 /// Erlang's C formula: the probability that an arrival waits, for `c`
@@ -146,7 +151,8 @@ struct Plan {
   /// Decode steps a prompt's prefill rides on: ceil(input / (budget -
   /// batch)), the prompt tokens a step has room for beside its batch's
   /// decode tokens (1 when the prompt fits one step). The time to first
-  /// token alone is the prompt's prefill and that many steps.
+  /// token alone is the prompt's prefill and that many steps. 0 for a
+  /// disaggregated plan, whose prompt's own pass (elsewhere) yields it.
   int64_t prefillSteps = 1;
   /// Requests per second one replica serves (the server scenario's rate,
   /// or the offline one's saturation rate).
