@@ -206,21 +206,29 @@ void ChipNetwork::addLinksFrom(int64_t chip) {
                     "local");
       }
     }
-    // Adaptive routing: the nodes this chip's block spans, and the pair's
-    // Valiant share when both ends are in the block (the file comment).
+    // Adaptive routing: the part of this chip's block in its domain (whole
+    // nodes: a block that splits a node has none), the nodes it spans, and
+    // the pair's Valiant share when both ends are in it (the file
+    // comment), over the two-hop paths this index has in the system's
+    // groups (a partial last group may lack it).
     int64_t blockFirst = 0, blockEnd = 0, partners = 0;
-    if (blockChips_ > 0) {
-      blockFirst = std::max<int64_t>(0, chip / blockChips_ * blockChips_ - base);
-      blockEnd = std::min(blockFirst + blockChips_, m);
-      partners = (blockEnd - 1) / groups.size - blockFirst / groups.size;
+    if (blockChips_ > 0 && blockChips_ % all.size == 0) {
+      const int64_t start = chip / blockChips_ * blockChips_ - base;
+      blockFirst = std::max<int64_t>(0, start);
+      blockEnd = std::min(start + blockChips_, m);
+      partners = (blockEnd - 1) / all.size - blockFirst / all.size;
     }
+    const int64_t systemM = systemDomainSize(d);
+    const int64_t paths =
+        all.count - 1 - (index >= systemM - (all.count - 1) * all.size ? 1 : 0);
     for (int64_t other = 0; other < groups.count; ++other) {
       int64_t peer = other * groups.size + index;
       if (other != group && peer < m) {
         double minimal = globalLinks / static_cast<double>(all.count - 1);
         addInDomain(peer, minimal, "global");
-        double valiant =
-            partners > 0 ? globalLinks / (2.0 * double(partners)) : 0.0;
+        double valiant = partners > 0 ? minimal * double(paths) /
+                                            (2.0 * double(partners))
+                                      : 0.0;
         if (peer >= blockFirst && peer < blockEnd && valiant > minimal) {
           links_.back().adaptiveBytesPerCycle = valiant * linkBytesPerCycle_;
           links_.back().adaptiveLatencyCycles = 2 * linkLatencyCycles_;

@@ -347,6 +347,17 @@ TEST(ChipNetwork, AdaptiveRoutingGivesATrafficBlockValiantsShare) {
   ChipNetwork eight(target, 64, 0, 64);
   for (int64_t id = 0; id < eight.numLinks(); ++id)
     EXPECT_EQ(eight.link(id).adaptiveBytesPerCycle, 0.0);
+  // A block that splits a node (12 chips of 8-chip nodes) has none.
+  ChipNetwork split(target, 256, 0, 12);
+  for (int64_t id = 0; id < split.numLinks(); ++id)
+    EXPECT_EQ(split.link(id).adaptiveBytesPerCycle, 0.0);
+  // A partial last node (260 chips: 33 nodes, the last of 4) lacks
+  // indices 4 to 7: those chips have 31 two-hop paths, not 32.
+  ChipNetwork partial(target, 16, 260);
+  EXPECT_NEAR(partial.link(partial.linkBetween(0, 8)).adaptiveBytesPerCycle,
+              24.0 * perLink, 1e-9);
+  EXPECT_NEAR(partial.link(partial.linkBetween(5, 13)).adaptiveBytesPerCycle,
+              24.0 * 31 / 32 * perLink, 1e-9);
   // Minimal routing, or no block: none.
   ChipNetwork noBlock(target, 256);
   EXPECT_EQ(noBlock.blockChips(), 0);
@@ -359,6 +370,35 @@ TEST(ChipNetwork, AdaptiveRoutingGivesATrafficBlockValiantsShare) {
   EXPECT_NEAR(twoMinimal.transferCycles(0, 8, 1 << 20),
               1000.0 + (1 << 20) / global.bytesPerCycle, 1e-6);
   expectWellFormed(two, 2);
+}
+
+// With scale-out, a block that crosses a domain boundary is, in each
+// domain, only its part there: 512 chips in dragonflies of 256 (32 nodes
+// of 8), blocks of 96 chips. Chip 256 is in block [192, 288), whose part
+// in the second domain is its first 4 nodes (k = 3: 48 / 6 links); chip
+// 288 starts block [288, 384), 12 nodes (k = 11: 48 / 22).
+TEST(ChipNetwork, AdaptiveBlocksAcrossScaleOutDomains) {
+  TargetDesc desc = loadTarget("lpx-rack").desc();
+  desc.system.links.adaptiveRouting = true;
+  desc.system.chips = 512;
+  desc.system.links.domainChips = 256;
+  desc.system.scaleOut = rt::ScaleOutDesc{50e9, 5e-6};
+  std::string error;
+  TargetModel target =
+      loom::testing::requireTarget(TargetModel::fromDesc(desc, error), error);
+  const double perLink = desc.system.links.bytesPerSecond / target.clockHz();
+  ChipNetwork network(target, 512, 0, 96);
+  EXPECT_NEAR(network.link(network.linkBetween(256, 264)).adaptiveBytesPerCycle,
+              8.0 * perLink, 1e-9);
+  EXPECT_NEAR(network.link(network.linkBetween(256, 280)).adaptiveBytesPerCycle,
+              8.0 * perLink, 1e-9);
+  EXPECT_EQ(network.link(network.linkBetween(256, 288)).adaptiveBytesPerCycle,
+            0.0);
+  EXPECT_NEAR(network.link(network.linkBetween(288, 296)).adaptiveBytesPerCycle,
+              48.0 / 22 * perLink, 1e-9);
+  EXPECT_STREQ(network.link(network.linkBetween(0, 256)).kind, "scale_out");
+  EXPECT_EQ(network.link(network.linkBetween(0, 256)).adaptiveBytesPerCycle,
+            0.0);
 }
 
 TEST(ChipNetwork, SwitchDividesThePortAmongPeers) {

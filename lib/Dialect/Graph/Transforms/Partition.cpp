@@ -742,7 +742,8 @@ double GraphPartitionPass::collectiveSeconds(const CollectiveNeed &c,
                                              int64_t tp) {
   std::shared_ptr<ChipNetwork> &cached = networks_[tp];
   if (!cached)
-    cached = std::make_shared<ChipNetwork>(*target_, tp, systemChips, tp);
+    cached = std::make_shared<ChipNetwork>(
+        *target_, tp, std::max<int64_t>(systemChips, chips), tp);
   const ChipNetwork &net = *cached;
   // A group's ranks are consecutive: the first group stands for all.
   int64_t n = c.ranks ? c.ranks : tp;
