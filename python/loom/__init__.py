@@ -613,26 +613,28 @@ def from_torch(module, example_inputs, target="tiny", path=None, input_names=Non
 def plan(model, system, input_len=1024, output_len=256, concurrency=0, rate=0,
          weights="fp8", kv="fp8", activations="bf16", ttft_ms=0, tpot_ms=0,
          max_chips=10000, top=5, prefill_system=None, compile=True, tp=0, pp=0,
-         batch=0, max_num_tokens=8192, scenario="offline"):
+         batch=0, max_num_tokens=None, scenario="offline"):
     """Capacity planning (`loom plan`, docs/planner.md): the best plans for
     serving the LLM whose Hugging Face config.json is `model` on `system`
     (a target preset or JSON file), as a dict: {"request": ..., "plans":
     [{"chips", "tp", "pp", "ep", "dp", "batch", "ttft_s", "tpot_s" (per
     output token under the plan's load), "decode_step_s", "prefill_share_s",
     "tokens_per_s", ...}], ...}. `max_num_tokens` is the serving engine's
-    token budget per step and `scenario` "offline" or "server" (Poisson
-    arrivals; needs ttft_ms), as `loom plan`'s flags. Raises loom.Error on
+    token budget per step (None: `loom plan`'s default, 8192) and
+    `scenario` "offline" or "server" (Poisson arrivals; needs ttft_ms), as
+    `loom plan`'s flags. Raises loom.Error on
     bad input, when no plan meets the targets (naming the nearest) or the
     model fits nowhere."""
     import json as _json
     numbers = dict(input_len=input_len, output_len=output_len, concurrency=concurrency,
                    rate=rate, ttft_ms=ttft_ms, tpot_ms=tpot_ms, max_chips=max_chips,
-                   top=top, tp=tp, pp=pp, batch=batch,
-                   max_num_tokens=max_num_tokens)
+                   top=top, tp=tp, pp=pp, batch=batch)
+    if max_num_tokens is not None:
+        numbers["max_num_tokens"] = max_num_tokens
     numbers = {k: float(v) for k, v in numbers.items()}
-    precisions = dict(weights=_check_str("weights", weights), kv=_check_str("kv", kv),
-                      activations=_check_str("activations", activations),
-                      scenario=_check_str("scenario", scenario))
+    strings = dict(weights=_check_str("weights", weights), kv=_check_str("kv", kv),
+                   activations=_check_str("activations", activations),
+                   scenario=_check_str("scenario", scenario))
     text = _loom.plan(os.fspath(model), _check_str("system", system),
-                      prefill_system or "", numbers, precisions, bool(compile))
+                      prefill_system or "", numbers, strings, bool(compile))
     return _json.loads(text)

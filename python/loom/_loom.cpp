@@ -303,7 +303,7 @@ evaluateModel(const std::string &model, const py::dict &inputs,
 std::string planModel(const std::string &config, const std::string &system,
                       const std::string &prefillSystem,
                       const std::map<std::string, double> &numbers,
-                      const std::map<std::string, std::string> &precisions,
+                      const std::map<std::string, std::string> &strings,
                       bool compile) {
   std::string error;
   std::optional<loom::LlmConfig> c = loom::readLlmConfig(config, error);
@@ -333,14 +333,14 @@ std::string planModel(const std::string &config, const std::string &system,
   r.batch = int64_t(num("batch", 0));
   r.maxNumTokens =
       int64_t(num("max_num_tokens", double(loom::plan::kDefaultMaxNumTokens)));
-  auto prec = [&](const char *k, const std::string &d) {
-    auto it = precisions.find(k);
-    return it == precisions.end() ? d : it->second;
+  auto str = [&](const char *k, const std::string &d) {
+    auto it = strings.find(k);
+    return it == strings.end() ? d : it->second;
   };
-  r.weights = prec("weights", "fp8");
-  r.kv = prec("kv", "fp8");
-  r.activations = prec("activations", "bf16");
-  r.scenario = prec("scenario", "offline");
+  r.weights = str("weights", "fp8");
+  r.kv = str("kv", "fp8");
+  r.activations = str("activations", "bf16");
+  r.scenario = str("scenario", "offline");
   r.compile = compile;
   // Layers compile against the target as given (a file is not a preset).
   r.systemSource = system;
@@ -375,7 +375,7 @@ PYBIND11_MODULE(_loom, m) {
         "Compiles an ONNX file: dict(program=bytes, summary, mapping_report, "
         "timings=[(name, seconds)], seconds).");
   m.def("plan", &planModel, py::arg("config"), py::arg("system"),
-        py::arg("prefill_system"), py::arg("numbers"), py::arg("precisions"),
+        py::arg("prefill_system"), py::arg("numbers"), py::arg("strings"),
         py::arg("compile"),
         "Capacity planning (loom plan): the plans as JSON text.");
   m.def("evaluate", &evaluateModel, py::arg("model"), py::arg("inputs"),
