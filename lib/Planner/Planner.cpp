@@ -1269,17 +1269,15 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
                                         const Request &r,
                                         const LayerCompiler &compileLayer,
                                         std::string &error) {
-  // (--batch is the decode chips', which carry no prompt tokens; the
-  // prefill chips carry no decode tokens.)
-  Request decodeOnly = r, prefillOnly = r;
+  // The request as asked, before any search (--batch is the decode
+  // chips', which carry no prompt tokens; the prefill chips carry no
+  // decode tokens, so the budget bounds nothing more there).
+  Request decodeOnly = r;
   decodeOnly.decodeOnly = true;
-  prefillOnly.prefillOnly = true;
-  prefillOnly.batch = 0;
-  for (const Request *q : {&decodeOnly, &prefillOnly})
-    if (std::string bad = validate(*q); !bad.empty()) {
-      error = bad;
-      return std::nullopt;
-    }
+  if (std::string bad = validate(decodeOnly); !bad.empty()) {
+    error = bad;
+    return std::nullopt;
+  }
   // Decode plans on the decode system (no time-to-first-token target:
   // prefill happens elsewhere; searched as offline, the scenario's rates
   // are set below), prefill plans on the prefill system (its time to
