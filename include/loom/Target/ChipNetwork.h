@@ -53,7 +53,10 @@
 //   links over k. A global bundle between two nodes of one block therefore
 //   gets an adaptive alternative when that beats minimal's share:
 //     adaptive = per_chip/2 / (2k) links, latency two global hops,
-//   k the block's other nodes. A transfer over a route takes whichever
+//   k the block's other nodes in the bundle's domain (a block must be
+//   whole nodes; one that splits a node gets none), scaled by paths / (G -
+//   1) for an index a partial last group lacks (one two-hop path fewer).
+//   A transfer over a route takes whichever
 //   finishes first for its bytes (timing()): small messages stay minimal,
 //   large ones pay the second hop's latency for the bandwidth. Not modelled:
 //   the intermediate chips' own links (the fluid share stands for them),
