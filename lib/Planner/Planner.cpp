@@ -200,14 +200,21 @@ namespace {
 
 /// The efficiency factors of docs/planner.md: statically scheduled spatial
 /// chips run near their peaks (the compiled schedule then replaces the
-/// estimate); GPUs get MLPerf-calibrated fractions of theirs.
+/// estimate); GPUs get the fractions of their peaks that published kernels
+/// reach. A GPU's matrix efficiency depends on the format the matrix unit
+/// runs: block-scaled fp4 (NVFP4) GEMMs reach a smaller fraction of their
+/// doubled peak than fp8 and bf16 ones do of theirs (the sources are in
+/// docs/planner.md).
 struct Efficiency {
-  double memory, computeDecode, computePrefill, link;
+  double memory, compute, computeFp4, link;
+  double computeFor(NumericFormat f) const {
+    return f == NumericFormat::F4 ? computeFp4 : compute;
+  }
 };
 
 Efficiency efficiencyOf(const TargetModel &t) {
   if (t.hasOffChipMemory())
-    return {0.75, 0.6, 0.6, 0.7};
+    return {0.75, 0.6, 0.4, 0.7};
   return {0.9, 0.9, 0.9, 1.0};
 }
 
@@ -244,11 +251,13 @@ struct Roofline {
 struct System {
   const TargetModel &t;
   bool spatial;
-  double capacity, usable, memBw, peak, linkBw, latency, power;
-  /// Attention's matmuls (q.k, p.v) read the KV cache and run at its
-  /// precision's peak, not the weights': their FLOPs count `attnScale`
-  /// times against `peak` (2 for fp4 weights with an fp8 cache on B200).
-  double attnScale = 1;
+  double capacity, usable, memBw, linkBw, latency, power;
+  /// The FLOP/s the weight matmuls reach: the peak of the format the matrix
+  /// unit runs the weights in, times its efficiency.
+  double matmulRate = 0;
+  /// The FLOP/s of attention's matmuls (q.k, p.v), which read the KV cache
+  /// and run in its format (an fp8 cache beside fp4 weights: the fp8 rate).
+  double attnRate = 0;
   Efficiency eff;
 
   System(const TargetModel &target, const Request &r)
@@ -258,19 +267,23 @@ struct System {
     usable = spatial ? TargetModel::kPartitionSramShare : 0.9;
     memBw = spatial ? target.sramBytesPerSecondPerChip()
                     : target.offChipBytesPerSecondPerChip();
+    eff = efficiencyOf(target);
     // The matrix unit runs the weights in a format it has (fp8 weights on
     // tsp-v1 as int8, fp4 on H100 as fp8), as the compiled layers do.
-    peak = target.peakFlopsPerChip(matrixFormat(target, r.weights));
-    if (peak <= 0)
-      peak = target.peakFlopsPerChip(NumericFormat::BF16);
-    // A cache format the chip does not compute in keeps the weights' peak.
-    double attnPeak = target.peakFlopsPerChip(matrixFormat(target, r.kv));
-    if (attnPeak > 0 && peak > 0)
-      attnScale = peak / attnPeak;
+    NumericFormat wF = matrixFormat(target, r.weights);
+    double peak = target.peakFlopsPerChip(wF);
+    if (peak <= 0) {
+      wF = NumericFormat::BF16;
+      peak = target.peakFlopsPerChip(wF);
+    }
+    matmulRate = peak * eff.computeFor(wF);
+    // A cache format the chip does not compute in keeps the weights' rate.
+    NumericFormat kvF = matrixFormat(target, r.kv);
+    double attnPeak = target.peakFlopsPerChip(kvF);
+    attnRate = attnPeak > 0 ? attnPeak * eff.computeFor(kvF) : matmulRate;
     linkBw = target.chipLinkBytesPerSecondPerChip();
     latency = target.chipLinkLatencySeconds();
     power = target.powerWattsPerChip();
-    eff = efficiencyOf(target);
   }
 
   /// The LM head of `params` weights of `weightBytes` each split over
@@ -278,8 +291,7 @@ struct System {
   /// compute bound at large batches).
   double lmHead(double params, double tokens, int64_t tp,
                 double weightBytes) const {
-    return Roofline{tokens * 2.0 * params / double(tp) /
-                        (peak * eff.computeDecode),
+    return Roofline{tokens * 2.0 * params / double(tp) / matmulRate,
                     params / double(tp) * weightBytes / (memBw * eff.memory)}
         .time();
   }
@@ -562,10 +574,10 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
             tokens * routed * 2.0 * m.expertParams / double(tp * ep));
   const double cacheRead = perEp * ctxAvg * Ls * kvPerTokenLayer;
   const double attnFlops = Ls * perEp * ctxAvg * m.attnFlopsPerPosition() *
-                           headsShare * s.attnScale;
-  const Roofline matmuls{matmulFlops / (s.peak * s.eff.computeDecode),
+                           headsShare;
+  const Roofline matmuls{matmulFlops / s.matmulRate,
                          weightsRead / (s.memBw * s.eff.memory)};
-  const Roofline attention{attnFlops / (s.peak * s.eff.computeDecode),
+  const Roofline attention{attnFlops / s.attnRate,
                            cacheRead / (s.memBw * s.eff.memory)};
   // The elementwise kernels between them, memory bound.
   const double elementwise =
@@ -611,8 +623,8 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
     double matmulFlops =
         Ls * tokens * 2.0 *
         (attnPerChip + routed * m.expertParams / double(tp * ep));
-    double attnFlops = Ls * prompts * L * L / 2 * m.attnFlopsPerPosition() *
-                       headsShare * s.attnScale;
+    double attnFlops =
+        Ls * prompts * L * L / 2 * m.attnFlopsPerPosition() * headsShare;
     double weightsRead =
         Ls * (attnPerChip + expertsPerChip * m.expertParams / double(tp)) * wB;
     double cacheWritten = tokens * Ls * kvPerTokenLayer;
@@ -621,10 +633,9 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                         (m.experts > 1
                              ? 2 * s.allToAll(vectors * m.expertsPerToken / ep, ep)
                              : 0));
-    const double compute = s.peak * s.eff.computePrefill,
-                 memory = s.memBw * s.eff.memory;
-    return StageTimes{{matmulFlops / compute, weightsRead / memory},
-                      {attnFlops / compute, cacheWritten / memory},
+    const double memory = s.memBw * s.eff.memory;
+    return StageTimes{{matmulFlops / s.matmulRate, weightsRead / memory},
+                      {attnFlops / s.attnRate, cacheWritten / memory},
                       elementwiseBytes(tokens) / memory,
                       link};
   };
