@@ -291,6 +291,8 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const std::string &path,
         decode.batch = value;
       else if (name == "past")
         decode.pastLength = value;
+      else if (name == "tokens")
+        decode.tokens = value;
       else if (name == "layers")
         decode.layers = value;
       else if (name == "body")
@@ -298,8 +300,9 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const std::string &path,
       else
         fail(path + ": --dim " + name +
              ": a config.json model takes --dim batch=N, --dim past=N (the "
-             "KV cache length), --dim layers=N and --dim body=1 (the layers "
-             "alone, without embedding and head)");
+             "KV cache length), --dim tokens=N (new tokens a sequence: 1, a "
+             "decode step; more, a prefill chunk), --dim layers=N and --dim "
+             "body=1 (the layers alone, without embedding and head)");
     }
     decode.kvPrecision = options.kvPrecision;
     OwningOpRef<ModuleOp> module =

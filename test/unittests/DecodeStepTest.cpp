@@ -9,6 +9,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <functional>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -794,6 +795,150 @@ TEST_F(DecodeStepTest, TinyEvaluates) {
       ASSERT_NEAR(logits.getDouble(row * c.vocab + j), first,
                   1e-5 * std::abs(first));
   }
+}
+
+/// The layers alone (bodyOnly) over `past` cached tokens, fed one prefill
+/// chunk of `rows.size()` tokens, give the same hidden states and caches
+/// as that many decode steps one after another: the chunk's causal mask
+/// and rotary tables make each of its tokens see what its own decode step
+/// sees.
+void expectPrefillMatchesDecodeSteps(DecodeStepTest &t, const LlmConfig &c,
+                                     int64_t past,
+                                     const std::vector<std::vector<float>> &rows,
+                                     const std::function<mlir::func::FuncOp(
+                                         const DecodeStepOptions &)> &build) {
+  const int64_t kv = c.kvHeads, hd = c.headDim, n = int64_t(rows.size());
+  std::vector<rt::Tensor> caches;
+  for (int64_t i = 0; i < 2 * c.layers; ++i) {
+    std::vector<float> cache(kv * past * hd);
+    for (size_t j = 0; j < cache.size(); ++j)
+      cache[j] = 0.001f * float((j * 37 + i * 11) % 101) - 0.05f;
+    caches.push_back(
+        rt::Tensor::fromVector(rt::DType::F32, {1, kv, past, hd}, cache));
+  }
+  auto run = [&](int64_t first, int64_t count,
+                 const std::vector<rt::Tensor> &cache) {
+    DecodeStepOptions o;
+    o.bodyOnly = true;
+    o.tokens = count;
+    o.pastLength = first;
+    mlir::func::FuncOp func = build(o);
+    EXPECT_TRUE(func);
+    std::vector<float> hidden;
+    for (int64_t r = first - past; r < first - past + count; ++r)
+      hidden.insert(hidden.end(), rows[r].begin(), rows[r].end());
+    std::vector<rt::Tensor> inputs{
+        rt::Tensor::fromVector(rt::DType::F32, {1, count, c.hidden}, hidden)};
+    std::vector<float> cos, sin;
+    ropeTables(c, first, count, cos, sin);
+    inputs.push_back(
+        rt::Tensor::fromVector(rt::DType::F32, {1, 1, count, hd}, cos));
+    inputs.push_back(
+        rt::Tensor::fromVector(rt::DType::F32, {1, 1, count, hd}, sin));
+    if (count > 1)
+      inputs.push_back(rt::Tensor::fromVector(
+          rt::DType::F32, {1, 1, count, first + count},
+          causalMask(first, count)));
+    inputs.insert(inputs.end(), cache.begin(), cache.end());
+    auto out = evaluate(func, inputs);
+    EXPECT_TRUE(out.has_value());
+    return out ? *out : std::vector<rt::Tensor>{};
+  };
+  std::vector<rt::Tensor> chunk = run(past, n, caches);
+  ASSERT_EQ(chunk.size(), 1u + 2 * c.layers);
+  std::vector<rt::Tensor> cache = caches;
+  for (int64_t step = 0; step < n; ++step) {
+    std::vector<rt::Tensor> one = run(past + step, 1, cache);
+    ASSERT_EQ(one.size(), 1u + 2 * c.layers);
+    for (int64_t j = 0; j < c.hidden; ++j)
+      ASSERT_NEAR(one[0].getDouble(j), chunk[0].getDouble(step * c.hidden + j),
+                  1e-5)
+          << "token " << step << ", element " << j;
+    cache.assign(one.begin() + 1, one.end());
+  }
+  for (int64_t r = 0; r < 2 * c.layers; ++r) {
+    ASSERT_EQ(cache[r].shape(), chunk[1 + r].shape());
+    for (int64_t j = 0; j < cache[r].numElements(); ++j)
+      ASSERT_NEAR(cache[r].getDouble(j), chunk[1 + r].getDouble(j), 1e-5)
+          << "cache " << r << ", element " << j;
+  }
+}
+
+/// Hidden rows that differ from token to token.
+std::vector<std::vector<float>> varyingRows(int64_t n, int64_t hidden) {
+  std::vector<std::vector<float>> rows(n, std::vector<float>(hidden));
+  for (int64_t t = 0; t < n; ++t)
+    for (int64_t j = 0; j < hidden; ++j)
+      rows[t][j] = 0.01f * float((j * 13 + t * 7) % 11) - 0.05f;
+  return rows;
+}
+
+TEST_F(DecodeStepTest, PrefillChunkMatchesDecodeSteps) {
+  LlmConfig c = load("tiny-llama.json");
+  expectPrefillMatchesDecodeSteps(
+      *this, c, 2, varyingRows(4, c.hidden),
+      [&](const DecodeStepOptions &o) { return build(c, o); });
+}
+
+TEST_F(DecodeStepTest, MixtralPrefillChunkMatchesDecodeSteps) {
+  LlmConfig c = load("tiny-mixtral.json");
+  expectPrefillMatchesDecodeSteps(
+      *this, c, 3, varyingRows(3, c.hidden),
+      [&](const DecodeStepOptions &o) { return build(c, o); });
+}
+
+// A prefill chunk's shapes: T tokens in, every token's logits out, the
+// causal mask an input after the rotary tables, the caches past + T long.
+TEST_F(DecodeStepTest, PrefillChunkShapes) {
+  LlmConfig c = load("tiny-llama.json");
+  DecodeStepOptions o;
+  o.batch = 2;
+  o.tokens = 5;
+  o.pastLength = 7;
+  auto func = build(c, o);
+  ASSERT_TRUE(func);
+  auto types = func.getArgumentTypes();
+  ASSERT_EQ(types.size(), 4u + 2 * c.layers);
+  EXPECT_EQ(shapeOf(types[0]), (std::vector<int64_t>{2, 5}));
+  EXPECT_EQ(shapeOf(types[1]), (std::vector<int64_t>{1, 1, 5, 16}));
+  EXPECT_EQ(shapeOf(types[3]), (std::vector<int64_t>{1, 1, 5, 12}));
+  EXPECT_EQ(func.getArgAttrOfType<mlir::StringAttr>(3, "graph.name").str(),
+            "attention_mask");
+  EXPECT_EQ(shapeOf(types[4]), (std::vector<int64_t>{2, 2, 7, 16}));
+  EXPECT_EQ(shapeOf(func.getResultTypes()[0]),
+            (std::vector<int64_t>{2, 5, c.vocab}));
+  EXPECT_EQ(shapeOf(func.getResultTypes()[1]),
+            (std::vector<int64_t>{2, 2, 12, 16}));
+  // The default past leaves room for the chunk.
+  o.pastLength = 0;
+  func = build(c, o);
+  ASSERT_TRUE(func);
+  EXPECT_EQ(shapeOf(func.getArgumentTypes()[4]),
+            (std::vector<int64_t>{2, 2, 128 - 5, 16}));
+}
+
+TEST_F(DecodeStepTest, PrefillChunkBadTokens) {
+  LlmConfig c = load("tiny-llama.json");
+  std::string error;
+  DecodeStepOptions o;
+  o.tokens = 0;
+  EXPECT_FALSE(buildDecodeStep(ctx, c, o, error));
+  EXPECT_NE(error.find("tokens must be in [1, max_position_embeddings - 1 = "
+                       "127], got 0"),
+            std::string::npos)
+      << error;
+  o.tokens = 100;
+  o.pastLength = 29;
+  EXPECT_FALSE(buildDecodeStep(ctx, c, o, error));
+  EXPECT_NE(error.find("past length must be in [1, max_position_embeddings - "
+                       "tokens = 28], got 29"),
+            std::string::npos)
+      << error;
+}
+
+TEST(CausalMask, ByHand) {
+  float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(causalMask(1, 2), (std::vector<float>{0, 0, -inf, 0, 0, 0}));
 }
 
 TEST(RopeTables, MatchHuggingFace) {

@@ -71,8 +71,12 @@ inline constexpr int64_t kDecodeStepActivationBytes = 4;
 struct DecodeStepOptions {
   /// Sequences decoded together.
   int64_t batch = 1;
-  /// Tokens already in the KV cache; 0 means max_position_embeddings - 1
-  /// (the last, most expensive step).
+  /// New tokens per sequence: 1 for a decode step; more for a chunk of a
+  /// prompt prefilled at once (chunked prefill), whose tokens attend to the
+  /// cache and, causally, to each other. In [1, max_position_embeddings).
+  int64_t tokens = 1;
+  /// Tokens already in the KV cache, at least 1; 0 means
+  /// max_position_embeddings - tokens (the last, most expensive step).
   int64_t pastLength = 0;
   /// Decoder layers built: 0 means the config's num_hidden_layers, else this
   /// many (in [1, num_hidden_layers]), named model.layers.0 onwards. All
@@ -80,9 +84,9 @@ struct DecodeStepOptions {
   /// times them all.
   int64_t layers = 0;
   /// When true, only the decoder layers are built: no embedding, no final
-  /// norm, no lm_head. The first input is "hidden" f32 [batch, 1, hidden]
+  /// norm, no lm_head. The first input is "hidden" f32 [batch, tokens, hidden]
   /// instead of "input_ids", and the first result is "hidden_out" f32
-  /// [batch, 1, hidden] instead of "logits"; rope tables and the KV caches
+  /// [batch, tokens, hidden] instead of "logits"; rope tables and the KV caches
   /// are as below.
   bool bodyOnly = false;
   /// The format the KV cache is stored in: "fp32" (as computed), "bf16",
@@ -93,14 +97,18 @@ struct DecodeStepOptions {
   std::string kvPrecision = "fp32";
 };
 
-/// Builds `module { func.func @main }` computing one decode step:
+/// Builds `module { func.func @main }` computing one decode step, or with
+/// options.tokens = T > 1 one prefill chunk of T tokens:
 ///
-/// - inputs (`graph.name`): "input_ids" i64 [batch, 1]; "rope_cos",
-///   "rope_sin" f32 [1, 1, 1, headDim] (the rotary tables of the current
-///   position, computed by the host, see ropeTables); then for each built
-///   layer i "past_key_i", "past_value_i" f32 [batch, kvHeads, past, headDim];
-/// - results: "logits" f32 [batch, 1, vocab]; then for each layer i
-///   "present_key_i", "present_value_i" f32 [batch, kvHeads, past + 1,
+/// - inputs (`graph.name`): "input_ids" i64 [batch, T]; "rope_cos",
+///   "rope_sin" f32 [1, 1, T, headDim] (the rotary tables of the new
+///   tokens' positions past .. past + T - 1, computed by the host, see
+///   ropeTables); for T > 1 "attention_mask" f32 [1, 1, T, past + T] (the
+///   additive causal mask, see causalMask); then for each built layer i
+///   "past_key_i", "past_value_i" f32 [batch, kvHeads, past, headDim];
+/// - results: "logits" f32 [batch, T, vocab] (every new token's, as
+///   Hugging Face's forward gives them); then for each layer i
+///   "present_key_i", "present_value_i" f32 [batch, kvHeads, past + T,
 ///   headDim] (with `graph.storage` when options.kvPrecision is narrow).
 ///
 /// Each projection is its own `graph.matmul` with an [in, out] weight, so a
@@ -126,6 +134,14 @@ buildDecodeStep(mlir::MLIRContext &ctx, const LlmConfig &config,
 /// the "rope_cos" and "rope_sin" inputs.
 void ropeTables(const LlmConfig &config, int64_t position,
                 std::vector<float> &cos, std::vector<float> &sin);
+/// The tables of `count` positions from `first`, one after another: the
+/// "rope_cos" and "rope_sin" inputs of a prefill chunk.
+void ropeTables(const LlmConfig &config, int64_t first, int64_t count,
+                std::vector<float> &cos, std::vector<float> &sin);
+/// The "attention_mask" input of a prefill chunk of `tokens` new tokens
+/// after `past` cached ones, row-major [tokens, past + tokens]: 0 where new
+/// token i may attend (positions up to past + i), -inf after.
+std::vector<float> causalMask(int64_t past, int64_t tokens);
 
 } // namespace loom
 

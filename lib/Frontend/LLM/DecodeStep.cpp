@@ -228,9 +228,10 @@ std::string oneLine(std::string text) {
 class DecodeStepBuilder {
 public:
   DecodeStepBuilder(MLIRContext &ctx, const LlmConfig &c, int64_t batch,
-                    int64_t past, int64_t layers, bool bodyOnly)
-      : ctx(ctx), c(c), b(&ctx), batch(batch), past(past), layers(layers),
-        group(c.heads / c.kvHeads), bodyOnly(bodyOnly) {}
+                    int64_t tokens, int64_t past, int64_t layers,
+                    bool bodyOnly)
+      : ctx(ctx), c(c), b(&ctx), batch(batch), tokens(tokens), past(past),
+        layers(layers), group(c.heads / c.kvHeads), bodyOnly(bodyOnly) {}
 
   OwningOpRef<ModuleOp> build();
 
@@ -315,10 +316,14 @@ private:
   MLIRContext &ctx;
   const LlmConfig &c;
   OpBuilder b;
-  int64_t batch, past, layers, group;
+  /// New tokens per sequence: 1 for a decode step, more for a prefill
+  /// chunk.
+  int64_t batch, tokens, past, layers, group;
   /// Layers only: "hidden" in, "hidden_out" out (see DecodeStepOptions).
   bool bodyOnly;
   Value ropeCos, ropeSin;
+  /// The additive causal mask of a prefill chunk (null for one token).
+  Value mask;
 };
 
 /// x / sqrt(mean(x^2) + eps) * w over the last axis. The dialect has no rsqrt
@@ -355,30 +360,49 @@ Value DecodeStepBuilder::rotary(Value x, const std::string &prefix) {
   return binary<graph::AddOp>(prefix, withCos, withSin);
 }
 
-/// Grouped-query attention of one new token against the KV cache, without
-/// repeating the KV heads: q is viewed as [b, kv, group, hd], so each KV head
-/// serves its `group` query heads in one batched matmul. Query head h uses
-/// KV head h / group, as Hugging Face's repeat_kv does.
+/// Grouped-query attention of the new tokens against the KV cache, without
+/// repeating the KV heads: q is viewed as [b, kv, group x tokens, hd], so
+/// each KV head serves its `group` query heads in one batched matmul. Query
+/// head h uses KV head h / group, as Hugging Face's repeat_kv does. A
+/// prefill chunk (tokens > 1) adds the causal mask to the scores, viewed
+/// per query head as [b, heads, tokens, past + tokens].
 Value DecodeStepBuilder::attention(Value x, const std::string &prefix,
                                    Value pastKey, Value pastValue,
                                    Value &presentKey, Value &presentValue) {
-  int64_t hd = c.headDim, kv = c.kvHeads;
+  int64_t hd = c.headDim, kv = c.kvHeads, t = tokens;
   Value q =
       linear(x, prefix + ".q_proj", c.hidden, c.heads * hd, splat::kQProj);
   Value k = linear(x, prefix + ".k_proj", c.hidden, kv * hd, splat::kKProj);
   Value v = linear(x, prefix + ".v_proj", c.hidden, kv * hd, splat::kVProj);
-  // With one token, [b, 1, n*hd] -> [b, n, 1, hd] is a pure reshape (the
-  // transpose HF does moves a size-1 axis), and q goes straight to its
-  // grouped view [b, kv, group, hd].
-  q = reshape(prefix + ".q_heads", q, {batch, kv, group, hd});
-  k = reshape(prefix + ".k_heads", k, {batch, kv, 1, hd});
-  v = reshape(prefix + ".v_heads", v, {batch, kv, 1, hd});
-  q = rotary(q, prefix + ".rotary_q");
-  k = rotary(k, prefix + ".rotary_k");
+  if (t == 1) {
+    // With one token, [b, 1, n*hd] -> [b, n, 1, hd] is a pure reshape (the
+    // transpose HF does moves a size-1 axis), and q goes straight to its
+    // grouped view [b, kv, group, hd].
+    q = reshape(prefix + ".q_heads", q, {batch, kv, group, hd});
+    k = reshape(prefix + ".k_heads", k, {batch, kv, 1, hd});
+    v = reshape(prefix + ".v_heads", v, {batch, kv, 1, hd});
+    q = rotary(q, prefix + ".rotary_q");
+    k = rotary(k, prefix + ".rotary_k");
+  } else {
+    // [b, t, n*hd] -> [b, t, n, hd] -> [b, n, t, hd], as HF's view and
+    // transpose; q's heads [kv, group] then merge with its tokens into
+    // [b, kv, group x t, hd] (a pure reshape: head-major).
+    auto heads = [&](Value y, const std::string &name, int64_t n) {
+      y = reshape(prefix + "." + name + "_split", y, {batch, t, n, hd});
+      return graph::TransposeOp::create(b, loc(prefix + "." + name + "_heads"),
+                                        f32({batch, n, t, hd}), y,
+                                        ArrayRef<int64_t>{0, 2, 1, 3})
+          .getResult();
+    };
+    q = rotary(heads(q, "q", c.heads), prefix + ".rotary_q");
+    q = reshape(prefix + ".q_groups", q, {batch, kv, group * t, hd});
+    k = rotary(heads(k, "k", kv), prefix + ".rotary_k");
+    v = heads(v, "v", kv);
+  }
   presentKey = concat(prefix + ".present_key", {pastKey, k}, 2);
   presentValue = concat(prefix + ".present_value", {pastValue, v}, 2);
 
-  int64_t total = past + 1;
+  int64_t total = past + t;
   Value keyT = graph::TransposeOp::create(
       b, loc(prefix + ".key_transpose"), f32({batch, kv, hd, total}),
       presentKey, ArrayRef<int64_t>{0, 1, 3, 2});
@@ -386,11 +410,30 @@ Value DecodeStepBuilder::attention(Value x, const std::string &prefix,
   Value scale = scalar(prefix + ".scale",
                        static_cast<float>(1.0 / std::sqrt(double(hd))));
   scores = binary<graph::MulOp>(prefix + ".scaled_scores", scores, scale);
+  if (t > 1) {
+    scores = reshape(prefix + ".scores_per_head", scores,
+                     {batch, c.heads, t, total});
+    scores = binary<graph::AddOp>(prefix + ".causal_mask", scores, mask);
+  }
   Value probs = graph::SoftmaxOp::create(b, loc(prefix + ".softmax"),
                                          scores.getType(), scores, int64_t(3));
+  if (t > 1)
+    probs = reshape(prefix + ".probs_groups", probs,
+                    {batch, kv, group * t, total});
   Value context = matmul(prefix + ".context", probs, presentValue);
-  // [b, kv, group, hd] is already head-major in query-head order.
-  context = reshape(prefix + ".merge_heads", context, {batch, 1, c.heads * hd});
+  if (t == 1) {
+    // [b, kv, group, hd] is already head-major in query-head order.
+    context =
+        reshape(prefix + ".merge_heads", context, {batch, 1, c.heads * hd});
+  } else {
+    context = reshape(prefix + ".context_heads", context,
+                      {batch, c.heads, t, hd});
+    context = graph::TransposeOp::create(
+        b, loc(prefix + ".context_tokens"), f32({batch, t, c.heads, hd}),
+        context, ArrayRef<int64_t>{0, 2, 1, 3});
+    context =
+        reshape(prefix + ".merge_heads", context, {batch, t, c.heads * hd});
+  }
   return linear(context, prefix + ".o_proj", c.heads * hd, c.hidden,
                 splat::kOProj);
 }
@@ -429,17 +472,17 @@ Value DecodeStepBuilder::moe(Value x, const std::string &prefix) {
   Value logits = linear(x, prefix + ".gate", c.hidden, e, splat::kRouter);
   auto topk = graph::TopKOp::create(
       b, loc(prefix + ".top_k"),
-      TypeRange{f32({batch, 1, k}),
-                RankedTensorType::get({batch, 1, k}, b.getI64Type())},
+      TypeRange{f32({batch, tokens, k}),
+                RankedTensorType::get({batch, tokens, k}, b.getI64Type())},
       logits, int64_t(k), int64_t(2), true, true);
   Value kth = sliceLast(prefix + ".kth_logit", topk.getValues(), k - 1, k);
   Value chosen = graph::GreaterEqualOp::create(
       b, loc(prefix + ".chosen"),
-      RankedTensorType::get({batch, 1, e}, b.getI1Type()), logits, kth);
+      RankedTensorType::get({batch, tokens, e}, b.getI1Type()), logits, kth);
   Value minusInf = scalar(prefix + ".minus_inf",
                           -std::numeric_limits<float>::infinity());
   Value masked = graph::SelectOp::create(b, loc(prefix + ".masked_logits"),
-                                         f32({batch, 1, e}), chosen, logits,
+                                         f32({batch, tokens, e}), chosen, logits,
                                          minusInf);
   Value gates = graph::SoftmaxOp::create(b, loc(prefix + ".gates"),
                                          masked.getType(), masked, int64_t(2));
@@ -449,10 +492,11 @@ Value DecodeStepBuilder::moe(Value x, const std::string &prefix) {
   Value sig = unary<graph::SigmoidOp>(prefix + ".experts.act_fn.sigmoid", gate);
   Value act = binary<graph::MulOp>(prefix + ".experts.act_fn", gate, sig);
   Value h = binary<graph::MulOp>(prefix + ".experts.w1_mul_w3", act, up);
-  h = reshape(prefix + ".experts.split", h, {batch, 1, n, e});
-  Value weights = reshape(prefix + ".gates_per_expert", gates, {batch, 1, 1, e});
+  h = reshape(prefix + ".experts.split", h, {batch, tokens, n, e});
+  Value weights =
+      reshape(prefix + ".gates_per_expert", gates, {batch, tokens, 1, e});
   h = binary<graph::MulOp>(prefix + ".experts.weighted", h, weights);
-  h = reshape(prefix + ".experts.merge", h, {batch, 1, n * e});
+  h = reshape(prefix + ".experts.merge", h, {batch, tokens, n * e});
   return linear(h, prefix + ".experts.w2", n * e, c.hidden, splat::kDownProj);
 }
 
@@ -467,11 +511,15 @@ OwningOpRef<ModuleOp> DecodeStepBuilder::build() {
     argTypes.push_back(type);
   };
   if (bodyOnly)
-    addArg("hidden", f32({batch, 1, c.hidden}));
+    addArg("hidden", f32({batch, tokens, c.hidden}));
   else
-    addArg("input_ids", RankedTensorType::get({batch, 1}, b.getI64Type()));
-  addArg("rope_cos", f32({1, 1, 1, hd}));
-  addArg("rope_sin", f32({1, 1, 1, hd}));
+    addArg("input_ids", RankedTensorType::get({batch, tokens}, b.getI64Type()));
+  addArg("rope_cos", f32({1, 1, tokens, hd}));
+  addArg("rope_sin", f32({1, 1, tokens, hd}));
+  if (tokens > 1)
+    addArg("attention_mask", f32({1, 1, tokens, past + tokens}));
+  // The first layer's past_key argument.
+  const unsigned firstCache = tokens > 1 ? 4 : 3;
   for (int64_t i = 0; i < layers; ++i) {
     addArg("past_key_" + std::to_string(i), f32({batch, kv, past, hd}));
     addArg("past_value_" + std::to_string(i), f32({batch, kv, past, hd}));
@@ -490,6 +538,8 @@ OwningOpRef<ModuleOp> DecodeStepBuilder::build() {
   b.setInsertionPointToEnd(entry);
   ropeCos = entry->getArgument(1);
   ropeSin = entry->getArgument(2);
+  if (tokens > 1)
+    mask = entry->getArgument(3);
 
   Value x = entry->getArgument(0);
   if (!bodyOnly) {
@@ -505,18 +555,20 @@ OwningOpRef<ModuleOp> DecodeStepBuilder::build() {
         DenseElementsAttr::get(
             embedType, b.getFloatAttr(b.getBF16Type(), splat::kEmbedding)));
     Value rows = graph::GatherOp::create(b, loc("model.embed_tokens"),
-                                         bf16({batch, 1, c.hidden}), embed,
+                                         bf16({batch, tokens, c.hidden}), embed,
                                          entry->getArgument(0), int64_t(0));
     x = graph::CastOp::create(b, loc("model.embed_tokens.to_f32"),
-                              f32({batch, 1, c.hidden}), rows);
+                              f32({batch, tokens, c.hidden}), rows);
   }
   SmallVector<Value> presents;
   for (int64_t i = 0; i < layers; ++i) {
     std::string layer = "model.layers." + std::to_string(i);
     Value presentKey, presentValue;
     Value h = rmsNorm(x, layer + ".input_layernorm", splat::kInputNorm);
-    h = attention(h, layer + ".self_attn", entry->getArgument(3 + 2 * i),
-                  entry->getArgument(4 + 2 * i), presentKey, presentValue);
+    h = attention(h, layer + ".self_attn",
+                  entry->getArgument(firstCache + 2 * i),
+                  entry->getArgument(firstCache + 1 + 2 * i), presentKey,
+                  presentValue);
     x = binary<graph::AddOp>(layer + ".attn_residual", x, h);
     h = rmsNorm(x, layer + ".post_attention_layernorm",
                 splat::kPostAttentionNorm);
@@ -659,17 +711,29 @@ OwningOpRef<ModuleOp> buildDecodeStep(MLIRContext &ctx, const LlmConfig &c,
             "], got " + std::to_string(o.batch);
     return nullptr;
   }
-  int64_t past = o.pastLength == 0 ? c.maxPositions - 1 : o.pastLength;
-  if (past <= 0 || past >= c.maxPositions) {
-    error =
-        label + ": past length must be in [1, max_position_embeddings - 1 = " +
-        std::to_string(c.maxPositions - 1) + "], got " + std::to_string(past);
+  if (o.tokens <= 0 || o.tokens >= c.maxPositions) {
+    error = label + ": tokens must be in [1, max_position_embeddings - 1 = " +
+            std::to_string(c.maxPositions - 1) + "], got " +
+            std::to_string(o.tokens);
+    return nullptr;
+  }
+  int64_t past =
+      o.pastLength == 0 ? c.maxPositions - o.tokens : o.pastLength;
+  if (past <= 0 || past + o.tokens > c.maxPositions) {
+    error = label + ": past length must be in [1, max_position_embeddings - " +
+            "tokens = " + std::to_string(c.maxPositions - o.tokens) +
+            "], got " + std::to_string(past);
     return nullptr;
   }
   // The largest tensors: the KV cache, the scores, the embedding table.
   int64_t bytes;
-  if (!checkedProduct({o.batch, c.kvHeads, past + 1, c.headDim, 4}, bytes) ||
-      !checkedProduct({o.batch, c.heads, past + 1, 4}, bytes) ||
+  if (!checkedProduct({o.batch, c.kvHeads, past + o.tokens, c.headDim, 4},
+                      bytes) ||
+      !checkedProduct({o.batch, c.heads, o.tokens, past + o.tokens, 4},
+                      bytes) ||
+      !checkedProduct({o.batch, o.tokens, c.vocab, 4}, bytes) ||
+      !checkedProduct({o.batch, o.tokens, c.experts, c.intermediate, 4},
+                      bytes) ||
       !checkedProduct({c.vocab, c.hidden, 4}, bytes) ||
       !checkedProduct({c.experts, c.intermediate, c.hidden, 4}, bytes)) {
     error = label + ": a tensor's byte size overflows 64 bits";
@@ -700,7 +764,8 @@ OwningOpRef<ModuleOp> buildDecodeStep(MLIRContext &ctx, const LlmConfig &c,
     }
     return success();
   });
-  DecodeStepBuilder builder(ctx, c, o.batch, past, layers, o.bodyOnly);
+  DecodeStepBuilder builder(ctx, c, o.batch, o.tokens, past, layers,
+                            o.bodyOnly);
   OwningOpRef<ModuleOp> module = builder.build();
   if (*kvFormat != rt::NumericFormat::F32) {
     auto func = cast<func::FuncOp>(module->getBody()->front());
@@ -724,6 +789,27 @@ OwningOpRef<ModuleOp> buildDecodeStep(MLIRContext &ctx, const LlmConfig &c,
     return nullptr;
   }
   return module;
+}
+
+void ropeTables(const LlmConfig &c, int64_t first, int64_t count,
+                std::vector<float> &cos, std::vector<float> &sin) {
+  cos.clear();
+  sin.clear();
+  std::vector<float> oneCos, oneSin;
+  for (int64_t p = first; p < first + count; ++p) {
+    ropeTables(c, p, oneCos, oneSin);
+    cos.insert(cos.end(), oneCos.begin(), oneCos.end());
+    sin.insert(sin.end(), oneSin.begin(), oneSin.end());
+  }
+}
+
+std::vector<float> causalMask(int64_t past, int64_t tokens) {
+  const int64_t total = past + tokens;
+  std::vector<float> mask(tokens * total, 0.0f);
+  for (int64_t i = 0; i < tokens; ++i)
+    for (int64_t j = past + i + 1; j < total; ++j)
+      mask[i * total + j] = -std::numeric_limits<float>::infinity();
+  return mask;
 }
 
 void ropeTables(const LlmConfig &c, int64_t position, std::vector<float> &cos,
