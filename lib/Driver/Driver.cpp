@@ -525,28 +525,29 @@ std::string precisionNote(const TargetModel &target,
 }
 
 std::optional<double> compileLayerSeconds(const std::string &configPath,
-                                          const std::string &system, int64_t tp,
-                                          int64_t batch, int64_t past,
-                                          const std::string &precision,
-                                          const std::string &kvStorage,
-                                          int64_t systemChips,
+                                          const std::string &system,
+                                          const plan::LayerSpec &layer,
                                           std::string &error) {
   CompileOptions options;
-  options.import.kvPrecision = kvStorage;
+  options.import.kvPrecision = layer.kvStorage;
   options.target = system;
-  options.precision = precision;
+  options.precision = layer.precision;
   options.mapping.mapping = "sequential";
-  options.mapping.tp = tp;
+  options.mapping.tp = layer.tp;
   options.mapping.pp = 1;
-  options.mapping.chips = tp;
-  options.mapping.systemChips = systemChips > tp ? systemChips : 0;
+  options.mapping.chips = layer.tp;
+  options.mapping.systemChips =
+      layer.systemChips > layer.tp ? layer.systemChips : 0;
   options.verify = false;
   // One layer alone. (Two layers less one measure the same within 1% on
   // the Llama-3-70B layer at tp 8, 7.36 against 7.31 us, so one compile
   // is enough.)
   auto seconds = [&](int64_t layers) {
-    options.import.dims = {{"layers", layers}, {"body", 1}, {"batch", batch},
-                           {"past", past}};
+    options.import.dims = {{"layers", layers},
+                           {"body", 1},
+                           {"batch", layer.batch},
+                           {"tokens", layer.tokens},
+                           {"past", layer.past}};
     Compiled c = compile(configPath, options);
     rt::Program p = rt::Program::fromBytes(c.program.data(), c.program.size(),
                                            configPath);

@@ -1026,6 +1026,8 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     std::map<Key, std::string> why;
     int64_t past = r.inputLen + r.outputLen / 2;
     const std::string precision = layerPrecision(system, r.weights);
+    const std::string systemName =
+        r.systemSource.empty() ? system.name() : r.systemSource;
     const std::string kvStorage = layerKvStorage(r.kv);
     // The chips one layer is compiled on.
     auto group = [](const Plan &p) { return p.tp * p.ep; };
@@ -1071,12 +1073,14 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                                               (p.ep > 1 ? " x ep " + std::to_string(p.ep) : "") +
                                               ", batch " +
                                               std::to_string(p.batch));
-        cache[key] = compileLayer(configPath,
-                                  r.systemSource.empty() ? system.name()
-                                                         : r.systemSource,
-                                  p.tp * p.ep,
-                                  p.batch, past, precision, kvStorage, p.chips,
-                                  why[key]);
+        LayerSpec layer;
+        layer.tp = p.tp * p.ep;
+        layer.batch = p.batch;
+        layer.past = past;
+        layer.precision = precision;
+        layer.kvStorage = kvStorage;
+        layer.systemChips = p.chips;
+        cache[key] = compileLayer(configPath, systemName, layer, why[key]);
         compiledAny = true;
       };
       // A budget of compiled layers keeps a large search quick; the

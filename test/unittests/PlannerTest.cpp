@@ -398,12 +398,13 @@ TEST(PlannerTest, EachTensorParallelDegreeIsMeasured) {
   std::set<int64_t> compiledTps;
   std::set<std::string> kvStorages;
   LayerCompiler fake = [&](const std::string &, const std::string &,
-                           int64_t tp, int64_t, int64_t, const std::string &,
-                           const std::string &kv, int64_t,
+                           const LayerSpec &layer,
                            std::string &) -> std::optional<double> {
-    compiledTps.insert(tp);
-    kvStorages.insert(kv);
-    return tp == slowTp ? 1.0 : 1e-7; // seconds per layer
+    if (layer.tokens > 1)
+      return std::nullopt; // (prefill chunks: the estimate stands)
+    compiledTps.insert(layer.tp);
+    kvStorages.insert(layer.kvStorage);
+    return layer.tp == slowTp ? 1.0 : 1e-7; // seconds per layer
   };
   r.compile = true;
   std::optional<Result> measured =
@@ -433,11 +434,12 @@ TEST(PlannerTest, MixtureOfExpertsLayersAreCompiledOnTpTimesEpChips) {
   r.tp = 1; // so a group of several chips is expert parallel
   std::set<int64_t> groups;
   LayerCompiler fake = [&](const std::string &, const std::string &,
-                           int64_t chips, int64_t, int64_t,
-                           const std::string &, const std::string &, int64_t,
+                           const LayerSpec &layer,
                            std::string &) -> std::optional<double> {
-    groups.insert(chips);
-    return 1e-6 * double(chips);
+    if (layer.tokens > 1)
+      return std::nullopt; // (prefill chunks: the estimate stands)
+    groups.insert(layer.tp);
+    return 1e-6 * double(layer.tp);
   };
   std::string error;
   std::optional<Result> result =
@@ -510,8 +512,7 @@ TEST(PlannerTest, LayerCompileFailuresAreReported) {
   r.top = 2;
   r.threads = 1;
   LayerCompiler failing = [](const std::string &, const std::string &,
-                             int64_t, int64_t, int64_t, const std::string &,
-                             const std::string &, int64_t, std::string &why)
+                             const LayerSpec &, std::string &why)
       -> std::optional<double> {
     why = "boom";
     return std::nullopt;

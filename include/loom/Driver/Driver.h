@@ -14,6 +14,7 @@
 #define LOOM_DRIVER_DRIVER_H
 
 #include "loom/Frontend/ONNX/Importer.h"
+#include "loom/Planner/Planner.h"
 #include "loom/Runtime/Program.h"
 #include "loom/Runtime/Tensor.h"
 #include "loom/Target/TargetModel.h"
@@ -152,17 +153,15 @@ std::string precisionNote(const TargetModel &target,
                           const std::string &precision);
 
 /// The planner's layer compiler (plan::LayerCompiler): one layer of an LLM
-/// config's decode step alone (`--dim layers=1 --dim body=1`), compiled for
-/// `tp` chips of `system` (as the first chips of a system of `systemChips`,
-/// see MappingOptions::systemChips) at kernel precision `precision`
-/// (plan::layerPrecision) with the KV cache stored at `kvStorage`
-/// (plan::layerKvStorage); its scheduled latency in seconds.
+/// config's decode step or prefill chunk alone (`--dim layers=1 --dim
+/// body=1`), compiled for `layer.tp` chips of `system` (as the first chips
+/// of a system of `layer.systemChips`, see MappingOptions::systemChips) at
+/// kernel precision `layer.precision` (plan::layerPrecision) with the KV
+/// cache stored at `layer.kvStorage` (plan::layerKvStorage); its scheduled
+/// latency in seconds.
 std::optional<double> compileLayerSeconds(const std::string &configPath,
-                                          const std::string &system, int64_t tp,
-                                          int64_t batch, int64_t past,
-                                          const std::string &precision,
-                                          const std::string &kvStorage,
-                                          int64_t systemChips,
+                                          const std::string &system,
+                                          const plan::LayerSpec &layer,
                                           std::string &error);
 
 } // namespace loom::driver

@@ -243,17 +243,24 @@ std::string layerPrecision(const TargetModel &target,
 /// then holds twice the cache the estimate does).
 std::string layerKvStorage(const std::string &kv);
 
-/// Compiles one layer of `config`'s decode step for `tp` chips of `system`
-/// at `batch` sequences and `past` cached tokens, the tp chips being the
-/// first of a system of `systemChips` (their links get that system's
-/// bandwidth shares), at kernel precision `precision` with the KV cache
-/// stored at `kvStorage` (layerKvStorage); returns its latency in seconds,
-/// or nullopt with `error`. Set by the driver (the planner links no
-/// compiler).
+/// One layer to compile: `tokens` new tokens for each of `batch`
+/// sequences after `past` cached ones (tokens 1: a decode step; more: a
+/// prefill chunk), on `tp` chips that are the first of a system of
+/// `systemChips` (their links get that system's bandwidth shares), at
+/// kernel precision `precision` with the KV cache stored at `kvStorage`
+/// (layerKvStorage).
+struct LayerSpec {
+  int64_t tp = 1, batch = 1, tokens = 1, past = 1;
+  std::string precision, kvStorage;
+  int64_t systemChips = 0;
+};
+
+/// Compiles one layer of `config` on `system` as `layer` says; returns its
+/// latency in seconds, or nullopt with `error`. Set by the driver (the
+/// planner links no compiler).
 using LayerCompiler = std::function<std::optional<double>(
-    const std::string &configPath, const std::string &system, int64_t tp,
-    int64_t batch, int64_t past, const std::string &precision,
-    const std::string &kvStorage, int64_t systemChips, std::string &error)>;
+    const std::string &configPath, const std::string &system,
+    const LayerSpec &layer, std::string &error)>;
 
 /// Plans `config` (read from `configPath`) on `system`. Errors (a bad
 /// request, a model that fits nowhere, targets no plan meets) return
