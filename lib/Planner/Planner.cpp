@@ -652,6 +652,8 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   p.prefillSteps = r.decodeOnly || r.prefillOnly
                        ? 1
                        : std::max<int64_t>(1, (r.inputLen + room - 1) / room);
+  p.prefillAlone = prefill;
+  p.prefillLayer = one.total() / Ls;
   p.ttftAlone = prefill + double(p.prefillSteps) * p.tpot;
   p.prefillBound = bigger(one.compute(), one.memory(), one.link);
   // Under load: prompts batched into chunks of the token budget (a longer
@@ -802,6 +804,144 @@ std::string describe(const Plan &p) {
     out += buf;
   }
   return out;
+}
+
+} // namespace
+
+namespace {
+
+/// The largest prefill chunk a spatial plan's prompt is compiled in, and
+/// the smallest tried when a larger one does not compile (its activations
+/// do not fit the chips' SRAM).
+constexpr int64_t kSpatialPrefillChunk = 512, kSmallestPrefillChunk = 32;
+
+/// Prices the prompts of spatial plans by compiled prefill chunks
+/// (chunked prefill): the prompt of L tokens in chunks of C, each one
+/// layer of `tokens = C` new tokens of one sequence compiled on the plan's
+/// tp x ep chips (as the first chips of its system, like the decode layer).
+/// A chunk's time grows linearly with the cache before it (its attention
+/// and the cache it carries), which grows from 1 to L - C tokens, so the
+/// first chunk and the last are compiled and the prompt's layer time is
+/// L / C times their mean. The top plans' groups are compiled (a few
+/// rounds, as the order moves); every other plan's estimate is scaled by
+/// its group's ratio of compiled to estimated time, else the median
+/// ratio. The layer time scales the prompt's pass alone (time to first
+/// token) and its share under load alike.
+void compilePrefill(Result &result, const ModelCost &m,
+                    const std::string &configPath,
+                    const std::string &systemName,
+                    const std::string &precision, const std::string &kvStorage,
+                    const Request &r, double wattsPerChip,
+                    const LayerCompiler &compileLayer,
+                    const std::function<void()> &order) {
+  struct Prefill {
+    int64_t chunk = 0; // 0: did not compile
+    int64_t smallestTried = 0;
+    double seconds = 0;
+    std::string why;
+  };
+  using Key = std::pair<int64_t, int64_t>; // (tp x ep, chips)
+  std::map<Key, Prefill> compiled;
+  auto keyOf = [](const Plan &p) { return Key{p.tp * p.ep, p.chips}; };
+  const int64_t L = r.inputLen;
+  rt::Progress bar("plan: compiling prefill chunks", 0);
+  auto compile = [&](const Plan &p) {
+    Prefill out;
+    LayerSpec layer;
+    layer.tp = p.tp * p.ep;
+    layer.precision = precision;
+    layer.kvStorage = kvStorage;
+    layer.systemChips = p.chips;
+    for (int64_t chunk = std::min(L, kSpatialPrefillChunk);; chunk /= 2) {
+      bar.update(int64_t(compiled.size()),
+                 "tp " + std::to_string(layer.tp) + ", " +
+                     std::to_string(chunk) + " tokens a chunk");
+      layer.tokens = chunk;
+      layer.past = 1;
+      out.smallestTried = chunk;
+      std::optional<double> first =
+          compileLayer(configPath, systemName, layer, out.why);
+      std::optional<double> last = first;
+      if (first && L > chunk) {
+        layer.past = L - chunk;
+        last = compileLayer(configPath, systemName, layer, out.why);
+      }
+      if (first && last) {
+        out.chunk = chunk;
+        out.seconds = double(L) / double(chunk) * (*first + *last) / 2;
+        out.why.clear();
+        break;
+      }
+      if (chunk / 2 < kSmallestPrefillChunk)
+        break;
+    }
+    compiled[keyOf(p)] = out;
+  };
+  // Each plan's estimate, kept to scale by the calibration (by the plan's
+  // degrees: order() moves the plans).
+  auto id = [](const Plan &p) {
+    return std::make_tuple(p.tp, p.pp, p.ep, p.dp, p.batch, p.micro);
+  };
+  std::map<decltype(id(Plan{})), double> estimate;
+  for (const Plan &p : result.plans)
+    estimate[id(p)] = p.prefillLayer;
+  auto apply = [&](Plan &p, double layerSeconds, int64_t chunk) {
+    const double stages = double(p.pp) * std::ceil(double(m.layers) / double(p.pp));
+    const double hops = p.prefillAlone - stages * p.prefillLayer;
+    p.prefillShare *= layerSeconds / p.prefillLayer;
+    p.prefillLayer = layerSeconds;
+    p.prefillAlone = stages * layerSeconds + hops;
+    p.ttftAlone = p.prefillAlone + double(p.prefillSteps) * p.tpot;
+    p.prefillChunk = chunk;
+    p.prefillPricedBy = chunk ? "compiled chunks" : "cost model x compiled";
+    setRates(p, r, wattsPerChip);
+  };
+  for (int round = 0; round < 3; ++round) {
+    bool any = false;
+    size_t top = std::min<size_t>(result.plans.size(), size_t(r.top));
+    for (size_t i = 0; i < top; ++i)
+      if (!compiled.count(keyOf(result.plans[i]))) {
+        compile(result.plans[i]);
+        any = true;
+      }
+    if (!any)
+      break;
+    // The compiled groups' ratios to their estimates.
+    std::map<int64_t, std::vector<double>> byGroup;
+    std::vector<double> all;
+    for (const Plan &p : result.plans) {
+      auto it = compiled.find(keyOf(p));
+      if (it == compiled.end() || !it->second.chunk)
+        continue;
+      double k = it->second.seconds / estimate[id(p)];
+      byGroup[p.tp * p.ep].push_back(k);
+      all.push_back(k);
+    }
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    for (Plan &p : result.plans) {
+      auto it = compiled.find(keyOf(p));
+      if (it != compiled.end() && it->second.chunk) {
+        apply(p, it->second.seconds, it->second.chunk);
+      } else if (it == compiled.end() && !all.empty()) {
+        auto g = byGroup.find(p.tp * p.ep);
+        double k = g != byGroup.end() ? median(g->second) : median(all);
+        apply(p, estimate[id(p)] * k, 0);
+      }
+    }
+    order();
+  }
+  bar.finish();
+  for (const auto &[key, prefill] : compiled)
+    if (!prefill.chunk)
+      result.compileFailures.push_back(
+          "the prefill chunk on " + std::to_string(key.first) +
+          " chips did not compile (chunks of " +
+          std::to_string(std::min(L, kSpatialPrefillChunk)) + " down to " +
+          std::to_string(prefill.smallestTried) +
+          " tokens tried; the prompt keeps the estimate): " + prefill.why);
 }
 
 } // namespace
@@ -1151,6 +1291,9 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
             "the layer on " + std::to_string(std::get<0>(key)) +
             " chips at batch " + std::to_string(std::get<1>(key)) +
             " did not compile: " + why[key]);
+    if (!r.decodeOnly)
+      compilePrefill(result, m, configPath, systemName, precision, kvStorage,
+                     r, s.power, compileLayer, order);
   }
   order();
   if (result.plans.size() > size_t(r.top))
@@ -1470,6 +1613,14 @@ std::string formatTable(const Result &result, const Request &r) {
       out += "  " + a.system + ": " + describe(*a.plan) + buf;
     }
   }
+  int64_t chunk = 0;
+  for (const Plan &p : result.plans)
+    chunk = std::max(chunk, p.prefillChunk);
+  if (chunk)
+    out += "TTFT: the prompt's prefill priced by compiled chunks of " +
+           std::to_string(chunk) +
+           " tokens (chunked prefill; the other plans' scaled by their "
+           "ratio to the estimate)\n";
   for (const std::string &f : result.compileFailures)
     out += "warning: " + f + "\n";
   return out;
@@ -1517,6 +1668,10 @@ std::string formatJson(const Result &result, const Request &r) {
     q["prefill_bound"] = p.prefillBound;
     q["meets_targets"] = p.meetsTargets;
     q["decode_priced_by"] = p.compiled ? "compiled layer" : "cost model";
+    q["prefill_s"] = p.prefillAlone;
+    q["prefill_priced_by"] = p.prefillPricedBy;
+    if (p.prefillChunk)
+      q["prefill_chunk_tokens"] = p.prefillChunk;
     if (p.compiled)
       q["layer_precision"] = p.layerPrecision;
     if (!p.prefillSystem.empty()) {

@@ -417,6 +417,95 @@ TEST(PlannerTest, EachTensorParallelDegreeIsMeasured) {
   EXPECT_LT(measured->plans[0].tpot, 2 * 1.0);
 }
 
+// A spatial plan's prompt is priced by compiled prefill chunks: a chunk of
+// 100 tokens does not compile here (the fake's SRAM holds 64), so the
+// prompt goes in chunks of 50; the first (1 cached token) and the last (50)
+// are compiled, and a layer takes 100 / 50 chunks times their mean. The
+// prompt's pass alone is every stage's layers at that time plus the
+// estimate's hops, and its time to first token adds the decode step it
+// rides on.
+TEST(PlannerTest, SpatialPrefillIsPricedByCompiledChunks) {
+  TargetModel tsp = loadTarget("tsp-v1");
+  Request r = tinyRequest();
+  r.maxChips = 8;
+  r.top = 1;
+  r.threads = 1;
+  std::set<std::pair<int64_t, int64_t>> chunks; // (tokens, past)
+  auto chunkSeconds = [](int64_t tokens, int64_t past) {
+    return 1e-5 * double(tokens) / 64 + 1e-8 * double(past);
+  };
+  LayerCompiler fake = [&](const std::string &, const std::string &,
+                           const LayerSpec &layer,
+                           std::string &why) -> std::optional<double> {
+    if (layer.tokens == 1)
+      return 1e-6;
+    chunks.insert({layer.tokens, layer.past});
+    EXPECT_EQ(layer.batch, 1);
+    if (layer.tokens > 64) {
+      why = "does not fit";
+      return std::nullopt;
+    }
+    return chunkSeconds(layer.tokens, layer.past);
+  };
+  std::string error;
+  std::optional<Result> result =
+      loom::plan::plan(tinyConfig(), "tiny.json", tsp, r, fake, error);
+  ASSERT_TRUE(result && !result->plans.empty()) << error;
+  EXPECT_EQ(chunks, (std::set<std::pair<int64_t, int64_t>>{
+                        {100, 1}, {50, 1}, {50, 50}}));
+  EXPECT_TRUE(result->compileFailures.empty());
+  const Plan &p = result->plans[0];
+  EXPECT_EQ(p.prefillChunk, 50);
+  EXPECT_EQ(p.prefillPricedBy, "compiled chunks");
+  double layer = 2.0 * (chunkSeconds(50, 1) + chunkSeconds(50, 50)) / 2;
+  EXPECT_DOUBLE_EQ(p.prefillLayer, layer);
+  std::optional<Plan> est = price(modelCost(tinyConfig()), tsp, r, p.tp, p.pp,
+                                  p.ep, p.dp, p.batch, p.micro);
+  ASSERT_TRUE(est.has_value());
+  double stages = double(p.pp) * std::ceil(2.0 / double(p.pp));
+  double hops = est->prefillAlone - stages * est->prefillLayer;
+  EXPECT_NEAR(p.prefillAlone, stages * layer + hops, 1e-15);
+  EXPECT_NEAR(p.ttftAlone, p.prefillAlone + double(p.prefillSteps) * p.tpot,
+              1e-15);
+  EXPECT_NEAR(p.prefillShare / est->prefillShare, layer / est->prefillLayer,
+              1e-9);
+  std::string json = formatJson(*result, r);
+  EXPECT_NE(json.find("\"prefill_priced_by\": \"compiled chunks\""),
+            std::string::npos);
+  EXPECT_NE(json.find("\"prefill_chunk_tokens\": 50"), std::string::npos);
+  EXPECT_NE(formatTable(*result, r).find("compiled chunks of 50 tokens"),
+            std::string::npos);
+}
+
+// A prompt no chunk of which compiles keeps the estimate, and the failure
+// is reported with the chunk sizes tried.
+TEST(PlannerTest, SpatialPrefillThatDoesNotCompileIsReported) {
+  Request r = tinyRequest();
+  r.maxChips = 8;
+  r.top = 1;
+  r.threads = 1;
+  LayerCompiler fake = [](const std::string &, const std::string &,
+                          const LayerSpec &layer,
+                          std::string &why) -> std::optional<double> {
+    if (layer.tokens == 1)
+      return 1e-6;
+    why = "boom";
+    return std::nullopt;
+  };
+  std::string error;
+  std::optional<Result> result = loom::plan::plan(
+      tinyConfig(), "tiny.json", loadTarget("tsp-v1"), r, fake, error);
+  ASSERT_TRUE(result && !result->plans.empty()) << error;
+  EXPECT_EQ(result->plans[0].prefillPricedBy, "cost model");
+  EXPECT_EQ(result->plans[0].prefillChunk, 0);
+  ASSERT_EQ(result->compileFailures.size(), 1u);
+  const Plan &p = result->plans[0];
+  EXPECT_EQ(result->compileFailures[0],
+            "the prefill chunk on " + std::to_string(p.tp * p.ep) +
+                " chips did not compile (chunks of 100 down to 50 tokens "
+                "tried; the prompt keeps the estimate): boom");
+}
+
 // A mixture-of-experts model on a spatial preset is compiled too: its layer
 // on the plan's tp x ep chips (each chip's share of the experts and the
 // heads, as the estimate divides them), and the plan takes its time.

@@ -154,6 +154,18 @@ struct Plan {
   /// token alone is the prompt's prefill and that many steps. 0 for a
   /// disaggregated plan, whose prompt's own pass (elsewhere) yields it.
   int64_t prefillSteps = 1;
+  /// The prompt's own pass alone: through every stage, and the hops
+  /// between them (ttftAlone without the decode steps it rides on).
+  double prefillAlone = 0;
+  /// The seconds one layer takes for the whole prompt alone, and the
+  /// tokens a chunk of it had where that comes from compiled prefill
+  /// chunks (0: the cost model's estimate).
+  double prefillLayer = 0;
+  int64_t prefillChunk = 0;
+  /// Where prefillLayer comes from: "cost model"; "compiled chunks" (of
+  /// prefillChunk tokens, spatial presets); "cost model x compiled" (the
+  /// estimate scaled by the compiled chunks' ratio to theirs).
+  std::string prefillPricedBy = "cost model";
   /// Requests per second one replica serves (the server scenario's rate,
   /// or the offline one's saturation rate).
   double requestRate = 0;
