@@ -48,6 +48,28 @@ struct GraphPrecisionPolicyPass
           storedAs[r] = *storage;
       }
     });
+    // Under a narrow policy the activations cross chips at the policy's
+    // 16-bit format (bf16; fp16 under fp16), as serving engines run their
+    // collectives: a kernel whose every result goes only to all-reduces and
+    // all-gathers (a tensor-parallel layer's partial sums, the k and v
+    // gathered past the key-value heads) stores them so, and the collective
+    // carries, sums and copies them at it (spatial-lower-collectives).
+    if (llvm::StringRef wire = wireFormat(precision); !wire.empty())
+      func.walk([&](KernelOp kernel) {
+        if (kernel.getStorage() || kernel.getNumResults() == 0)
+          return;
+        for (mlir::Value r : kernel.getResults()) {
+          if (!llvm::cast<mlir::RankedTensorType>(r.getType())
+                   .getElementType()
+                   .isF32() ||
+              r.use_empty())
+            return;
+          for (mlir::Operation *user : r.getUsers())
+            if (!llvm::isa<AllReduceOp, AllGatherOp>(user))
+              return;
+        }
+        kernel.setStorage(wire);
+      });
     // A result asked to be stored narrow whose value no kernel stores so
     // (an argument returned as it is, a kernel with other results, a value
     // gathered or reduced across chips first) would come back unrounded
@@ -77,6 +99,14 @@ struct GraphPrecisionPolicyPass
   }
 
 private:
+  /// The format a policy's activations cross chips in: fp16 under fp16,
+  /// bf16 under the other narrow policies, none (fp32) under fp32.
+  static llvm::StringRef wireFormat(llvm::StringRef precision) {
+    if (precision == "fp32")
+      return "";
+    return precision == "fp16" ? "fp16" : "bf16";
+  }
+
   /// Every graph.storage of `func` names a narrow storage format.
   static mlir::LogicalResult checkStorageAttrs(mlir::func::FuncOp func) {
     auto check = [&](mlir::Attribute a, llvm::StringRef what,

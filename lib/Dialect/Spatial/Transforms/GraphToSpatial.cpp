@@ -610,8 +610,9 @@ LogicalResult GraphToSpatialPass::placeCollective(Operation *op, OpBuilder &b) {
                             op->getLoc()));
   std::vector<int64_t> group(chips.begin(), chips.end());
   std::sort(group.begin(), group.end());
+  // At the inputs' storage format (graph-precision-policy's wire format).
   auto type = cast<RankedTensorType>(op->getOperand(0).getType());
-  int64_t bytes = type.getNumElements() * elementBytes(type.getElementType());
+  int64_t bytes = type.getNumElements() * storageElementBytes(inputs[0]);
   auto c = CollectiveOp::create(
       b, op->getLoc(), op->getResultTypes(), inputs, b.getStringAttr(kind),
       b.getI64IntegerAttr(axis), b.getDenseI64ArrayAttr(chips),

@@ -44,6 +44,17 @@ public:
     if (name_.empty())
       name_ = "collective";
     name_ += op.getKind() == "all_reduce" ? ".all_reduce" : ".all_gather";
+    // The wire format: the one every input is stored in (graph-precision-
+    // policy stores a narrow policy's collective inputs at bf16 or fp16).
+    // Its pieces travel at it, and the sums and copies on the way are
+    // stored at it too, as a bf16 all-reduce rounds each partial sum.
+    for (auto [i, in] : llvm::enumerate(op.getInputs())) {
+      std::optional<rt::NumericFormat> f = storageFormatOf(in);
+      if (i == 0)
+        wire_ = f;
+      else if (f != wire_)
+        wire_.reset();
+    }
   }
 
   LogicalResult run();
@@ -78,6 +89,7 @@ private:
   FailureOr<std::vector<Value>> allGather();
 
   CollectiveOp op_;
+  std::optional<rt::NumericFormat> wire_;
   const CostModel &model_;
   const ChipNetwork &net_;
   OpBuilder b_;
@@ -101,7 +113,8 @@ FailureOr<SmallVector<Value>> Lowering::kernel(
       b_.getDenseI64ArrayAttr(shardDims), b_.getI64IntegerAttr(0),
       b_.getStringAttr("compute"), b_.getI64IntegerAttr(0),
       b_.getI64IntegerAttr(0), b_.getI64IntegerAttr(0),
-      b_.getI64IntegerAttr(chip), /*storage=*/StringAttr());
+      b_.getI64IntegerAttr(chip),
+      wire_ ? b_.getStringAttr(rt::numericFormatName(*wire_)) : StringAttr());
   Block *body = new Block();
   k.getBody().push_back(body);
   for (Value in : inputs)
@@ -134,7 +147,7 @@ Value Lowering::send(Value v, int64_t from, int64_t to) {
     return v;
   std::vector<int64_t> route = net_.route(from, to);
   RankedTensorType t = typeOf(v);
-  int64_t bytes = t.getNumElements() * elementBytes(t.getElementType());
+  int64_t bytes = t.getNumElements() * storageElementBytes(v);
   auto whole = b_.getDenseI64ArrayAttr({0, 0, 1, 1});
   return TransferOp::create(
       b_, op_.getLoc(), v.getType(), v, whole, b_.getI64IntegerAttr(-1),

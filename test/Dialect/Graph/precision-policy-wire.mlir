@@ -1,0 +1,62 @@
+// Tests graph-precision-policy's wire format: under a narrow policy a
+// kernel whose every result goes only to all-reduces and all-gathers (a
+// tensor-parallel layer's partial sums, k and v gathered past the key-value
+// heads) stores them at bf16 (fp16 under fp16), which the collectives then
+// carry; under fp32 nothing changes, and a kernel one of whose results is
+// also used elsewhere keeps fp32.
+// RUN: %loom-opt --graph-precision-policy --split-input-file %s | FileCheck %s --check-prefix=FP32
+// RUN: %loom-opt --graph-precision-policy=precision=fp8 --split-input-file %s | FileCheck %s --check-prefix=NARROW -DWIRE=bf16
+// RUN: %loom-opt --graph-precision-policy=precision=int8 --split-input-file %s | FileCheck %s --check-prefix=NARROW -DWIRE=bf16
+// RUN: %loom-opt --graph-precision-policy=precision=bf16 --split-input-file %s | FileCheck %s --check-prefix=NARROW -DWIRE=bf16
+// RUN: %loom-opt --graph-precision-policy=precision=fp16 --split-input-file %s | FileCheck %s --check-prefix=NARROW -DWIRE=fp16
+
+// FP32-LABEL: func.func @partial_sums(
+// FP32-NOT: storage
+// NARROW-LABEL: func.func @partial_sums(
+// NARROW: graph.kernel %arg0, %arg2 {kind = "matmul", precision = "{{[a-z0-9]+}}", storage = "[[WIRE]]"}
+// NARROW: graph.kernel %arg1, %arg3 {kind = "matmul", precision = "{{[a-z0-9]+}}", storage = "[[WIRE]]"}
+// NARROW: graph.all_reduce
+// NARROW: graph.kernel {{.*}}kind = "elementwise", precision = "fp32"} :
+func.func @partial_sums(%x0: tensor<1x4xf32>, %x1: tensor<1x4xf32>, %w0: tensor<4x8xf32>, %w1: tensor<4x8xf32>) -> tensor<1x8xf32> {
+  %p0 = graph.kernel %x0, %w0 {kind = "matmul", precision = "fp32"} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
+  ^bb0(%a: tensor<1x4xf32>, %b: tensor<4x8xf32>):
+    %m = graph.matmul %a, %b : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32>
+    graph.yield %m : tensor<1x8xf32>
+  }
+  %p1 = graph.kernel %x1, %w1 {kind = "matmul", precision = "fp32"} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
+  ^bb0(%a: tensor<1x4xf32>, %b: tensor<4x8xf32>):
+    %m = graph.matmul %a, %b : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32>
+    graph.yield %m : tensor<1x8xf32>
+  }
+  %r:2 = graph.all_reduce %p0, %p1 {chips = array<i64: 0, 1>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
+  %y = graph.kernel %r#0, %r#1 {kind = "elementwise", precision = "fp32"} : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32> {
+  ^bb0(%a: tensor<1x8xf32>, %b: tensor<1x8xf32>):
+    %s = graph.add %a, %b : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32>
+    graph.yield %s : tensor<1x8xf32>
+  }
+  return %y : tensor<1x8xf32>
+}
+
+// -----
+
+// One partial is also returned: its kernel keeps fp32, the other's goes
+// narrow.
+// FP32-LABEL: func.func @also_used(
+// FP32-NOT: storage
+// NARROW-LABEL: func.func @also_used(
+// NARROW: graph.kernel %arg0, %arg2 {kind = "matmul", precision = "{{[a-z0-9]+}}"} :
+// NARROW: graph.kernel %arg1, %arg3 {kind = "matmul", precision = "{{[a-z0-9]+}}", storage = "[[WIRE]]"}
+func.func @also_used(%x0: tensor<1x4xf32>, %x1: tensor<1x4xf32>, %w0: tensor<4x8xf32>, %w1: tensor<4x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>) {
+  %p0 = graph.kernel %x0, %w0 {kind = "matmul", precision = "fp32"} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
+  ^bb0(%a: tensor<1x4xf32>, %b: tensor<4x8xf32>):
+    %m = graph.matmul %a, %b : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32>
+    graph.yield %m : tensor<1x8xf32>
+  }
+  %p1 = graph.kernel %x1, %w1 {kind = "matmul", precision = "fp32"} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
+  ^bb0(%a: tensor<1x4xf32>, %b: tensor<4x8xf32>):
+    %m = graph.matmul %a, %b : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32>
+    graph.yield %m : tensor<1x8xf32>
+  }
+  %r:2 = graph.all_reduce %p0, %p1 {chips = array<i64: 0, 1>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
+  return %r#0, %p0 : tensor<1x8xf32>, tensor<1x8xf32>
+}
