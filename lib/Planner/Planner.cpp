@@ -1669,6 +1669,7 @@ std::string formatJson(const Result &result, const Request &r) {
     q["meets_targets"] = p.meetsTargets;
     q["decode_priced_by"] = p.compiled ? "compiled layer" : "cost model";
     q["prefill_s"] = p.prefillAlone;
+    q["prefill_layer_s"] = p.prefillLayer;
     q["prefill_priced_by"] = p.prefillPricedBy;
     if (p.prefillChunk)
       q["prefill_chunk_tokens"] = p.prefillChunk;

@@ -12,6 +12,14 @@
 // PIPE: graph.partition_report = "tp 2 x pp 2 on 4 chips (as asked); tp 2 x pp 2: latency 43.20 us,
 // SLICE: graph.partition_report = "tp 2 x pp 1 on 2 chips (as asked); tp 2 x pp 1: latency 43.19 us,
 // ALONE: graph.partition_report = "tp 2 x pp 1 on 2 chips (as asked); tp 2 x pp 1: latency 30.09 us,
+//
+// Under a narrow policy the partial sum crosses at bf16 (graph-precision-
+// policy's wire format), half the bytes: halving the links then adds 6.55
+// us (17.80 - 11.25), half the 13.10 us it adds at fp32 (43.19 - 30.09).
+// RUN: %loom-opt --graph-partition="target=%S/../Sched/Inputs/tiny-dragonfly.json chips=2 tp=2 pp=1 system-chips=4 precision=bf16" %s | FileCheck %s --check-prefix=SLICE16
+// RUN: %loom-opt --graph-partition="target=%S/../Sched/Inputs/tiny-dragonfly.json chips=2 tp=2 pp=1 precision=bf16" %s | FileCheck %s --check-prefix=ALONE16
+// SLICE16: graph.partition_report = "tp 2 x pp 1 on 2 chips (as asked); tp 2 x pp 1: latency 17.80 us,
+// ALONE16: graph.partition_report = "tp 2 x pp 1 on 2 chips (as asked); tp 2 x pp 1: latency 11.25 us,
 
 func.func @mlp(%x: tensor<256x512xf32> {graph.name = "x"}) -> (tensor<256x512xf32> {graph.name = "y"}) {
   %w1 = graph.constant {value = dense<0.5> : tensor<512x512xf32>} : () -> tensor<512x512xf32>

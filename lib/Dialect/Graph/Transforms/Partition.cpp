@@ -160,6 +160,13 @@ std::optional<Shard> perRank(ArrayRef<int64_t> shape, Shard s, int64_t ranks) {
 
 RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 
+/// Whether `v` is an f32 value held at 4 bytes (no narrower declared
+/// storage): what a narrow policy carries across chips at 16 bits.
+bool isF32(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType().isF32() &&
+         !declaredStorage(v);
+}
+
 /// Bytes of `v` as stored (a KV cache at its declared storage).
 int64_t bytesOf(Value v) {
   RankedTensorType t = typeOf(v);
@@ -218,6 +225,9 @@ struct CollectiveNeed {
   /// The ranks of each group that runs it (0: all tp): a gather into
   /// pieces that groups of ranks share runs inside each group.
   int64_t ranks = 0;
+  /// Whether the value is f32, which a narrow precision policy carries
+  /// across chips at 16 bits (graph-precision-policy's wire format).
+  bool f32 = true;
 };
 
 /// Step 1: sharding propagation for `tp` ranks.
@@ -258,12 +268,13 @@ struct Propagation {
     if (have == want || isFree(v))
       return;
     if (have.kind == Shard::Partial)
-      collectives.push_back({true, bytesOf(v), user});
+      collectives.push_back({true, bytesOf(v), user, 0, isF32(v)});
     else if (int64_t group = groupGather(have, want))
       collectives.push_back(
-          {false, bytesOf(v) / want.pieces(tp), user, group});
+          {false, bytesOf(v) / want.pieces(tp), user, group, isF32(v)});
     else if (have.kind == Shard::Split && want.kind != Shard::Partial)
-      collectives.push_back({false, bytesOf(v) * gatherCopies(v, have), user});
+      collectives.push_back(
+          {false, bytesOf(v) * gatherCopies(v, have), user, 0, isF32(v)});
   }
   /// When turning `have` into `want` is a gather inside groups of
   /// consecutive ranks (each rank holds its own piece of one dim, and each
@@ -299,7 +310,8 @@ struct Propagation {
       for (auto [v, want] : llvm::zip(op.getOperands(), plan.operands))
         need(v, want, &op);
       if (plan.gatherAfter >= 0)
-        collectives.push_back({false, bytesOf(op.getResult(0)), &op});
+        collectives.push_back({false, bytesOf(op.getResult(0)), &op, 0,
+                               isF32(op.getResult(0))});
       for (Value r : op.getResults())
         state[r.getAsOpaquePointer()] = plan.result;
       divided[&op] = plan.gatherAfter >= 0 || plan.result.kind == Shard::Partial
@@ -751,7 +763,9 @@ double GraphPartitionPass::collectiveSeconds(const CollectiveNeed &c,
   for (int64_t i = 0; i < n; ++i)
     group.push_back(i);
   std::string alg = net.collectiveAlgorithm(group);
-  int64_t chunk = (c.bytes + n - 1) / n;
+  // A narrow policy's f32 activations cross chips at 16 bits.
+  int64_t bytes = c.f32 && precision != "fp32" ? c.bytes / 2 : c.bytes;
+  int64_t chunk = (bytes + n - 1) / n;
   // One step: every rank sends a chunk to a neighbour (ring) or to every
   // other rank at once (direct); the slowest pair sets the pace.
   double step = net.transferCycles(0, 1 % n, chunk);
