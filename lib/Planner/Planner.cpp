@@ -814,6 +814,9 @@ namespace {
 /// the smallest tried when a larger one does not compile (its activations
 /// do not fit the chips' SRAM).
 constexpr int64_t kSpatialPrefillChunk = 512, kSmallestPrefillChunk = 32;
+/// The most prefill layer shapes (tp x ep chips, system chips) compiled
+/// in one search.
+constexpr size_t kPrefillGroups = 3;
 
 /// Prices the prompts of spatial plans by compiled prefill chunks
 /// (chunked prefill): the prompt of L tokens in chunks of C, each one
@@ -866,12 +869,14 @@ void compilePrefill(Result &result, const ModelCost &m,
         layer.past = L - chunk;
         last = compileLayer(configPath, systemName, layer, out.why);
       }
-      if (first && last) {
+      if (first && last && *first > 0 && *last > 0) {
         out.chunk = chunk;
         out.seconds = double(L) / double(chunk) * (*first + *last) / 2;
         out.why.clear();
         break;
       }
+      if (first && last && out.why.empty())
+        out.why = "the compiled chunk took no time";
       if (chunk / 2 < kSmallestPrefillChunk)
         break;
     }
@@ -885,7 +890,8 @@ void compilePrefill(Result &result, const ModelCost &m,
   std::map<decltype(id(Plan{})), double> estimate;
   for (const Plan &p : result.plans)
     estimate[id(p)] = p.prefillLayer;
-  auto apply = [&](Plan &p, double layerSeconds, int64_t chunk) {
+  auto apply = [&](Plan &p, double layerSeconds, int64_t chunk,
+                   const char *pricedBy) {
     const double stages = double(p.pp) * std::ceil(double(m.layers) / double(p.pp));
     const double hops = p.prefillAlone - stages * p.prefillLayer;
     p.prefillShare *= layerSeconds / p.prefillLayer;
@@ -893,13 +899,15 @@ void compilePrefill(Result &result, const ModelCost &m,
     p.prefillAlone = stages * layerSeconds + hops;
     p.ttftAlone = p.prefillAlone + double(p.prefillSteps) * p.tpot;
     p.prefillChunk = chunk;
-    p.prefillPricedBy = chunk ? "compiled chunks" : "cost model x compiled";
+    p.prefillPricedBy = pricedBy;
     setRates(p, r, wattsPerChip);
   };
   for (int round = 0; round < 3; ++round) {
     bool any = false;
     size_t top = std::min<size_t>(result.plans.size(), size_t(r.top));
-    for (size_t i = 0; i < top; ++i)
+    // At most kPrefillGroups shapes a search, like the decode layers'
+    // budget: the calibration carries their lesson to the rest.
+    for (size_t i = 0; i < top && compiled.size() < kPrefillGroups; ++i)
       if (!compiled.count(keyOf(result.plans[i]))) {
         compile(result.plans[i]);
         any = true;
@@ -924,11 +932,14 @@ void compilePrefill(Result &result, const ModelCost &m,
     for (Plan &p : result.plans) {
       auto it = compiled.find(keyOf(p));
       if (it != compiled.end() && it->second.chunk) {
-        apply(p, it->second.seconds, it->second.chunk);
-      } else if (it == compiled.end() && !all.empty()) {
+        apply(p, it->second.seconds, it->second.chunk, "compiled chunks");
+      } else if (it != compiled.end()) {
+        // Its chunks did not compile: the estimate stands (reported).
+        apply(p, estimate[id(p)], 0, "cost model");
+      } else if (!all.empty()) {
         auto g = byGroup.find(p.tp * p.ep);
         double k = g != byGroup.end() ? median(g->second) : median(all);
-        apply(p, estimate[id(p)] * k, 0);
+        apply(p, estimate[id(p)] * k, 0, "cost model x compiled");
       }
     }
     order();
@@ -1177,12 +1188,15 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     rt::Progress bar("plan: compiling layers", 0);
     System s(system, r);
     // The stage hops and the LM head. A compiled plan's hops carry what the
-    // compiled decode step moves between stages: its activations are fp32
-    // between kernels whatever the matrix precision.
+    // compiled decode step moves between stages: its fp32 activations, at
+    // 16 bits under a narrow kernel precision (graph-precision-policy's
+    // wire format).
+    const double wireBytes = precision == "fp32"
+                                 ? double(kDecodeStepActivationBytes)
+                                 : double(kDecodeStepActivationBytes) / 2;
     auto fixed = [&](const Plan &p, bool compiled) {
       double vec = double(p.batch) * m.hidden *
-                   (compiled ? double(kDecodeStepActivationBytes)
-                             : precisionBytes(r.activations));
+                   (compiled ? wireBytes : precisionBytes(r.activations));
       return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
              s.lmHead(m.headParams, double(p.batch), p.tp,
                       precisionBytes(r.weights));
@@ -1203,6 +1217,10 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
         estLayer;
     for (Plan &p : result.plans)
       estLayer[id(p)] = (p.tpot - fixed(p, false)) / double(m.layers);
+    // The prompts first (their order then settles with the decode layers').
+    if (!r.decodeOnly)
+      compilePrefill(result, m, configPath, systemName, precision, kvStorage,
+                     r, s.power, compileLayer, order);
     for (int round = 0; round < 6; ++round) {
       // Compile the layers of the best `top` plans not compiled yet.
       size_t top = std::min<size_t>(result.plans.size(), size_t(r.top));
@@ -1291,9 +1309,6 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
             "the layer on " + std::to_string(std::get<0>(key)) +
             " chips at batch " + std::to_string(std::get<1>(key)) +
             " did not compile: " + why[key]);
-    if (!r.decodeOnly)
-      compilePrefill(result, m, configPath, systemName, precision, kvStorage,
-                     r, s.power, compileLayer, order);
   }
   order();
   if (result.plans.size() > size_t(r.top))
@@ -1325,6 +1340,11 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
   q.kvMove = move;
   q.ttft = q.ttftAlone = ttft;
   q.prefillSteps = 0; // the prompt's own pass yields its first token
+  // The prompt's pass is the prefill system's.
+  q.prefillAlone = fast.prefillAlone;
+  q.prefillLayer = fast.prefillLayer;
+  q.prefillChunk = fast.prefillChunk;
+  q.prefillPricedBy = fast.prefillPricedBy;
   q.tpotLoaded = q.tpotP99 = step;
   // Decode replicas: as many as the concurrency asked for needs, and the
   // rate asked for at `perReplica` requests/s each (as replicas() does;

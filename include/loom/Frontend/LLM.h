@@ -140,7 +140,8 @@ void ropeTables(const LlmConfig &config, int64_t first, int64_t count,
                 std::vector<float> &cos, std::vector<float> &sin);
 /// The "attention_mask" input of a prefill chunk of `tokens` new tokens
 /// after `past` cached ones, row-major [tokens, past + tokens]: 0 where new
-/// token i may attend (positions up to past + i), -inf after.
+/// token i may attend (positions up to past + i), -inf after. Empty for a
+/// negative past or no tokens.
 std::vector<float> causalMask(int64_t past, int64_t tokens);
 
 } // namespace loom

@@ -804,6 +804,8 @@ void ropeTables(const LlmConfig &c, int64_t first, int64_t count,
 }
 
 std::vector<float> causalMask(int64_t past, int64_t tokens) {
+  if (past < 0 || tokens <= 0)
+    return {};
   const int64_t total = past + tokens;
   std::vector<float> mask(tokens * total, 0.0f);
   for (int64_t i = 0; i < tokens; ++i)

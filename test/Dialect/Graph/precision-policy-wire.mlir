@@ -60,3 +60,45 @@ func.func @also_used(%x0: tensor<1x4xf32>, %x1: tensor<1x4xf32>, %w0: tensor<4x8
   %r:2 = graph.all_reduce %p0, %p1 {chips = array<i64: 0, 1>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
   return %r#0, %p0 : tensor<1x8xf32>, tensor<1x8xf32>
 }
+
+// -----
+
+// A pipeline stage's hand-off: a kernel on chip 0 whose result only a
+// kernel on chip 1 reads stores it at the wire format; one that chip 0
+// reads too keeps fp32. An all-gather's input goes narrow as an
+// all-reduce's does.
+// FP32-LABEL: func.func @stages(
+// FP32-NOT: storage
+// NARROW-LABEL: func.func @stages(
+// NARROW: graph.kernel %arg0 {graph.chip = 0 : i64, kind = "elementwise", precision = "fp32", storage = "[[WIRE]]"}
+// NARROW: graph.kernel %arg0 {graph.chip = 0 : i64, kind = "elementwise", precision = "fp32"} :
+// NARROW: graph.kernel %arg1 {graph.chip = 1 : i64, kind = "elementwise", precision = "fp32", storage = "[[WIRE]]"}
+func.func @stages(%x: tensor<1x8xf32>, %z: tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x16xf32>) {
+  %a = graph.kernel %x {graph.chip = 0 : i64, kind = "elementwise", precision = "fp32"} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
+  ^bb0(%v: tensor<1x8xf32>):
+    %r = graph.relu %v : (tensor<1x8xf32>) -> tensor<1x8xf32>
+    graph.yield %r : tensor<1x8xf32>
+  }
+  %b = graph.kernel %x {graph.chip = 0 : i64, kind = "elementwise", precision = "fp32"} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
+  ^bb0(%v: tensor<1x8xf32>):
+    %r = graph.neg %v : (tensor<1x8xf32>) -> tensor<1x8xf32>
+    graph.yield %r : tensor<1x8xf32>
+  }
+  %g0 = graph.kernel %z {graph.chip = 1 : i64, kind = "elementwise", precision = "fp32"} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
+  ^bb0(%v: tensor<1x8xf32>):
+    %r = graph.neg %v : (tensor<1x8xf32>) -> tensor<1x8xf32>
+    graph.yield %r : tensor<1x8xf32>
+  }
+  %c = graph.kernel %a, %b {graph.chip = 1 : i64, kind = "elementwise", precision = "fp32"} : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32> {
+  ^bb0(%u: tensor<1x8xf32>, %v: tensor<1x8xf32>):
+    %s = graph.add %u, %v : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32>
+    graph.yield %s : tensor<1x8xf32>
+  }
+  %d = graph.kernel %b {graph.chip = 0 : i64, kind = "elementwise", precision = "fp32"} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
+  ^bb0(%v: tensor<1x8xf32>):
+    %r = graph.relu %v : (tensor<1x8xf32>) -> tensor<1x8xf32>
+    graph.yield %r : tensor<1x8xf32>
+  }
+  %ag:2 = graph.all_gather %d, %g0 {axis = 1 : i64, chips = array<i64: 0, 1>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x16xf32>, tensor<1x16xf32>)
+  return %c, %d, %ag#1 : tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x16xf32>
+}

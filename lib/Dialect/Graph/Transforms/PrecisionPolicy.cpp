@@ -49,11 +49,13 @@ struct GraphPrecisionPolicyPass
       }
     });
     // Under a narrow policy the activations cross chips at the policy's
-    // 16-bit format (bf16; fp16 under fp16), as serving engines run their
-    // collectives: a kernel whose every result goes only to all-reduces and
-    // all-gathers (a tensor-parallel layer's partial sums, the k and v
-    // gathered past the key-value heads) stores them so, and the collective
-    // carries, sums and copies them at it (spatial-lower-collectives).
+    // 16-bit format (bf16; fp16 under fp16), as serving engines send them:
+    // a kernel whose every result goes only to all-reduces and all-gathers
+    // (a tensor-parallel layer's partial sums, the k and v gathered past
+    // the key-value heads) or to kernels on other chips (the activations a
+    // pipeline stage hands to the next) stores them so; the collective
+    // carries, sums and copies them at it (spatial-lower-collectives), and
+    // a transfer moves a stored value's bytes.
     if (llvm::StringRef wire = wireFormat(precision); !wire.empty())
       func.walk([&](KernelOp kernel) {
         if (kernel.getStorage() || kernel.getNumResults() == 0)
@@ -65,7 +67,8 @@ struct GraphPrecisionPolicyPass
               r.use_empty())
             return;
           for (mlir::Operation *user : r.getUsers())
-            if (!llvm::isa<AllReduceOp, AllGatherOp>(user))
+            if (!llvm::isa<AllReduceOp, AllGatherOp>(user) &&
+                !(llvm::isa<KernelOp>(user) && chipOf(user) != chipOf(kernel)))
               return;
         }
         kernel.setStorage(wire);
