@@ -830,21 +830,34 @@ constexpr size_t kPrefillGroups = 3;
 /// its group's ratio of compiled to estimated time, else the median
 /// ratio. The layer time scales the prompt's pass alone (time to first
 /// token) and its share under load alike.
-void compilePrefill(Result &result, const ModelCost &m,
-                    const std::string &configPath,
-                    const std::string &systemName,
-                    const std::string &precision, const std::string &kvStorage,
-                    const Request &r, double wattsPerChip,
-                    const LayerCompiler &compileLayer,
-                    const std::function<void()> &order) {
+/// What compilePrefill keeps between its calls: the prefill shapes
+/// compiled (keyed by tp x ep chips and system chips) and each plan's
+/// estimate (keyed by its degrees: the plans move).
+struct PrefillState {
   struct Prefill {
     int64_t chunk = 0; // 0: did not compile
     int64_t smallestTried = 0;
     double seconds = 0;
     std::string why;
   };
-  using Key = std::pair<int64_t, int64_t>; // (tp x ep, chips)
+  using Key = std::pair<int64_t, int64_t>;
   std::map<Key, Prefill> compiled;
+  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>,
+           double>
+      estimate;
+};
+
+/// Returns whether it compiled anything.
+bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
+                    const std::string &configPath,
+                    const std::string &systemName,
+                    const std::string &precision, const std::string &kvStorage,
+                    const Request &r, double wattsPerChip,
+                    const LayerCompiler &compileLayer,
+                    const std::function<void()> &order) {
+  using Prefill = PrefillState::Prefill;
+  using Key = PrefillState::Key;
+  std::map<Key, Prefill> &compiled = state.compiled;
   auto keyOf = [](const Plan &p) { return Key{p.tp * p.ep, p.chips}; };
   const int64_t L = r.inputLen;
   rt::Progress bar("plan: compiling prefill chunks", 0);
@@ -887,9 +900,9 @@ void compilePrefill(Result &result, const ModelCost &m,
   auto id = [](const Plan &p) {
     return std::make_tuple(p.tp, p.pp, p.ep, p.dp, p.batch, p.micro);
   };
-  std::map<decltype(id(Plan{})), double> estimate;
+  auto &estimate = state.estimate;
   for (const Plan &p : result.plans)
-    estimate[id(p)] = p.prefillLayer;
+    estimate.emplace(id(p), p.prefillLayer); // the first call's: the estimate
   auto apply = [&](Plan &p, double layerSeconds, int64_t chunk,
                    const char *pricedBy) {
     const double stages = double(p.pp) * std::ceil(double(m.layers) / double(p.pp));
@@ -902,6 +915,7 @@ void compilePrefill(Result &result, const ModelCost &m,
     p.prefillPricedBy = pricedBy;
     setRates(p, r, wattsPerChip);
   };
+  bool compiledAny = false;
   for (int round = 0; round < 3; ++round) {
     bool any = false;
     size_t top = std::min<size_t>(result.plans.size(), size_t(r.top));
@@ -914,6 +928,7 @@ void compilePrefill(Result &result, const ModelCost &m,
       }
     if (!any)
       break;
+    compiledAny = true;
     // The compiled groups' ratios to their estimates.
     std::map<int64_t, std::vector<double>> byGroup;
     std::vector<double> all;
@@ -945,13 +960,19 @@ void compilePrefill(Result &result, const ModelCost &m,
     order();
   }
   bar.finish();
-  for (const auto &[key, prefill] : compiled)
+  return compiledAny;
+}
+
+/// The prefill shapes that did not compile, as compileFailures lines.
+void reportPrefillFailures(const PrefillState &state, Result &result,
+                           const Request &r) {
+  for (const auto &[key, prefill] : state.compiled)
     if (!prefill.chunk)
       result.compileFailures.push_back(
           "the prefill chunk on " + std::to_string(key.first) +
           " chips did not compile (chunks of " +
-          std::to_string(std::min(L, kSpatialPrefillChunk)) + " down to " +
-          std::to_string(prefill.smallestTried) +
+          std::to_string(std::min(r.inputLen, kSpatialPrefillChunk)) +
+          " down to " + std::to_string(prefill.smallestTried) +
           " tokens tried; the prompt keeps the estimate): " + prefill.why);
 }
 
@@ -1217,10 +1238,16 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
         estLayer;
     for (Plan &p : result.plans)
       estLayer[id(p)] = (p.tpot - fixed(p, false)) / double(m.layers);
-    // The prompts first (their order then settles with the decode layers').
-    if (!r.decodeOnly)
-      compilePrefill(result, m, configPath, systemName, precision, kvStorage,
-                     r, s.power, compileLayer, order);
+    // The prompts first, then the decode layers, then the prompts of the
+    // plans the decode layers brought to the top (while the budget lasts).
+    PrefillState prefill;
+    auto prefillPass = [&] {
+      return !r.decodeOnly &&
+             compilePrefill(prefill, result, m, configPath, systemName,
+                            precision, kvStorage, r, s.power, compileLayer,
+                            order);
+    };
+    prefillPass();
     for (int round = 0; round < 6; ++round) {
       // Compile the layers of the best `top` plans not compiled yet.
       size_t top = std::min<size_t>(result.plans.size(), size_t(r.top));
@@ -1303,6 +1330,8 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
         break;
     }
     bar.finish();
+    prefillPass();
+    reportPrefillFailures(prefill, result, r);
     for (const auto &[key, seconds] : cache)
       if (!seconds)
         result.compileFailures.push_back(

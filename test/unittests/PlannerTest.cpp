@@ -559,13 +559,17 @@ TEST(PlannerTest, SpatialPrefillThatDoesNotCompileIsReported) {
     EXPECT_EQ(p.prefillPricedBy, "cost model");
     EXPECT_EQ(p.prefillChunk, 0);
   }
-  ASSERT_EQ(result->compileFailures.size(), 1u);
-  const std::string &f = result->compileFailures[0];
-  EXPECT_EQ(f.rfind("the prefill chunk on ", 0), 0u) << f;
-  EXPECT_NE(f.find(" chips did not compile (chunks of 100 down to 50 tokens "
-                   "tried; the prompt keeps the estimate): boom"),
-            std::string::npos)
-      << f;
+  // One line per shape tried (before and after the decode layers moved
+  // the top plans), within the budget of three.
+  ASSERT_GE(result->compileFailures.size(), 1u);
+  EXPECT_LE(result->compileFailures.size(), 3u);
+  for (const std::string &f : result->compileFailures) {
+    EXPECT_EQ(f.rfind("the prefill chunk on ", 0), 0u) << f;
+    EXPECT_NE(f.find(" chips did not compile (chunks of 100 down to 50 "
+                     "tokens tried; the prompt keeps the estimate): boom"),
+              std::string::npos)
+        << f;
+  }
 }
 
 // A mixture-of-experts model on a spatial preset is compiled too: its layer
