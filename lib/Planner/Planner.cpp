@@ -675,6 +675,13 @@ bool meets(const Plan &p, const Request &r) {
          (r.tpot <= 0 || p.tpotP99 <= r.tpot);
 }
 
+/// A plan's degrees and batch: what identifies it while the search
+/// re-ranks (moves) the plans.
+using PlanId = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>;
+PlanId idOf(const Plan &p) {
+  return {p.tp, p.pp, p.ep, p.dp, p.batch, p.micro};
+}
+
 /// Orders plans: with a load to serve (concurrency or rate), the fewest
 /// chips that serve it, then the lower time per output token; else the
 /// most tokens/s per chip, then the fewer chips.
@@ -692,8 +699,7 @@ bool better(const Plan &a, const Plan &b, const Request &r) {
     if (a.chips != b.chips)
       return a.chips < b.chips;
   }
-  return std::make_tuple(a.tp, a.pp, a.ep, a.dp, a.batch, a.micro) <
-         std::make_tuple(b.tp, b.pp, b.ep, b.dp, b.batch, b.micro);
+  return idOf(a) < idOf(b);
 }
 
 /// Data-parallel replicas the load asks for, unclamped, when each replica
@@ -810,6 +816,12 @@ std::string describe(const Plan &p) {
 
 namespace {
 
+/// The median of `v` (non-empty; the upper one of an even count).
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
 /// The largest prefill chunk a spatial plan's prompt is compiled in, and
 /// the smallest tried when a larger one does not compile (its activations
 /// do not fit the chips' SRAM).
@@ -829,7 +841,9 @@ constexpr size_t kPrefillGroups = 3;
 /// rounds, as the order moves); every other plan's estimate is scaled by
 /// its group's ratio of compiled to estimated time, else the median
 /// ratio. The layer time scales the prompt's pass alone (time to first
-/// token) and its share under load alike.
+/// token) and its share under load alike. Called before and after the
+/// decode layers are compiled (which re-rank the plans), with `state` kept
+/// between the calls; returns whether it compiled anything.
 /// What compilePrefill keeps between its calls: the prefill shapes
 /// compiled (keyed by tp x ep chips and system chips) and each plan's
 /// estimate (keyed by its degrees: the plans move).
@@ -842,12 +856,9 @@ struct PrefillState {
   };
   using Key = std::pair<int64_t, int64_t>;
   std::map<Key, Prefill> compiled;
-  std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>,
-           double>
-      estimate;
+  std::map<PlanId, double> estimate;
 };
 
-/// Returns whether it compiled anything.
 bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
                     const std::string &configPath,
                     const std::string &systemName,
@@ -895,14 +906,10 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
     }
     compiled[keyOf(p)] = out;
   };
-  // Each plan's estimate, kept to scale by the calibration (by the plan's
-  // degrees: order() moves the plans).
-  auto id = [](const Plan &p) {
-    return std::make_tuple(p.tp, p.pp, p.ep, p.dp, p.batch, p.micro);
-  };
+  // Each plan's estimate, kept to scale by the calibration.
   auto &estimate = state.estimate;
   for (const Plan &p : result.plans)
-    estimate.emplace(id(p), p.prefillLayer); // the first call's: the estimate
+    estimate.emplace(idOf(p), p.prefillLayer); // the first call's: the estimate
   auto apply = [&](Plan &p, double layerSeconds, int64_t chunk,
                    const char *pricedBy) {
     const double stages = double(p.pp) * std::ceil(double(m.layers) / double(p.pp));
@@ -936,25 +943,21 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
       auto it = compiled.find(keyOf(p));
       if (it == compiled.end() || !it->second.chunk)
         continue;
-      double k = it->second.seconds / estimate[id(p)];
+      double k = it->second.seconds / estimate[idOf(p)];
       byGroup[p.tp * p.ep].push_back(k);
       all.push_back(k);
     }
-    auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
     for (Plan &p : result.plans) {
       auto it = compiled.find(keyOf(p));
       if (it != compiled.end() && it->second.chunk) {
         apply(p, it->second.seconds, it->second.chunk, "compiled chunks");
       } else if (it != compiled.end()) {
         // Its chunks did not compile: the estimate stands (reported).
-        apply(p, estimate[id(p)], 0, "cost model");
+        apply(p, estimate[idOf(p)], 0, "cost model");
       } else if (!all.empty()) {
         auto g = byGroup.find(p.tp * p.ep);
         double k = g != byGroup.end() ? median(g->second) : median(all);
-        apply(p, estimate[id(p)] * k, 0, "cost model x compiled");
+        apply(p, estimate[idOf(p)] * k, 0, "cost model x compiled");
       }
     }
     order();
@@ -1210,11 +1213,11 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     System s(system, r);
     // The stage hops and the LM head. A compiled plan's hops carry what the
     // compiled decode step moves between stages: its fp32 activations, at
-    // 16 bits under a narrow kernel precision (graph-precision-policy's
-    // wire format).
-    const double wireBytes = precision == "fp32"
-                                 ? double(kDecodeStepActivationBytes)
-                                 : double(kDecodeStepActivationBytes) / 2;
+    // the kernel precision's wire format (rt::activationWireFormat).
+    const std::optional<NumericFormat> wire =
+        rt::activationWireFormat(precision);
+    const double wireBytes = wire ? rt::numericFormatBytes(*wire)
+                                  : double(kDecodeStepActivationBytes);
     auto fixed = [&](const Plan &p, bool compiled) {
       double vec = double(p.batch) * m.hidden *
                    (compiled ? wireBytes : precisionBytes(r.activations));
@@ -1230,14 +1233,9 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     // Each plan's estimated layer time, kept to scale by the calibration.
     for (Plan &p : result.plans)
       p.note.clear();
-    auto id = [](const Plan &p) {
-      return std::make_tuple(p.tp, p.pp, p.ep, p.dp, p.batch, p.micro);
-    };
-    std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t>,
-             double>
-        estLayer;
+    std::map<PlanId, double> estLayer;
     for (Plan &p : result.plans)
-      estLayer[id(p)] = (p.tpot - fixed(p, false)) / double(m.layers);
+      estLayer[idOf(p)] = (p.tpot - fixed(p, false)) / double(m.layers);
     // The prompts first, then the decode layers, then the prompts of the
     // plans the decode layers brought to the top (while the budget lasts).
     PrefillState prefill;
@@ -1299,7 +1297,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
           continue;
         }
         if (!p.compiled)
-          ratios.push_back(*it->second / estLayer[id(p)]);
+          ratios.push_back(*it->second / estLayer[idOf(p)]);
         setTpot(p, double(m.layers) * *it->second + fixed(p, true));
         p.compiled = true;
         p.layerPrecision = precision;
@@ -1310,19 +1308,15 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       for (Plan &p : result.plans) {
         auto it = cache.find(keyOf(p));
         if (it != cache.end() && it->second)
-          byGroup[group(p)].push_back(*it->second / estLayer[id(p)]);
+          byGroup[group(p)].push_back(*it->second / estLayer[idOf(p)]);
       }
-      auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v[v.size() / 2];
-      };
       if (!ratios.empty()) {
         double all = median(ratios);
         for (Plan &p : result.plans)
           if (!p.compiled) {
             auto it = byGroup.find(group(p));
             double k = it != byGroup.end() ? median(it->second) : all;
-            setTpot(p, double(m.layers) * estLayer[id(p)] * k + fixed(p, false));
+            setTpot(p, double(m.layers) * estLayer[idOf(p)] * k + fixed(p, false));
           }
       }
       order();

@@ -572,6 +572,31 @@ TEST(PlannerTest, SpatialPrefillThatDoesNotCompileIsReported) {
   }
 }
 
+// A chunk that compiles to no time at all is no measurement: it counts as
+// a failure, and the prompt keeps the estimate.
+TEST(PlannerTest, SpatialPrefillTakingNoTimeIsAFailure) {
+  Request r = tinyRequest();
+  r.maxChips = 8;
+  r.top = 1;
+  r.threads = 1;
+  LayerCompiler fake = [](const std::string &, const std::string &,
+                          const LayerSpec &layer,
+                          std::string &) -> std::optional<double> {
+    return layer.tokens == 1 ? 1e-6 : 0.0;
+  };
+  std::string error;
+  std::optional<Result> result = loom::plan::plan(
+      tinyConfig(), "tiny.json", loadTarget("tsp-v1"), r, fake, error);
+  ASSERT_TRUE(result && !result->plans.empty()) << error;
+  EXPECT_EQ(result->plans[0].prefillPricedBy, "cost model");
+  ASSERT_FALSE(result->compileFailures.empty());
+  EXPECT_NE(result->compileFailures[0].find(
+                "the prompt keeps the estimate): the compiled chunk took no "
+                "time"),
+            std::string::npos)
+      << result->compileFailures[0];
+}
+
 // A mixture-of-experts model on a spatial preset is compiled too: its layer
 // on the plan's tp x ep chips (each chip's share of the experts and the
 // heads, as the estimate divides them), and the plan takes its time.

@@ -763,8 +763,11 @@ double GraphPartitionPass::collectiveSeconds(const CollectiveNeed &c,
   for (int64_t i = 0; i < n; ++i)
     group.push_back(i);
   std::string alg = net.collectiveAlgorithm(group);
-  // A narrow policy's f32 activations cross chips at 16 bits.
-  int64_t bytes = c.f32 && precision != "fp32" ? c.bytes / 2 : c.bytes;
+  // A narrow policy's f32 activations cross chips at its wire format.
+  std::optional<NumericFormat> wire = rt::activationWireFormat(precision);
+  int64_t bytes =
+      c.f32 && wire ? c.bytes / 4 * int64_t(rt::numericFormatBytes(*wire))
+                    : c.bytes;
   int64_t chunk = (bytes + n - 1) / n;
   // One step: every rank sends a chunk to a neighbour (ring) or to every
   // other rank at once (direct); the slowest pair sets the pace.

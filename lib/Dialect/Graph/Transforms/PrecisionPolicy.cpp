@@ -56,7 +56,9 @@ struct GraphPrecisionPolicyPass
     // pipeline stage hands to the next) stores them so; the collective
     // carries, sums and copies them at it (spatial-lower-collectives), and
     // a transfer moves a stored value's bytes.
-    if (llvm::StringRef wire = wireFormat(precision); !wire.empty())
+    if (std::optional<rt::NumericFormat> wireFormat =
+            rt::activationWireFormat(precision)) {
+      llvm::StringRef wire = rt::numericFormatName(*wireFormat);
       func.walk([&](KernelOp kernel) {
         if (kernel.getStorage() || kernel.getNumResults() == 0)
           return;
@@ -73,6 +75,7 @@ struct GraphPrecisionPolicyPass
         }
         kernel.setStorage(wire);
       });
+    }
     // A result asked to be stored narrow whose value no kernel stores so
     // (an argument returned as it is, a kernel with other results, a value
     // gathered or reduced across chips first) would come back unrounded
@@ -102,14 +105,6 @@ struct GraphPrecisionPolicyPass
   }
 
 private:
-  /// The format a policy's activations cross chips in: fp16 under fp16,
-  /// bf16 under the other narrow policies, none (fp32) under fp32.
-  static llvm::StringRef wireFormat(llvm::StringRef precision) {
-    if (precision == "fp32")
-      return "";
-    return precision == "fp16" ? "fp16" : "bf16";
-  }
-
   /// Every graph.storage of `func` names a narrow storage format.
   static mlir::LogicalResult checkStorageAttrs(mlir::func::FuncOp func) {
     auto check = [&](mlir::Attribute a, llvm::StringRef what,

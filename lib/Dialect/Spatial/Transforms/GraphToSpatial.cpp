@@ -613,11 +613,10 @@ LogicalResult GraphToSpatialPass::placeCollective(Operation *op, OpBuilder &b) {
   // At the inputs' storage format where they share one (graph-precision-
   // policy's wire format), as spatial-lower-collectives carries them.
   auto type = cast<RankedTensorType>(op->getOperand(0).getType());
-  int64_t elementBytes = storageElementBytes(inputs[0]);
-  for (Value in : inputs)
-    if (storageFormatOf(in) != storageFormatOf(inputs[0]))
-      elementBytes = ::loom::spatial::elementBytes(type.getElementType());
-  int64_t bytes = type.getNumElements() * elementBytes;
+  int64_t bytes =
+      type.getNumElements() *
+      (commonStorageFormat(inputs) ? storageElementBytes(inputs[0])
+                                   : elementBytes(type.getElementType()));
   auto c = CollectiveOp::create(
       b, op->getLoc(), op->getResultTypes(), inputs, b.getStringAttr(kind),
       b.getI64IntegerAttr(axis), b.getDenseI64ArrayAttr(chips),

@@ -241,6 +241,18 @@ std::optional<NumericFormat> storageFormatOf(Value v) {
   return name ? rt::narrowStorageFormat(*name) : std::nullopt;
 }
 
+std::optional<NumericFormat> commonStorageFormat(ValueRange values) {
+  std::optional<NumericFormat> common;
+  for (auto [i, v] : llvm::enumerate(values)) {
+    std::optional<NumericFormat> f = storageFormatOf(v);
+    if (i == 0)
+      common = f;
+    else if (f != common)
+      return std::nullopt;
+  }
+  return common;
+}
+
 int64_t storageElementBytes(Value v) {
   Type element = cast<RankedTensorType>(v.getType()).getElementType();
   return element.isF32() ? rt::bytesStoredAs(elementBytes(element),

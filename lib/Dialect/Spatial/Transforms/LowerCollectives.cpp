@@ -48,13 +48,7 @@ public:
     // policy stores a narrow policy's collective inputs at bf16 or fp16).
     // Its pieces travel at it, and the sums and copies on the way are
     // stored at it too, as a bf16 all-reduce rounds each partial sum.
-    for (auto [i, in] : llvm::enumerate(op.getInputs())) {
-      std::optional<rt::NumericFormat> f = storageFormatOf(in);
-      if (i == 0)
-        wire_ = f;
-      else if (f != wire_)
-        wire_.reset();
-    }
+    wire_ = commonStorageFormat(op.getInputs());
   }
 
   LogicalResult run();

@@ -82,6 +82,19 @@ kernelPrecisionFormat(std::string_view precision) {
 inline constexpr const char *kKernelPrecisions =
     "fp32, bf16, fp16, fp8 or int8";
 
+/// The format fp32 activations cross chips in under a kernel precision
+/// policy, as serving engines send them: fp16 under fp16, bf16 under the
+/// other narrow policies (bf16, fp8, int8); std::nullopt (as computed,
+/// fp32) under fp32 or anything else. graph-precision-policy stores them
+/// so; graph-partition and the planner price them so.
+inline std::optional<NumericFormat>
+activationWireFormat(std::string_view precision) {
+  std::optional<NumericFormat> f = kernelPrecisionFormat(precision);
+  if (!f || *f == NumericFormat::F32)
+    return std::nullopt;
+  return *f == NumericFormat::F16 ? NumericFormat::F16 : NumericFormat::BF16;
+}
+
 /// Storage bytes of one element (tf32 is stored as fp32; fp4 is half a byte).
 inline double numericFormatBytes(NumericFormat format) {
   switch (format) {

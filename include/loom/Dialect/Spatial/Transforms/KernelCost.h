@@ -59,6 +59,11 @@ int64_t storedElementBytes(mlir::Value weight);
 /// stored as its type.
 std::optional<NumericFormat> storageFormatOf(mlir::Value v);
 
+/// The storage format every one of `values` shares (storageFormatOf), or
+/// std::nullopt when they have none in common: a collective's wire format
+/// (graph-precision-policy stores a narrow policy's collective inputs so).
+std::optional<NumericFormat> commonStorageFormat(mlir::ValueRange values);
+
 /// Bytes per element `v` takes in SRAM and on the wires: its storage
 /// format's when narrower than its type (storageFormatOf), else its type's.
 /// (Weights: storedElementBytes.)
