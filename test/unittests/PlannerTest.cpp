@@ -417,6 +417,30 @@ TEST(PlannerTest, EachTensorParallelDegreeIsMeasured) {
   EXPECT_LT(measured->plans[0].tpot, 2 * 1.0);
 }
 
+/// The tiny model's request searched over up to 8 tsp-v1 chips on one
+/// thread, keeping the best `top` plans.
+Request spatialSearch(int64_t top) {
+  Request r = tinyRequest();
+  r.maxChips = 8;
+  r.top = top;
+  r.threads = 1;
+  return r;
+}
+
+/// A layer compiler whose decode layers take 1 us and whose prefill chunks
+/// (tokens > 1) `chunk` prices.
+LayerCompiler withChunks(
+    std::function<std::optional<double>(const LayerSpec &, std::string &)>
+        chunk) {
+  return [chunk](const std::string &, const std::string &,
+                 const LayerSpec &layer,
+                 std::string &why) -> std::optional<double> {
+    if (layer.tokens == 1)
+      return 1e-6;
+    return chunk(layer, why);
+  };
+}
+
 // A spatial plan's prompt is priced by compiled prefill chunks: a chunk of
 // 100 tokens does not compile here (the fake's SRAM holds 64), so the
 // prompt goes in chunks of 50; the first (1 cached token) and the last (50)
@@ -426,27 +450,21 @@ TEST(PlannerTest, EachTensorParallelDegreeIsMeasured) {
 // rides on.
 TEST(PlannerTest, SpatialPrefillIsPricedByCompiledChunks) {
   TargetModel tsp = loadTarget("tsp-v1");
-  Request r = tinyRequest();
-  r.maxChips = 8;
-  r.top = 1;
-  r.threads = 1;
+  Request r = spatialSearch(1);
   std::set<std::pair<int64_t, int64_t>> chunks; // (tokens, past)
   auto chunkSeconds = [](int64_t tokens, int64_t past) {
     return 1e-5 * double(tokens) / 64 + 1e-8 * double(past);
   };
-  LayerCompiler fake = [&](const std::string &, const std::string &,
-                           const LayerSpec &layer,
-                           std::string &why) -> std::optional<double> {
-    if (layer.tokens == 1)
-      return 1e-6;
-    chunks.insert({layer.tokens, layer.past});
-    EXPECT_EQ(layer.batch, 1);
-    if (layer.tokens > 64) {
-      why = "does not fit";
-      return std::nullopt;
-    }
-    return chunkSeconds(layer.tokens, layer.past);
-  };
+  LayerCompiler fake = withChunks(
+      [&](const LayerSpec &layer, std::string &why) -> std::optional<double> {
+        chunks.insert({layer.tokens, layer.past});
+        EXPECT_EQ(layer.batch, 1);
+        if (layer.tokens > 64) {
+          why = "does not fit";
+          return std::nullopt;
+        }
+        return chunkSeconds(layer.tokens, layer.past);
+      });
   std::string error;
   std::optional<Result> result =
       loom::plan::plan(tinyConfig(), "tiny.json", tsp, r, fake, error);
@@ -484,19 +502,13 @@ TEST(PlannerTest, SpatialPrefillIsPricedByCompiledChunks) {
 TEST(PlannerTest, SpatialPrefillCalibratesThePlansNotCompiled) {
   TargetModel tsp = loadTarget("tsp-v1");
   ModelCost m = modelCost(tinyConfig());
-  Request r = tinyRequest();
-  r.maxChips = 8;
-  r.top = 40;
-  r.threads = 1;
+  Request r = spatialSearch(40);
   int compiles = 0;
-  LayerCompiler fake = [&](const std::string &, const std::string &,
-                           const LayerSpec &layer,
-                           std::string &) -> std::optional<double> {
-    if (layer.tokens == 1)
-      return 1e-6;
-    ++compiles;
-    return 1e-5 / double(layer.tp);
-  };
+  LayerCompiler fake = withChunks(
+      [&](const LayerSpec &layer, std::string &) -> std::optional<double> {
+        ++compiles;
+        return 1e-5 / double(layer.tp);
+      });
   std::string error;
   std::optional<Result> result =
       loom::plan::plan(tinyConfig(), "tiny.json", tsp, r, fake, error);
@@ -538,18 +550,12 @@ TEST(PlannerTest, SpatialPrefillCalibratesThePlansNotCompiled) {
 // A prompt no chunk of which compiles keeps the estimate, and the failure
 // is reported with the chunk sizes tried.
 TEST(PlannerTest, SpatialPrefillThatDoesNotCompileIsReported) {
-  Request r = tinyRequest();
-  r.maxChips = 8;
-  r.top = 1;
-  r.threads = 1;
-  LayerCompiler fake = [](const std::string &, const std::string &,
-                          const LayerSpec &layer,
-                          std::string &why) -> std::optional<double> {
-    if (layer.tokens == 1)
-      return 1e-6;
-    why = "boom";
-    return std::nullopt;
-  };
+  Request r = spatialSearch(1);
+  LayerCompiler fake = withChunks(
+      [](const LayerSpec &, std::string &why) -> std::optional<double> {
+        why = "boom";
+        return std::nullopt;
+      });
   std::string error;
   std::optional<Result> result = loom::plan::plan(
       tinyConfig(), "tiny.json", loadTarget("tsp-v1"), r, fake, error);
@@ -575,15 +581,11 @@ TEST(PlannerTest, SpatialPrefillThatDoesNotCompileIsReported) {
 // A chunk that compiles to no time at all is no measurement: it counts as
 // a failure, and the prompt keeps the estimate.
 TEST(PlannerTest, SpatialPrefillTakingNoTimeIsAFailure) {
-  Request r = tinyRequest();
-  r.maxChips = 8;
-  r.top = 1;
-  r.threads = 1;
-  LayerCompiler fake = [](const std::string &, const std::string &,
-                          const LayerSpec &layer,
-                          std::string &) -> std::optional<double> {
-    return layer.tokens == 1 ? 1e-6 : 0.0;
-  };
+  Request r = spatialSearch(1);
+  LayerCompiler fake = withChunks(
+      [](const LayerSpec &, std::string &) -> std::optional<double> {
+        return 0.0;
+      });
   std::string error;
   std::optional<Result> result = loom::plan::plan(
       tinyConfig(), "tiny.json", loadTarget("tsp-v1"), r, fake, error);
