@@ -88,16 +88,40 @@ double inverseErfc(double y) {
 }
 } // namespace
 
+namespace {
+/// Erlang's C for c servers offered a erlangs (1 <= c, 0 < a < c), or 0
+/// as soon as it is known to be at most `below`. Erlang's B is the ratio
+/// of the Poisson(a) term at n = floor(c) to the sum of those up to it,
+/// 1 / B = sum_j prod_{i<j} (n - i) / a: summed from j = 0 its terms grow
+/// while n - j > a and then fall off like a Gaussian of width sqrt(a),
+/// so the sum stops once they are below 2^-60 of it (about n - a + 9
+/// sqrt(a) terms, not n), or once it shows C <= c B / (c - a) <= `below`.
+double erlangCAtMost(double c, double a, double below) {
+  const int64_t n = static_cast<int64_t>(c);
+  const double stop = below > 0 ? c / ((c - a) * below) : HUGE_VAL;
+  double sum = 1, term = 1;
+  for (int64_t j = 1; j <= n; ++j) {
+    term *= double(n - j + 1) / a;
+    sum += term;
+    if (sum >= stop || sum > 1e300)
+      return 0;
+    if (double(n - j) <= a && term < sum * 0x1p-60)
+      break;
+  }
+  const double b = 1 / sum;
+  return c * b / (c - a * (1 - b));
+}
+} // namespace
+
 double erlangC(double c, double a) {
-  // Erlang B by its recurrence (stable for thousands of servers), then C.
   const int64_t n = static_cast<int64_t>(c);
   if (n < 1 || a <= 0)
     return 0;
   if (a >= c)
     return 1;
   if (n > 4096) {
-    // Past 4,096 servers the recurrence's O(c) steps, repeated in every
-    // bisection, are what a search spends its time on: the Halfin-Whitt
+    // Past 4,096 servers the sum's O(sqrt(c)) terms, repeated in every
+    // bisection, are still what a search spends its time on: the Halfin-Whitt
     // limit, 1 / (1 + beta Phi(beta) / phi(beta)), beta = (c - a) /
     // sqrt(a), within 5% of Erlang's C wherever C > 1% (PlannerTest); an
     // arrival's wait then moves by less, with its logarithm.
@@ -106,10 +130,7 @@ double erlangC(double c, double a) {
     const double phi = std::exp(-beta * beta / 2) / std::sqrt(2 * M_PI);
     return phi > 0 ? 1 / (1 + beta * Phi / phi) : 0;
   }
-  double b = 1;
-  for (int64_t k = 1; k <= n; ++k)
-    b = a * b / (double(k) + a * b);
-  return c * b / (c - a * (1 - b));
+  return erlangCAtMost(c, a, 0);
 }
 
 double prefillWait(double service, double rate, double tail) {
@@ -124,13 +145,17 @@ double prefillWait(double service, double rate, double tail) {
   if (rho <= tail || service <= 0)
     return 0;
   auto f = [&](double th) { return rate * std::expm1(th * service) - th; };
-  // f < 0 just above 0 (rho < 1) and grows without bound: bracket, bisect.
-  double lo = 0, hi = 1.0 / service;
+  // f < 0 just above 0 (rho < 1), convex, and grows without bound: from a
+  // point where f >= 0, Newton's steps fall monotonically onto the root.
+  double hi = 1.0 / service;
   while (f(hi) < 0)
     hi *= 2;
-  for (int i = 0; i < 100; ++i) {
-    double mid = (lo + hi) / 2;
-    (f(mid) < 0 ? lo : hi) = mid;
+  for (int i = 0; i < 200; ++i) {
+    const double slope = rate * service * std::exp(hi * service) - 1;
+    const double next = hi - f(hi) / slope;
+    if (!(next < hi) || hi - next <= hi * 0x1p-50)
+      break;
+    hi = next;
   }
   const double constant = (1 - rho) / (rho * std::exp(hi * service) - 1);
   return std::max(0.0, std::log(constant / tail) / hi);
@@ -141,7 +166,8 @@ double slotWait(double c, double hold, double rate, double tail) {
   const double a = rate * hold;
   if (a >= c)
     return std::numeric_limits<double>::infinity();
-  const double waits = erlangC(c, a);
+  const double waits = c > 4096 || a <= 0 || c < 1 ? erlangC(c, a)
+                                                   : erlangCAtMost(c, a, tail);
   if (waits <= tail)
     return 0;
   return hold / (c - a) * std::log(waits / tail);
@@ -1003,7 +1029,9 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
   ModelCost m = modelCost(config);
   // Candidate degrees: tensor parallelism in powers of two up to a node of
   // GPUs or the attention heads of a spatial chip group; pipeline stages
-  // up to the layers; experts in powers of two; batches in powers of two.
+  // up to the layers; experts in powers of two; batches in powers of two and
+  // the quarter steps between them (within 12.5% of any batch a serving
+  // engine could choose).
   bool spatial = !system.hasOffChipMemory();
   // Tensor parallelism up to the attention heads (past the key-value heads
   // the attention itself is replicated: see price()), and within a node of
@@ -1023,8 +1051,10 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     eps.push_back(e);
   const int64_t sustained = maxSustainedBatch(r);
   for (int64_t b = 1; b <= std::min<int64_t>(2048, sustained); b *= 2)
-    if (r.batch == 0 || b == r.batch)
-      batches.push_back(b);
+    for (int64_t c : {b, b + b / 4, b + b / 2, b + 3 * b / 4})
+      if (c <= std::min<int64_t>(2048, sustained) && (c == b || b >= 4) &&
+          (r.batch == 0 || c == r.batch))
+        batches.push_back(c);
   if (r.batch > 0 && batches.empty())
     batches.push_back(r.batch);
 

@@ -502,7 +502,7 @@ TEST(PlannerTest, SpatialPrefillIsPricedByCompiledChunks) {
 TEST(PlannerTest, SpatialPrefillCalibratesThePlansNotCompiled) {
   TargetModel tsp = loadTarget("tsp-v1");
   ModelCost m = modelCost(tinyConfig());
-  Request r = spatialSearch(40);
+  Request r = spatialSearch(160);
   int compiles = 0;
   LayerCompiler fake = withChunks(
       [&](const LayerSpec &layer, std::string &) -> std::optional<double> {
@@ -759,6 +759,25 @@ TEST(PlannerTest, ErlangCAndTheWaitByHand) {
       if (exact > 0.01)
         EXPECT_NEAR(erlangC(double(c), u * double(c)), exact, 0.05 * exact)
             << c << " " << u;
+    }
+  // Up to 4,096 the sum, cut where its terms no longer count, is the
+  // recurrence to rounding, from light load to the edge of saturation; and
+  // the wait, which stops summing once C is known to be under the tail,
+  // is the one the whole formula gives.
+  for (int64_t c : {1, 3, 17, 256, 1500, 4096})
+    for (double u : {0.01, 0.3, 0.7, 0.9, 0.99, 0.9999}) {
+      const double a = u * double(c);
+      const double exact = recurrence(c, a);
+      EXPECT_NEAR(erlangC(double(c), a), exact, 1e-12 + 1e-12 * exact)
+          << c << " " << u;
+      for (double tail : {0.005, 0.01}) {
+        const double hold = 1.0, rate = a / hold;
+        const double byHand =
+            exact <= tail ? 0.0 : hold / (double(c) - a) * std::log(exact / tail);
+        EXPECT_NEAR(slotWait(double(c), hold, rate, tail), byHand,
+                    1e-9 * (1 + byHand))
+            << c << " " << u << " " << tail;
+      }
     }
 }
 
