@@ -338,15 +338,21 @@ struct System {
   }
   /// One hop between pipeline stages of a system of `chips`: over the link
   /// between a chip and its counterpart in the next stage, whose bandwidth
-  /// is that pair's share of the chip's links (loom::ChipNetwork's rules:
-  /// a ring's neighbour gets half, a dragonfly's global peer
-  /// half / (nodes - 1) once stages span nodes, fully connected and switch
-  /// 1 / (n - 1)).
+  /// is that pair's share of the chip's links (loom::ChipNetwork's rules,
+  /// which PlannerTest checks this against: a ring's neighbour gets half, a
+  /// dragonfly's local peer half / (chips per node - 1), all of them / (n -
+  /// 1) in a single node, its global peer half / (nodes - 1) once stages
+  /// span nodes, fully connected and switch 1 / (n - 1)). Under adaptive
+  /// routing a dragonfly's stages of whole nodes may also send over the
+  /// two-hop routes through every other node, each node to its one
+  /// counterpart: (nodes - 1) / 2 times the global share, at two link
+  /// latencies, where that delivers the bytes first.
   double hop(double bytes, int64_t chips, int64_t stageChips) const {
     const auto &l = t.desc().system.links;
-    double perLink = l.bytesPerSecond;
+    double perLink = l.bytesPerSecond * eff.link;
     double share = double(l.perChip);
     int64_t n = std::max<int64_t>(2, chips);
+    double valiant = 0;
     switch (l.topology) {
     case Topology::Ring:
       share = n == 2 ? share : share / 2;
@@ -358,15 +364,25 @@ struct System {
       int64_t cpn = std::max<int64_t>(1, t.chipsPerNode());
       int64_t nodes = (n + cpn - 1) / cpn;
       bool crossNode = stageChips >= cpn && nodes > 1;
-      share = crossNode ? share / 2 / double(nodes - 1)
-                        : share / 2 / double(std::max<int64_t>(1, std::min(n, cpn) - 1));
+      if (nodes == 1)
+        share = share / double(std::min(n, cpn) - 1);
+      else if (!crossNode)
+        share = share / 2 / double(cpn - 1);
+      else {
+        share = share / 2 / double(nodes - 1);
+        if (l.adaptiveRouting && stageChips % cpn == 0)
+          valiant = share * double(nodes - 1) / 2;
+      }
       break;
     }
     default:
       share = share / double(n - 1);
       break;
     }
-    return latency + bytes / (share * perLink * eff.link);
+    double minimal = latency + bytes / (share * perLink);
+    if (valiant > share)
+      return std::min(minimal, 2 * latency + bytes / (valiant * perLink));
+    return minimal;
   }
 };
 

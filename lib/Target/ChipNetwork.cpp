@@ -229,7 +229,14 @@ void ChipNetwork::addLinksFrom(int64_t chip) {
         double valiant = partners > 0 ? minimal * double(paths) /
                                             (2.0 * double(partners))
                                       : 0.0;
-        if (peer >= blockFirst && peer < blockEnd && valiant > minimal) {
+        // A pipeline's hand-off: the same chip of the next block, whose
+        // node each node of this block sends to alone (k = 1).
+        const bool nextStage = blockEnd > blockFirst &&
+                               peer == offset + blockChips_ && peer >= blockEnd;
+        if (nextStage)
+          valiant = minimal * double(paths) / 2.0;
+        if (((peer >= blockFirst && peer < blockEnd) || nextStage) &&
+            valiant > minimal) {
           links_.back().adaptiveBytesPerCycle = valiant * linkBytesPerCycle_;
           links_.back().adaptiveLatencyCycles = 2 * linkLatencyCycles_;
         }

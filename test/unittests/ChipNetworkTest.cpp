@@ -306,9 +306,10 @@ TEST(ChipNetwork, SliceOfASystemKeepsTheSystemsShares) {
 }
 
 // Adaptive routing (docs/targets.md): a global bundle between two nodes of
-// one traffic block gets Valiant's share, half the chip's 48 global links
-// over the block's other nodes, at two global hops' latency, when that
-// beats minimal's 1/31 of them; a transfer takes whichever is faster.
+// one traffic block, or from a chip to the same chip of the next block,
+// gets Valiant's share, half the chip's 48 global links over the nodes its
+// node sends to, at two global hops' latency, when that beats minimal's
+// 1/31 of them; a transfer takes whichever is faster.
 TEST(ChipNetwork, AdaptiveRoutingGivesATrafficBlockValiantsShare) {
   TargetDesc desc = loadTarget("lpx-rack").desc();
   desc.system.links.adaptiveRouting = true;
@@ -336,11 +337,19 @@ TEST(ChipNetwork, AdaptiveRoutingGivesATrafficBlockValiantsShare) {
   EXPECT_NEAR(two.transferCycles(1, 8, 1 << 20),
               3000.0 + (1 << 20) / (48.0 / 7 * perLink), 1e-6);
   // The whole rack with blocks of 4 nodes: partners share 48 / (2 x 3);
-  // a bundle to another block stays minimal.
+  // a pipeline's hand-off, to the same chip of the next block, 48 / 2
+  // (its node sends to that one node); a bundle to any other chip of
+  // another block, or back to the block before, stays minimal.
   ChipNetwork rack(target, 256, 0, 32);
   EXPECT_NEAR(rack.link(rack.linkBetween(0, 24)).adaptiveBytesPerCycle,
               8.0 * perLink, 1e-9);
-  EXPECT_EQ(rack.link(rack.linkBetween(0, 32)).adaptiveBytesPerCycle, 0.0);
+  EXPECT_NEAR(rack.link(rack.linkBetween(0, 32)).adaptiveBytesPerCycle,
+              24.0 * perLink, 1e-9);
+  EXPECT_NEAR(rack.link(rack.linkBetween(40, 72)).adaptiveBytesPerCycle,
+              24.0 * perLink, 1e-9);
+  EXPECT_EQ(rack.link(rack.linkBetween(0, 40)).adaptiveBytesPerCycle, 0.0);
+  EXPECT_EQ(rack.link(rack.linkBetween(0, 64)).adaptiveBytesPerCycle, 0.0);
+  EXPECT_EQ(rack.link(rack.linkBetween(32, 0)).adaptiveBytesPerCycle, 0.0);
   EXPECT_NEAR(rack.link(rack.linkBetween(40, 56)).adaptiveBytesPerCycle,
               8.0 * perLink, 1e-9);
   // A block of 8 nodes in a system of 8: Valiant's 48/14 loses to 48/7.

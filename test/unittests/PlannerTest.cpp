@@ -1,5 +1,6 @@
 //===- PlannerTest.cpp - The planner's cost model on hand-computed cases --===//
 #include "loom/Planner/Planner.h"
+#include "loom/Target/ChipNetwork.h"
 
 #include "TargetHelpers.h"
 
@@ -493,6 +494,45 @@ TEST(PlannerTest, SpatialPrefillIsPricedByCompiledChunks) {
   EXPECT_NE(json.find("\"prefill_chunk_tokens\": 50"), std::string::npos);
   EXPECT_NE(formatTable(*result, r).find("compiled chunks of 50 tokens"),
             std::string::npos);
+}
+
+// A pipeline stage's hop is what the compiler's chip network gives the
+// same transfer: from the first chip of stage 0 to its counterpart in
+// stage 1 in the plan's whole system, each stage a traffic block. Here it is read off a prompt's pass alone (every stage's
+// layers and pp - 1 hops of the prompt's activations). The cases: tsp-v1
+// in one node (all links local), stages inside a node of a bigger system
+// (half the links local), stages of two nodes in a 64-node dragonfly
+// (adaptive routing's two-hop routes: a quarter of the links instead of
+// 1/126 of them) and of one node in four (where 1.5 times the global
+// share does not pay for the second hop's latency at 12.8 KB);
+// lpx-rack's 32 nodes; the tiny target's ring.
+TEST(PlannerTest, StageHopIsTheChipNetworksTransfer) {
+  LlmConfig c = tinyConfig();
+  c.layers = 64;
+  c.heads = c.kvHeads = 16;
+  ModelCost m = modelCost(c);
+  Request r = tinyRequest();
+  struct Case {
+    const char *target;
+    int64_t tp, pp;
+  };
+  for (Case k : {Case{"tsp-v1", 2, 4}, Case{"tsp-v1", 4, 4},
+                 Case{"tsp-v1", 16, 32}, Case{"tsp-v1", 8, 4},
+                 Case{"lpx-rack", 8, 32}, Case{"tiny", 1, 4}}) {
+    TargetModel t = loadTarget(k.target);
+    std::optional<Plan> p = price(m, t, r, k.tp, k.pp, 1, 1, 1);
+    ASSERT_TRUE(p.has_value()) << k.target << " tp " << k.tp;
+    const double stages = double(k.pp) * std::ceil(64.0 / double(k.pp));
+    const double hop =
+        (p->prefillAlone - stages * p->prefillLayer) / double(k.pp - 1);
+    const int64_t bytes = r.inputLen * c.hidden *
+                          int64_t(precisionBytes(r.activations));
+    ChipNetwork net(t, k.tp * k.pp, 0, k.tp);
+    const double expected =
+        t.cyclesToSeconds(net.transferCycles(0, k.tp, bytes));
+    EXPECT_NEAR(hop, expected, 1e-9 * expected)
+        << k.target << " tp " << k.tp << " x pp " << k.pp;
+  }
 }
 
 // At most three prefill shapes are compiled a search; every other plan's

@@ -56,6 +56,9 @@
 //   k the block's other nodes in the bundle's domain (a block must be
 //   whole nodes; one that splits a node gets none), scaled by paths / (G -
 //   1) for an index a partial last group lacks (one two-hop path fewer).
+//   The bundle from a chip to the same chip of the next block (a pipeline
+//   stage's hand-off, each node of a block sending to its one counterpart
+//   node) gets the alternative with k = 1.
 //   A transfer over a route takes whichever
 //   finishes first for its bytes (timing()): small messages stay minimal,
 //   large ones pay the second hop's latency for the bandwidth. Not modelled:

@@ -8,7 +8,9 @@
 // and 20 of latency (minimal: 2458 and 10). A 16-byte message stays
 // minimal: 3 cycles and 10. The whole 8-chip system at tp 4: the blocks
 // are nodes {0, 1} and {2, 3}, so the same message to chip 2 takes
-// Valiant's share and one to chip 4 (another block) minimal routing's.
+// Valiant's share; so does one to chip 4, the same chip of the next block
+// (a pipeline's hand-off: node 0 sends to node 2 alone, k = 1), and one to
+// chip 6 (another chip of another block) minimal routing's.
 // RUN: %loom-opt --graph-to-spatial=target=%S/Inputs/tiny-dragonfly.json --spatial-to-sched=target=%S/Inputs/tiny-dragonfly.json %s | FileCheck %s
 
 // CHECK-LABEL: func.func @large
@@ -45,8 +47,11 @@ func.func @small(%x: tensor<1x4xf32>) -> tensor<1x4xf32> attributes {graph.chips
 
 // CHECK-LABEL: func.func @blocks
 // CHECK-DAG: "chip_link"[{{[0-9]+}}] start {{[0-9]+}} duration 1639 latency 20 kernel -1 bytes 16384
+// CHECK-DAG: "chip_link"[{{[0-9]+}}] start {{[0-9]+}} duration 1639 latency 20 kernel -1 bytes 16384
 // CHECK-DAG: "chip_link"[{{[0-9]+}}] start {{[0-9]+}} duration 2458 latency 10 kernel -1 bytes 16384
-func.func @blocks(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>) attributes {graph.chips = 8 : i64, graph.pp = 1 : i64, graph.tp = 4 : i64} {
+// CHECK-NOT: "chip_link"{{.*}}bytes 16384
+// CHECK-LABEL: func.func
+func.func @blocks(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) attributes {graph.chips = 8 : i64, graph.pp = 1 : i64, graph.tp = 4 : i64} {
   %a = graph.kernel %x {kind = "elementwise", precision = "fp32", graph.chip = 0 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
   ^bb0(%p: tensor<64x64xf32>):
     %q = graph.relu %p : (tensor<64x64xf32>) -> tensor<64x64xf32>
@@ -62,5 +67,15 @@ func.func @blocks(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32
     %q = graph.neg %p : (tensor<64x64xf32>) -> tensor<64x64xf32>
     graph.yield %q : tensor<64x64xf32>
   }
-  return %c, %d : tensor<64x64xf32>, tensor<64x64xf32>
+  %e = graph.kernel %a {kind = "elementwise", precision = "fp32", graph.chip = 6 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
+  ^bb0(%p: tensor<64x64xf32>):
+    %q = graph.tanh %p : (tensor<64x64xf32>) -> tensor<64x64xf32>
+    graph.yield %q : tensor<64x64xf32>
+  }
+  return %c, %d, %e : tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>
+}
+
+// The end of the file (the CHECK-NOT above stops here).
+func.func @end() {
+  return
 }
