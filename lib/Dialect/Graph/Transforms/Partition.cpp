@@ -821,6 +821,29 @@ Estimate GraphPartitionPass::estimate(int64_t tp, int64_t pp,
         crossing[last + 1] -= double(bytesOf(r));
       }
     }
+  // An activation every chip holds whole (graph.whole: the layer input of
+  // a body-only graph, the residual stream) is made before the first op:
+  // read on both sides of a cut, it crosses it as a computed value would.
+  // (Without it, a cut inside the first norm carried a few bytes, the
+  // cheapest by far, and the 4x rule below left no other: a body-only
+  // graph's first stage got four ops.)
+  if (!ops_.empty())
+    if (auto f = ops_.front()->getParentOfType<func::FuncOp>())
+      for (BlockArgument arg : f.getArguments()) {
+        if (!f.getArgAttr(arg.getArgNumber(), kWholeAttr))
+          continue;
+        size_t last = 0;
+        bool read = false;
+        for (Operation *u : arg.getUsers())
+          if (auto it = position.find(u); it != position.end()) {
+            last = std::max(last, it->second);
+            read = true;
+          }
+        if (read && last > 0) {
+          crossing[1] += double(bytesOf(arg));
+          crossing[last + 1] -= double(bytesOf(arg));
+        }
+      }
   for (size_t i = 1; i <= ops_.size(); ++i)
     crossing[i] += crossing[i - 1];
   double cheapest = -1;
