@@ -120,8 +120,9 @@ double erlangC(double c, double a) {
   if (a >= c)
     return 1;
   if (n > 4096) {
-    // Past 4,096 servers the sum's O(sqrt(c)) terms, repeated in every
-    // bisection, are still what a search spends its time on: the Halfin-Whitt
+    // Past 4,096 servers the sum's terms (c - a + 9 sqrt(a) of them, O(c) at
+    // light load), repeated in every bisection, are what a search would
+    // spend its time on: the Halfin-Whitt
     // limit, 1 / (1 + beta Phi(beta) / phi(beta)), beta = (c - a) /
     // sqrt(a), within 5% of Erlang's C wherever C > 1% (PlannerTest); an
     // arrival's wait then moves by less, with its logarithm.
@@ -1066,11 +1067,14 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
   for (int64_t e = 1; e <= m.experts; e *= 2)
     eps.push_back(e);
   const int64_t sustained = maxSustainedBatch(r);
-  for (int64_t b = 1; b <= std::min<int64_t>(2048, sustained); b *= 2)
+  const int64_t topBatch = std::min<int64_t>(2048, sustained);
+  for (int64_t b = 1, last = 0; b <= topBatch; b *= 2)
     for (int64_t c : {b, b + b / 4, b + b / 2, b + 3 * b / 4})
-      if (c <= std::min<int64_t>(2048, sustained) && (c == b || b >= 4) &&
-          (r.batch == 0 || c == r.batch))
-        batches.push_back(c);
+      if (c > last && c <= topBatch) {
+        last = c;
+        if (r.batch == 0 || c == r.batch)
+          batches.push_back(c);
+      }
   if (r.batch > 0 && batches.empty())
     batches.push_back(r.batch);
 

@@ -354,6 +354,41 @@ TEST(PlannerTest, CapacityRejectsWhatDoesNotFit) {
   EXPECT_FALSE(price(m, tiny, r, 1, 1, 1, 1, 1).has_value());
 }
 
+// The batch grid: powers of two and the quarter steps between them, every
+// batch up to 8 (1, 2, 3, ..., 8), then 10, 12, 14, 16, 20, ... Without a
+// load the one-chip plans of the tiny model on an H100 are memory bound,
+// so the search takes the largest batch it may: with a token budget that
+// sustains 3 sequences (3 x (1 + 100 / 20) = 18 tokens a step) that is 3,
+// and with 1,400 tokens (233 sequences) 224, the grid's step below it.
+TEST(PlannerTest, BatchGridHasTheQuarterSteps) {
+  TargetModel h100 = loadTarget("h100");
+  Request r = tinyRequest();
+  r.compile = false;
+  r.maxChips = 1;
+  r.top = 100;
+  std::string error;
+  auto batchesOf = [&](int64_t budget) {
+    r.maxNumTokens = budget;
+    std::optional<Result> result =
+        loom::plan::plan(tinyConfig(), "", h100, r, nullptr, error);
+    std::set<int64_t> batches;
+    EXPECT_TRUE(result.has_value()) << error;
+    if (result)
+      for (const Plan &p : result->plans)
+        batches.insert(p.batch);
+    return std::pair{batches, result ? result->plans.front().batch : 0};
+  };
+  auto [small, smallBest] = batchesOf(18);
+  EXPECT_EQ(small, (std::set<int64_t>{1, 2, 3}));
+  EXPECT_EQ(smallBest, 3);
+  auto [large, largeBest] = batchesOf(1400);
+  EXPECT_EQ(largeBest, 224);
+  for (int64_t b : {4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 160, 192, 224})
+    EXPECT_TRUE(large.count(b)) << b;
+  for (int64_t b : {9, 11, 13, 15, 17, 18, 200, 256})
+    EXPECT_FALSE(large.count(b)) << b;
+}
+
 TEST(PlannerTest, SearchIsDeterministicAndMeetsTargets) {
   TargetModel h100 = loadTarget("h100");
   Request r = tinyRequest();
@@ -505,7 +540,8 @@ TEST(PlannerTest, SpatialPrefillIsPricedByCompiledChunks) {
 // (adaptive routing's two-hop routes: a quarter of the links instead of
 // 1/126 of them) and of one node in four (where 1.5 times the global
 // share does not pay for the second hop's latency at 12.8 KB);
-// lpx-rack's 32 nodes; the tiny target's ring.
+// lpx-rack's 32 nodes; the tiny target's ring. (All at ep 1: the
+// planner's stage is tp x ep chips, the compiler's traffic block tp.)
 TEST(PlannerTest, StageHopIsTheChipNetworksTransfer) {
   LlmConfig c = tinyConfig();
   c.layers = 64;
