@@ -343,7 +343,8 @@ struct System {
   /// which PlannerTest checks this against: a ring's neighbour gets half, a
   /// dragonfly's local peer half / (chips per node - 1), all of them / (n -
   /// 1) in a single node, its global peer half / (nodes - 1) once stages
-  /// span nodes, fully connected and switch 1 / (n - 1)). Under adaptive
+  /// span nodes (after a local hop, at the slower link's rate, when the
+  /// stage is not whole nodes), fully connected and switch 1 / (n - 1)). Under adaptive
   /// routing a dragonfly's stages of whole nodes may also send over the
   /// two-hop routes through every other node, each node to its one
   /// counterpart: (nodes - 1) / 2 times the global share, at two link
@@ -354,6 +355,7 @@ struct System {
     double share = double(l.perChip);
     int64_t n = std::max<int64_t>(2, chips);
     double valiant = 0;
+    int hops = 1;
     switch (l.topology) {
     case Topology::Ring:
       share = n == 2 ? share : share / 2;
@@ -369,9 +371,14 @@ struct System {
         share = share / double(std::min(n, cpn) - 1);
       else if (!crossNode)
         share = share / 2 / double(cpn - 1);
-      else {
+      else if (stageChips % cpn != 0) {
+        // The counterpart has another index: a local hop to this node's
+        // chip of that index, then the global one, at the slower's rate.
+        share = share / 2 / double(std::max(cpn - 1, nodes - 1));
+        hops = 2;
+      } else {
         share = share / 2 / double(nodes - 1);
-        if (l.adaptiveRouting && stageChips % cpn == 0)
+        if (l.adaptiveRouting)
           valiant = share * double(nodes - 1) / 2;
       }
       break;
@@ -380,7 +387,7 @@ struct System {
       share = share / double(n - 1);
       break;
     }
-    double minimal = latency + bytes / (share * perLink);
+    double minimal = double(hops) * latency + bytes / (share * perLink);
     if (valiant > share)
       return std::min(minimal, 2 * latency + bytes / (valiant * perLink));
     return minimal;

@@ -539,7 +539,9 @@ TEST(PlannerTest, SpatialPrefillIsPricedByCompiledChunks) {
 // (half the links local), stages of two nodes in a 64-node dragonfly
 // (adaptive routing's two-hop routes: a quarter of the links instead of
 // 1/126 of them) and of one node in four (where 1.5 times the global
-// share does not pay for the second hop's latency at 12.8 KB);
+// share does not pay for the second hop's latency at 12.8 KB), and of
+// 12 chips, a node and a half (a local hop to the chip of the
+// counterpart's index, then a global one, at the slower one's rate);
 // lpx-rack's 32 nodes; the tiny target's ring. (All at ep 1: the
 // planner's stage is tp x ep chips, the compiler's traffic block tp.)
 TEST(PlannerTest, StageHopIsTheChipNetworksTransfer) {
@@ -554,6 +556,7 @@ TEST(PlannerTest, StageHopIsTheChipNetworksTransfer) {
   };
   for (Case k : {Case{"tsp-v1", 2, 4}, Case{"tsp-v1", 4, 4},
                  Case{"tsp-v1", 16, 32}, Case{"tsp-v1", 8, 4},
+                 Case{"tsp-v1", 12, 4},
                  Case{"lpx-rack", 8, 32}, Case{"tiny", 1, 4}}) {
     TargetModel t = loadTarget(k.target);
     std::optional<Plan> p = price(m, t, r, k.tp, k.pp, 1, 1, 1);
