@@ -89,15 +89,32 @@ double inverseErfc(double y) {
 } // namespace
 
 namespace {
-/// Erlang's C for c servers offered a erlangs (1 <= c, 0 < a < c), or 0
-/// as soon as it is known to be at most `below`. Erlang's B is the ratio
-/// of the Poisson(a) term at n = floor(c) to the sum of those up to it,
-/// 1 / B = sum_j prod_{i<j} (n - i) / a: summed from j = 0 its terms grow
-/// while n - j > a and then fall off like a Gaussian of width sqrt(a),
-/// so the sum stops once they are below 2^-60 of it (about n - a + 9
-/// sqrt(a) terms, not n), or once it shows C <= c B / (c - a) <= `below`.
+/// Erlang's C for c servers offered a erlangs (M/M/c), or 0 as soon as it
+/// is known to be at most `below` (0: never). Up to 4,096 servers, Erlang's
+/// B is the ratio of the Poisson(a) term at n = floor(c) to the sum of
+/// those up to it, 1 / B = sum_j prod_{i<j} (n - i) / a: summed from j = 0
+/// its terms grow while n - j > a and then fall off like a Gaussian of
+/// width sqrt(a), so the sum stops once they are below 2^-60 of it (about
+/// n - a + 9 sqrt(a) terms, not n), or once it shows C <= c B / (c - a) <=
+/// `below`.
 double erlangCAtMost(double c, double a, double below) {
   const int64_t n = static_cast<int64_t>(c);
+  if (n < 1 || a <= 0)
+    return 0;
+  if (a >= c)
+    return 1;
+  if (n > 4096) {
+    // Past 4,096 servers the sum's terms (O(c) at light load), repeated in
+    // every bisection, are what a search would spend its time on: the
+    // Halfin-Whitt limit, 1 / (1 + beta Phi(beta) / phi(beta)), beta =
+    // (c - a) / sqrt(a), within 5% of Erlang's C wherever C > 1%
+    // (PlannerTest); an arrival's wait then moves by less, with its
+    // logarithm.
+    const double beta = (c - a) / std::sqrt(a);
+    const double Phi = 0.5 * std::erfc(-beta / std::sqrt(2.0));
+    const double phi = std::exp(-beta * beta / 2) / std::sqrt(2 * M_PI);
+    return phi > 0 ? 1 / (1 + beta * Phi / phi) : 0;
+  }
   const double stop = below > 0 ? c / ((c - a) * below) : HUGE_VAL;
   double sum = 1, term = 1;
   for (int64_t j = 1; j <= n; ++j) {
@@ -113,26 +130,7 @@ double erlangCAtMost(double c, double a, double below) {
 }
 } // namespace
 
-double erlangC(double c, double a) {
-  const int64_t n = static_cast<int64_t>(c);
-  if (n < 1 || a <= 0)
-    return 0;
-  if (a >= c)
-    return 1;
-  if (n > 4096) {
-    // Past 4,096 servers the sum's terms (c - a + 9 sqrt(a) of them, O(c) at
-    // light load), repeated in every bisection, are what a search would
-    // spend its time on: the Halfin-Whitt
-    // limit, 1 / (1 + beta Phi(beta) / phi(beta)), beta = (c - a) /
-    // sqrt(a), within 5% of Erlang's C wherever C > 1% (PlannerTest); an
-    // arrival's wait then moves by less, with its logarithm.
-    const double beta = (c - a) / std::sqrt(a);
-    const double Phi = 0.5 * std::erfc(-beta / std::sqrt(2.0));
-    const double phi = std::exp(-beta * beta / 2) / std::sqrt(2 * M_PI);
-    return phi > 0 ? 1 / (1 + beta * Phi / phi) : 0;
-  }
-  return erlangCAtMost(c, a, 0);
-}
+double erlangC(double c, double a) { return erlangCAtMost(c, a, 0); }
 
 double prefillWait(double service, double rate, double tail) {
   // M/D/1: an arrival waits with probability rho = rate x service, and the
@@ -167,8 +165,7 @@ double slotWait(double c, double hold, double rate, double tail) {
   const double a = rate * hold;
   if (a >= c)
     return std::numeric_limits<double>::infinity();
-  const double waits = c > 4096 || a <= 0 || c < 1 ? erlangC(c, a)
-                                                   : erlangCAtMost(c, a, tail);
+  const double waits = erlangCAtMost(c, a, tail);
   if (waits <= tail)
     return 0;
   return hold / (c - a) * std::log(waits / tail);
@@ -340,15 +337,15 @@ struct System {
   /// One hop between pipeline stages of a system of `chips`: over the link
   /// between a chip and its counterpart in the next stage, whose bandwidth
   /// is that pair's share of the chip's links (loom::ChipNetwork's rules,
-  /// which PlannerTest checks this against: a ring's neighbour gets half, a
-  /// dragonfly's local peer half / (chips per node - 1), all of them / (n -
-  /// 1) in a single node, its global peer half / (nodes - 1) once stages
-  /// span nodes (after a local hop, at the slower link's rate, when the
-  /// stage is not whole nodes), fully connected and switch 1 / (n - 1)). Under adaptive
-  /// routing a dragonfly's stages of whole nodes may also send over the
-  /// two-hop routes through every other node, each node to its one
-  /// counterpart: (nodes - 1) / 2 times the global share, at two link
-  /// latencies, where that delivers the bytes first.
+  /// which PlannerTest checks this against): a ring's neighbour gets half;
+  /// a dragonfly's local peer half / (chips per node - 1), all of them /
+  /// (n - 1) in a single node, its global peer half / (nodes - 1) once
+  /// stages span nodes (after a local hop, at the slower link's rate, when
+  /// a stage is not whole nodes); fully connected and switch 1 / (n - 1).
+  /// Under adaptive routing a dragonfly's stages of whole nodes may also
+  /// send over the two-hop routes through every other node, each node to
+  /// its one counterpart: (nodes - 1) / 2 times the global share, at two
+  /// link latencies, where that delivers the bytes first.
   double hop(double bytes, int64_t chips, int64_t stageChips) const {
     const auto &l = t.desc().system.links;
     double perLink = l.bytesPerSecond * eff.link;
@@ -880,20 +877,6 @@ constexpr int64_t kSpatialPrefillChunk = 512, kSmallestPrefillChunk = 32;
 /// in one search.
 constexpr size_t kPrefillGroups = 3;
 
-/// Prices the prompts of spatial plans by compiled prefill chunks
-/// (chunked prefill): the prompt of L tokens in chunks of C, each one
-/// layer of `tokens = C` new tokens of one sequence compiled on the plan's
-/// tp x ep chips (as the first chips of its system, like the decode layer).
-/// A chunk's time grows linearly with the cache before it (its attention
-/// and the cache it carries), which grows from 1 to L - C tokens, so the
-/// first chunk and the last are compiled and the prompt's layer time is
-/// L / C times their mean. The top plans' groups are compiled (a few
-/// rounds, as the order moves); every other plan's estimate is scaled by
-/// its group's ratio of compiled to estimated time, else the median
-/// ratio. The layer time scales the prompt's pass alone (time to first
-/// token) and its share under load alike. Called before and after the
-/// decode layers are compiled (which re-rank the plans), with `state` kept
-/// between the calls; returns whether it compiled anything.
 /// What compilePrefill keeps between its calls: the prefill shapes
 /// compiled (keyed by tp x ep chips and system chips) and each plan's
 /// estimate (keyed by its degrees: the plans move).
@@ -909,6 +892,20 @@ struct PrefillState {
   std::map<PlanId, double> estimate;
 };
 
+/// Prices the prompts of spatial plans by compiled prefill chunks
+/// (chunked prefill): the prompt of L tokens in chunks of C, each one
+/// layer of `tokens = C` new tokens of one sequence compiled on the plan's
+/// tp x ep chips (as the first chips of its system, like the decode layer).
+/// A chunk's time grows linearly with the cache before it (its attention
+/// and the cache it carries), which grows from 1 to L - C tokens, so the
+/// first chunk and the last are compiled and the prompt's layer time is
+/// L / C times their mean. The top plans' groups are compiled (a few
+/// rounds, as the order moves); every other plan's estimate is scaled by
+/// its group's ratio of compiled to estimated time, else the median
+/// ratio. The layer time scales the prompt's pass alone (time to first
+/// token) and its share under load alike. Called before and after the
+/// decode layers are compiled (which re-rank the plans), with `state` kept
+/// between the calls; returns whether it compiled anything.
 bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
                     const std::string &configPath,
                     const std::string &systemName,

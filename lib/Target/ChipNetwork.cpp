@@ -226,17 +226,16 @@ void ChipNetwork::addLinksFrom(int64_t chip) {
       if (other != group && peer < m) {
         double minimal = globalLinks / static_cast<double>(all.count - 1);
         addInDomain(peer, minimal, "global");
-        double valiant = partners > 0 ? minimal * double(paths) /
-                                            (2.0 * double(partners))
-                                      : 0.0;
-        // A pipeline's hand-off: the same chip of the next block, whose
-        // node each node of this block sends to alone (k = 1).
-        const bool nextStage = blockEnd > blockFirst &&
-                               peer == offset + blockChips_ && peer >= blockEnd;
-        if (nextStage)
-          valiant = minimal * double(paths) / 2.0;
-        if (((peer >= blockFirst && peer < blockEnd) || nextStage) &&
-            valiant > minimal) {
+        // k, the nodes this node sends to: the block's other nodes, or for
+        // a pipeline's hand-off (the same chip of the next block) the one
+        // counterpart node.
+        const bool inBlock = peer >= blockFirst && peer < blockEnd;
+        const bool nextStage =
+            blockEnd > blockFirst && peer == offset + blockChips_;
+        const int64_t k = nextStage ? 1 : inBlock ? partners : 0;
+        const double valiant =
+            k > 0 ? minimal * double(paths) / (2.0 * double(k)) : 0.0;
+        if (valiant > minimal) {
           links_.back().adaptiveBytesPerCycle = valiant * linkBytesPerCycle_;
           links_.back().adaptiveLatencyCycles = 2 * linkLatencyCycles_;
         }
