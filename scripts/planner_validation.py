@@ -40,7 +40,6 @@ MMIX = trt(MIX, [], 427, 145, [])
 # each system's log (tokens/s / samples/s). Server bounds: TTFT 6 s, TPOT
 # 175 ms.
 M405_H200 = trt(L405, [], 9429, 649, [])
-M405_B200 = trt(L405, [], 9429, 657, [])
 # Server and Interactive: Poisson arrivals, the bounds on the 99th
 # percentile (loom plan --scenario=server).
 SERVER405 = ["--scenario=server", "--ttft=6000", "--tpot=175"]
@@ -49,11 +48,11 @@ INTERACTIVE = ["--scenario=server", "--ttft=450", "--tpot=40"]
 H100 = ["--system=h100", "--weights=fp8"]
 H200 = ["--system=h200", "--weights=fp8"]
 B200 = ["--system=b200", "--weights=fp4"]
-# MLPerf v5.1, GB200 NVL72 (NVIDIA's configs: fp4 weights, fp8 KV cache).
-# The 405B output length is the Offline log's tokens/s / samples/s; its
-# Interactive bounds are a 4.5 s TTFT and an 80 ms TPOT.
+# MLPerf v5.1, B200 and GB200 NVL72 (NVIDIA's configs: fp4 weights, fp8 KV
+# cache). The 405B output length is the Offline logs' tokens/s / samples/s
+# (652 on both); its Interactive bounds are a 4.5 s TTFT and an 80 ms TPOT.
 GB200 = ["--system=gb200", "--weights=fp4"]
-M405_GB200 = trt(L405, [], 9429, 652, [])
+M405_V51 = trt(L405, [], 9429, 652, [])
 INTERACTIVE405 = ["--scenario=server", "--ttft=4500", "--tpot=80"]
 # Their engines' token budgets per step (max_num_tokens in NVIDIA's v5.1
 # configs, closed/NVIDIA/configs/GB200-NVL72_GB200-186GB_aarch64x{4,72}/
@@ -64,6 +63,15 @@ BUDGET_L2_GB200 = ["--max-num-tokens=3584"]
 BUDGET_405_GB200 = {"Offline": ["--max-num-tokens=1536"],
                     "Server": ["--max-num-tokens=2048"],
                     "Interactive": ["--max-num-tokens=1024"]}
+# The same for 8x B200 (closed/NVIDIA/configs/B200-SXM-180GBx8/
+# {Offline,Server,Interactive}/{llama2-70b,llama3_1-405b}.py, the runtime
+# flags where the build flags differ).
+BUDGET_L2_B200 = {"Offline": ["--max-num-tokens=3584"],
+                  "Server": ["--max-num-tokens=3584"],
+                  "Interactive": ["--max-num-tokens=768"]}
+BUDGET_405_B200 = {"Offline": ["--max-num-tokens=1536"],
+                   "Server": ["--max-num-tokens=2048"],
+                   "Interactive": ["--max-num-tokens=1536"]}
 
 
 # (id, what, args, metric, measured, group). Metrics: "system" = the top
@@ -76,9 +84,9 @@ THROUGHPUT = [
     ("M17", "8x H200 Offline v5.0", ML2 + H200 + ["--max-chips=8"], ("system", 8), 34988.2, "mlperf-llama"),
     ("M18", "8x H200 Server v5.0", ML2 + H200 + SERVER + ["--max-chips=8"], ("system", 8), 33071.46, "mlperf-llama"),
     ("M19", "8x H200 Interactive v5.0", ML2 + H200 + INTERACTIVE + ["--max-chips=8"], ("system", 8), 19424.25, "mlperf-llama"),
-    ("M20", "8x B200 Offline v5.0", ML2 + B200 + ["--max-chips=8"], ("system", 8), 98858, "mlperf-llama"),
-    ("M21", "8x B200 Server v5.0", ML2 + B200 + SERVER + ["--max-chips=8"], ("system", 8), 98443.30, "mlperf-llama"),
-    ("M22", "8x B200 Interactive v5.0", ML2 + B200 + INTERACTIVE + ["--max-chips=8"], ("system", 8), 59409.25, "mlperf-llama"),
+    ("M20", "8x B200 Offline v5.1", ML2 + B200 + BUDGET_L2_B200["Offline"] + ["--max-chips=8"], ("system", 8), 101527, "mlperf-llama"),
+    ("M21", "8x B200 Server v5.1", ML2 + B200 + SERVER + BUDGET_L2_B200["Server"] + ["--max-chips=8"], ("system", 8), 99123.04, "mlperf-llama"),
+    ("M22", "8x B200 Interactive v5.1", ML2 + B200 + INTERACTIVE + BUDGET_L2_B200["Interactive"] + ["--max-chips=8"], ("system", 8), 59545.45, "mlperf-llama"),
     ("M13", "1x B200 Offline v4.1", ML2 + B200 + ["--max-chips=1"], ("system", 1), 11264.4, "mlperf-llama"),
     ("M14", "1x B200 Server v4.1", ML2 + B200 + SERVER + ["--max-chips=1"], ("system", 1), 10755.59, "mlperf-llama"),
     ("X1", "Mixtral 8x H100 Offline v4.1", MMIX + H100 + ["--max-chips=8"], ("system", 8), 52415.9, "mlperf-mixtral"),
@@ -89,14 +97,15 @@ THROUGHPUT = [
     ("X8", "Mixtral 8x B200 Server v5.0", MMIX + B200 + SERVER + ["--max-chips=8"], ("system", 8), 126844.55, "mlperf-mixtral"),
     ("X9", "405B 8x H200 Offline v5.0", M405_H200 + H200 + ["--max-chips=8"], ("system", 8), 560.651, "mlperf-405b"),
     ("X10", "405B 8x H200 Server v5.0", M405_H200 + H200 + SERVER405 + ["--max-chips=8"], ("system", 8), 291.37, "mlperf-405b"),
-    ("X11", "405B 8x B200 Offline v5.0", M405_B200 + B200 + ["--max-chips=8"], ("system", 8), 1526.29, "mlperf-405b"),
-    ("X12", "405B 8x B200 Server v5.0", M405_B200 + B200 + SERVER405 + ["--max-chips=8"], ("system", 8), 845.82, "mlperf-405b"),
+    ("X11", "405B 8x B200 Offline v5.1", M405_V51 + B200 + BUDGET_405_B200["Offline"] + ["--max-chips=8"], ("system", 8), 1624.11, "mlperf-405b"),
+    ("X12", "405B 8x B200 Server v5.1", M405_V51 + B200 + SERVER405 + BUDGET_405_B200["Server"] + ["--max-chips=8"], ("system", 8), 1240.42, "mlperf-405b"),
+    ("X14", "405B 8x B200 Interactive v5.1", M405_V51 + B200 + INTERACTIVE405 + BUDGET_405_B200["Interactive"] + ["--max-chips=8"], ("system", 8), 751.37, "mlperf-405b"),
     ("N1", "4x GB200 Offline v5.1", ML2 + GB200 + BUDGET_L2_GB200 + ["--max-chips=4"], ("system", 4), 51736.9, "mlperf-gb200"),
     ("N2", "4x GB200 Server v5.1", ML2 + GB200 + SERVER + BUDGET_L2_GB200 + ["--max-chips=4"], ("system", 4), 49359.61, "mlperf-gb200"),
     ("N3", "4x GB200 Interactive v5.1", ML2 + GB200 + INTERACTIVE + ["--max-chips=4"], ("system", 4), 29745.55, "mlperf-gb200"),
-    ("N4", "405B 72x GB200 Offline v5.1", M405_GB200 + GB200 + BUDGET_405_GB200["Offline"] + ["--max-chips=72"], ("system", 72), 14774.3, "mlperf-gb200"),
-    ("N5", "405B 72x GB200 Server v5.1", M405_GB200 + GB200 + SERVER405 + BUDGET_405_GB200["Server"] + ["--max-chips=72"], ("system", 72), 11614.28, "mlperf-gb200"),
-    ("N6", "405B 72x GB200 Interactive v5.1", M405_GB200 + GB200 + INTERACTIVE405 + BUDGET_405_GB200["Interactive"] + ["--max-chips=72"], ("system", 72), 9921.02, "mlperf-gb200"),
+    ("N4", "405B 72x GB200 Offline v5.1", M405_V51 + GB200 + BUDGET_405_GB200["Offline"] + ["--max-chips=72"], ("system", 72), 14774.3, "mlperf-gb200"),
+    ("N5", "405B 72x GB200 Server v5.1", M405_V51 + GB200 + SERVER405 + BUDGET_405_GB200["Server"] + ["--max-chips=72"], ("system", 72), 11614.28, "mlperf-gb200"),
+    ("N6", "405B 72x GB200 Interactive v5.1", M405_V51 + GB200 + INTERACTIVE405 + BUDGET_405_GB200["Interactive"] + ["--max-chips=72"], ("system", 72), 9921.02, "mlperf-gb200"),
 ]
 for isl, osl, measured, tid in [(128, 128, 3317, "T1"), (128, 2048, 2616, "T2"),
                                 (2048, 128, 843, "T3"), (2048, 2048, 1583, "T4")]:
@@ -127,20 +136,21 @@ GROQ = ["--model=" + L2, "--system=tsp-v1", "--input-len=550", "--output-len=150
         "--weights=int8", "--max-chips=576"]
 LATENCY = [
     ("M19", "TPOT, 8x H200 Interactive (planner's plan)", ML2 + H200 + INTERACTIVE + ["--max-chips=8"], ("tpot_ms", 0), 33.7, "tpot-interactive"),
-    ("M22", "TPOT, 8x B200 Interactive (planner's plan)", ML2 + B200 + INTERACTIVE + ["--max-chips=8"], ("tpot_ms", 0), 36.1, "tpot-interactive"),
+    ("M22", "TPOT, 8x B200 Interactive (planner's plan)", ML2 + B200 + INTERACTIVE + BUDGET_L2_B200["Interactive"] + ["--max-chips=8"], ("tpot_ms", 0), 34.2, "tpot-interactive"),
     ("M16", "TPOT, 8x H100 Server (planner's plan)", ML2 + H100 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 139.3, "tpot-server"),
     ("M18", "TPOT, 8x H200 Server (planner's plan)", ML2 + H200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 170.0, "tpot-server"),
-    ("M21", "TPOT, 8x B200 Server (planner's plan)", ML2 + B200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 150.2, "tpot-server"),
+    ("M21", "TPOT, 8x B200 Server (planner's plan)", ML2 + B200 + SERVER + BUDGET_L2_B200["Server"] + ["--max-chips=8"], ("tpot_ms", 0), 123.3, "tpot-server"),
     ("M14", "TPOT, 1x B200 Server v4.1 (planner's plan)", ML2 + B200 + SERVER + ["--max-chips=1"], ("tpot_ms", 0), 131.5, "tpot-server"),
     ("X2", "TPOT, Mixtral 8x H100 Server (planner's plan)", MMIX + H100 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 102.6, "tpot-server"),
     ("X6", "TPOT, Mixtral 8x H200 Server (planner's plan)", MMIX + H200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 170.4, "tpot-server"),
     ("X8", "TPOT, Mixtral 8x B200 Server (planner's plan)", MMIX + B200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 110.0, "tpot-server"),
     ("X10", "TPOT, 405B 8x H200 Server (planner's plan)", M405_H200 + H200 + SERVER405 + ["--max-chips=8"], ("tpot_ms", 0), 53.9, "tpot-server"),
-    ("X12", "TPOT, 405B 8x B200 Server (planner's plan)", M405_B200 + B200 + SERVER405 + ["--max-chips=8"], ("tpot_ms", 0), 87.0, "tpot-server"),
+    ("X12", "TPOT, 405B 8x B200 Server (planner's plan)", M405_V51 + B200 + SERVER405 + BUDGET_405_B200["Server"] + ["--max-chips=8"], ("tpot_ms", 0), 101.3, "tpot-server"),
+    ("X14", "TPOT, 405B 8x B200 Interactive (planner's plan)", M405_V51 + B200 + INTERACTIVE405 + BUDGET_405_B200["Interactive"] + ["--max-chips=8"], ("tpot_ms", 0), 62.3, "tpot-interactive"),
     ("N2", "TPOT, 4x GB200 Server (planner's plan)", ML2 + GB200 + SERVER + BUDGET_L2_GB200 + ["--max-chips=4"], ("tpot_ms", 0), 115.9, "tpot-server"),
     ("N3", "TPOT, 4x GB200 Interactive (planner's plan)", ML2 + GB200 + INTERACTIVE + ["--max-chips=4"], ("tpot_ms", 0), 30.6, "tpot-interactive"),
-    ("N5", "TPOT, 405B 72x GB200 Server (planner's plan)", M405_GB200 + GB200 + SERVER405 + BUDGET_405_GB200["Server"] + ["--max-chips=72"], ("tpot_ms", 0), 104.3, "tpot-server"),
-    ("N6", "TPOT, 405B 72x GB200 Interactive (planner's plan)", M405_GB200 + GB200 + INTERACTIVE405 + BUDGET_405_GB200["Interactive"] + ["--max-chips=72"], ("tpot_ms", 0), 66.2, "tpot-interactive"),
+    ("N5", "TPOT, 405B 72x GB200 Server (planner's plan)", M405_V51 + GB200 + SERVER405 + BUDGET_405_GB200["Server"] + ["--max-chips=72"], ("tpot_ms", 0), 104.3, "tpot-server"),
+    ("N6", "TPOT, 405B 72x GB200 Interactive (planner's plan)", M405_V51 + GB200 + INTERACTIVE405 + BUDGET_405_GB200["Interactive"] + ["--max-chips=72"], ("tpot_ms", 0), 66.2, "tpot-interactive"),
     ("G2", "TPOT, Groq Llama-2-70B 550/150 (inter-token p50)", GROQ, ("tpot_ms", 0), 5.32, "tpot-groq"),
     ("G2", "tokens/s per user, Groq Llama-2-70B 550/150", GROQ, ("per_user", 0), 185, "per-user"),
     ("G2", "TTFT, Groq Llama-2-70B 550/150 (p50, at the client)", GROQ, ("ttft_ms", 0), 221.9, "ttft-groq"),
