@@ -222,26 +222,6 @@ double tpotPercentile(double step, double prefill, double rate,
 
 namespace {
 
-/// The efficiency factors of docs/planner.md: statically scheduled spatial
-/// chips run near their peaks (the compiled schedule then replaces the
-/// estimate); GPUs get the fractions of their peaks that published kernels
-/// reach. A GPU's matrix efficiency depends on the format the matrix unit
-/// runs: block-scaled fp4 (NVFP4) GEMMs reach a smaller fraction of their
-/// doubled peak than fp8 and bf16 ones do of theirs (the sources are in
-/// docs/planner.md).
-struct Efficiency {
-  double memory, compute, computeFp4, link;
-  double computeFor(NumericFormat f) const {
-    return f == NumericFormat::F4 ? computeFp4 : compute;
-  }
-};
-
-Efficiency efficiencyOf(const TargetModel &t) {
-  if (t.hasOffChipMemory())
-    return {0.75, 0.6, 0.4, 0.7};
-  return {0.9, 0.9, 0.9, 1.0};
-}
-
 /// Sets a plan's data-parallel replicas and what follows from them: its
 /// chips, nodes, racks and sequences in flight.
 void setReplicas(Plan &p, int64_t dp, const TargetModel &target) {
@@ -282,7 +262,12 @@ struct System {
   /// The FLOP/s of attention's matmuls (q.k, p.v), which read the KV cache
   /// and run in its format (an fp8 cache beside fp4 weights: the fp8 rate).
   double attnRate = 0;
-  Efficiency eff;
+  /// The efficiency factors of docs/planner.md, the target's `efficiency`
+  /// (TargetModel::efficiency): statically scheduled spatial chips run
+  /// near their peaks (the compiled schedule then replaces the estimate);
+  /// GPUs get the fractions of their peaks that published kernels reach,
+  /// the matrix unit's depending on the format it runs.
+  rt::EfficiencyDesc eff;
 
   System(const TargetModel &target, const Request &r)
       : t(target), spatial(!target.hasOffChipMemory()) {
@@ -291,7 +276,7 @@ struct System {
     usable = spatial ? TargetModel::kPartitionSramShare : 0.9;
     memBw = spatial ? target.sramBytesPerSecondPerChip()
                     : target.offChipBytesPerSecondPerChip();
-    eff = efficiencyOf(target);
+    eff = target.efficiency();
     // The matrix unit runs the weights in a format it has (fp8 weights on
     // tsp-v1 as int8, fp4 on H100 as fp8), as the compiled layers do.
     NumericFormat wF = matrixFormat(target, r.weights);
@@ -300,11 +285,12 @@ struct System {
       wF = NumericFormat::BF16;
       peak = target.peakFlopsPerChip(wF);
     }
-    matmulRate = peak * eff.computeFor(wF);
+    matmulRate = peak * target.matrixEfficiency(wF);
     // A cache format the chip does not compute in keeps the weights' rate.
     NumericFormat kvF = matrixFormat(target, r.kv);
     double attnPeak = target.peakFlopsPerChip(kvF);
-    attnRate = attnPeak > 0 ? attnPeak * eff.computeFor(kvF) : matmulRate;
+    attnRate =
+        attnPeak > 0 ? attnPeak * target.matrixEfficiency(kvF) : matmulRate;
     linkBw = target.chipLinkBytesPerSecondPerChip();
     latency = target.chipLinkLatencySeconds();
     power = target.powerWattsPerChip();
@@ -326,13 +312,13 @@ struct System {
     if (n <= 1)
       return 0;
     return 2 * latency +
-           2.0 * bytes * double(n - 1) / double(n) / (linkBw * eff.link);
+           2.0 * bytes * double(n - 1) / double(n) / (linkBw * eff.links);
   }
   /// An all-to-all (expert dispatch or combine) of `bytes` per chip.
   double allToAll(double bytes, int64_t n) const {
     if (n <= 1)
       return 0;
-    return latency + bytes * double(n - 1) / double(n) / (linkBw * eff.link);
+    return latency + bytes * double(n - 1) / double(n) / (linkBw * eff.links);
   }
   /// One hop between pipeline stages of a system of `chips`: over the link
   /// between a chip and its counterpart in the next stage, whose bandwidth
@@ -348,7 +334,7 @@ struct System {
   /// link latencies, where that delivers the bytes first.
   double hop(double bytes, int64_t chips, int64_t stageChips) const {
     const auto &l = t.desc().system.links;
-    double perLink = l.bytesPerSecond * eff.link;
+    double perLink = l.bytesPerSecond * eff.links;
     double share = double(l.perChip);
     int64_t n = std::max<int64_t>(2, chips);
     double valiant = 0;

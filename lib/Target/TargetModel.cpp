@@ -235,6 +235,20 @@ private:
 // JSON -> TargetDesc (shape only)
 //===----------------------------------------------------------------------===//
 
+/// The numeric format a format-keyed object's `key` names (at `path`), or
+/// an error listing the known ones.
+NumericFormat formatOfKey(const std::string &key, const std::string &path) {
+  if (std::optional<NumericFormat> format = rt::parseNumericFormat(key)) {
+    return *format;
+  }
+  std::string list;
+  for (NumericFormat known : rt::kAllNumericFormats) {
+    list += (list.empty() ? "" : ", ") +
+            std::string(rt::numericFormatName(known));
+  }
+  fail(join(path, key), "unknown numeric format (expected one of: " + list + ")");
+}
+
 rt::MatrixUnitDesc readMatrixUnit(const ObjectReader &tile) {
   ObjectReader matrix =
       tile.object("matrix", {"macs_per_cycle", "block", "latency_cycles"});
@@ -250,23 +264,14 @@ rt::MatrixUnitDesc readMatrixUnit(const ObjectReader &tile) {
     if (isCommentKey(key)) {
       continue;
     }
-    std::optional<NumericFormat> format = rt::parseNumericFormat(key);
-    if (!format) {
-      std::string list;
-      for (NumericFormat known : rt::kAllNumericFormats) {
-        list += (list.empty() ? "" : ", ") +
-                std::string(rt::numericFormatName(known));
-      }
-      fail(join(macsPath, key),
-           "unknown numeric format (expected one of: " + list + ")");
-    }
+    NumericFormat format = formatOfKey(key, macsPath);
     int64_t count = ObjectReader::asInteger(value, join(macsPath, key));
     if (count <= 0) {
       fail(join(macsPath, key),
            "must be positive, got " + std::to_string(count) +
                " (omit a format the matrix unit does not run)");
     }
-    result.macsPerCycle[static_cast<size_t>(*format)] = count;
+    result.macsPerCycle[static_cast<size_t>(format)] = count;
     any = true;
   }
   if (!any) {
@@ -360,13 +365,50 @@ rt::SystemDesc readSystem(const ObjectReader &root) {
   return result;
 }
 
+std::string formatNumber(double value);
+
+/// A fraction of a peak: in (0, 1].
+void requireFraction(double value, const std::string &path) {
+  if (!(value > 0 && value <= 1)) {
+    fail(path, "must be a fraction in (0, 1], got " + formatNumber(value));
+  }
+}
+
+std::optional<rt::EfficiencyDesc> readEfficiency(const ObjectReader &root) {
+  std::optional<ObjectReader> efficiency =
+      root.optionalObject("efficiency", {"matrix", "memory", "links"});
+  if (!efficiency) {
+    return std::nullopt;
+  }
+  rt::EfficiencyDesc result;
+  const json &matrix = efficiency->require("matrix");
+  std::string matrixPath = join(efficiency->path(), "matrix");
+  if (!matrix.is_object()) {
+    fail(matrixPath,
+         "wrong type: expected an object, got " + describeValue(matrix));
+  }
+  for (const auto &[key, value] : matrix.items()) {
+    if (!isCommentKey(key)) {
+      double fraction = ObjectReader::asNumber(value, join(matrixPath, key));
+      requireFraction(fraction, join(matrixPath, key));
+      result.matrix[static_cast<size_t>(formatOfKey(key, matrixPath))] =
+          fraction;
+    }
+  }
+  result.memory = efficiency->number("memory");
+  result.links = efficiency->number("links");
+  return result;
+}
+
 TargetDesc readTarget(const json &document) {
-  ObjectReader root(document, "", {"name", "description", "chip", "system"});
+  ObjectReader root(document, "",
+                    {"name", "description", "chip", "system", "efficiency"});
   TargetDesc result;
   result.name = root.string("name");
   result.description = root.optionalString("description", "");
   result.chip = readChip(root, result.name);
   result.system = readSystem(root);
+  result.efficiency = readEfficiency(root);
   return result;
 }
 
@@ -633,12 +675,39 @@ void validateSystem(const rt::SystemDesc &system) {
   }
 }
 
+void validateEfficiency(const rt::EfficiencyDesc &efficiency,
+                        const rt::MatrixUnitDesc &matrix) {
+  for (NumericFormat format : rt::kAllNumericFormats) {
+    std::string path =
+        std::string("efficiency.matrix.") + rt::numericFormatName(format);
+    double fraction = efficiency.matrix[static_cast<size_t>(format)];
+    if (matrix.macs(format) > 0) {
+      if (fraction == 0) {
+        fail(path, "missing: the matrix unit runs " +
+                       std::string(rt::numericFormatName(format)) +
+                       " (chip.tile.matrix.macs_per_cycle), so its "
+                       "efficiency is required");
+      }
+      requireFraction(fraction, path);
+    } else if (fraction != 0) {
+      fail(path, "inconsistent: the matrix unit does not run " +
+                     std::string(rt::numericFormatName(format)) +
+                     " (not in chip.tile.matrix.macs_per_cycle)");
+    }
+  }
+  requireFraction(efficiency.memory, "efficiency.memory");
+  requireFraction(efficiency.links, "efficiency.links");
+}
+
 void validateDesc(const TargetDesc &desc) {
   if (desc.name.empty()) {
     fail("name", "must not be empty");
   }
   validateChip(desc.chip);
   validateSystem(desc.system);
+  if (desc.efficiency) {
+    validateEfficiency(*desc.efficiency, desc.chip.tile.matrix);
+  }
 }
 
 /// Deeper than any target description nests (4 levels); the limit keeps a
@@ -916,6 +985,29 @@ double TargetModel::offChipBytesPerSecondPerChip() const {
 
 double TargetModel::chipLinkBytesPerSecondPerChip() const {
   return double(desc_.system.links.perChip) * desc_.system.links.bytesPerSecond;
+}
+
+rt::EfficiencyDesc TargetModel::efficiency() const {
+  if (desc_.efficiency) {
+    return *desc_.efficiency;
+  }
+  rt::EfficiencyDesc defaults;
+  bool gpu = hasOffChipMemory();
+  for (NumericFormat format : rt::kAllNumericFormats) {
+    if (matrixSupports(format)) {
+      defaults.matrix[static_cast<size_t>(format)] =
+          !gpu ? 0.9 : format == NumericFormat::F4 ? 0.4 : 0.6;
+    }
+  }
+  defaults.memory = gpu ? 0.75 : 0.9;
+  defaults.links = gpu ? 0.7 : 1.0;
+  return defaults;
+}
+
+double TargetModel::matrixEfficiency(NumericFormat format) const {
+  rt::EfficiencyDesc e = efficiency();
+  double own = e.matrix[static_cast<size_t>(format)];
+  return own > 0 ? own : *std::max_element(e.matrix.begin(), e.matrix.end());
 }
 
 std::vector<DerivedFigure> TargetModel::derivedFigures() const {

@@ -87,6 +87,24 @@ std::string jsonEscape(std::string_view text) {
   return out;
 }
 
+/// The planner's efficiency factors (TargetModel::efficiency) as
+/// `(key, fraction)` pairs: `matrix.<format>` for each format the matrix
+/// unit runs, then `memory` and `links`.
+std::vector<std::pair<std::string, double>>
+efficiencyFigures(const TargetModel &target) {
+  rt::EfficiencyDesc e = target.efficiency();
+  std::vector<std::pair<std::string, double>> out;
+  for (NumericFormat format : rt::kAllNumericFormats) {
+    if (double f = e.matrix[static_cast<size_t>(format)]; f > 0) {
+      out.emplace_back(std::string("matrix.") + rt::numericFormatName(format),
+                       f);
+    }
+  }
+  out.emplace_back("memory", e.memory);
+  out.emplace_back("links", e.links);
+  return out;
+}
+
 void printJson(const TargetModel &target) {
   std::printf("{\n  \"name\": \"%s\",\n  \"description\": \"%s\",\n"
               "  \"figures\": {\n",
@@ -96,6 +114,13 @@ void printJson(const TargetModel &target) {
   for (size_t i = 0; i < figures.size(); ++i) {
     std::printf("    \"%s\": %.17g%s\n", figures[i].key.c_str(),
                 figures[i].value, i + 1 == figures.size() ? "" : ",");
+  }
+  std::printf("  },\n  \"efficiency_from_file\": %s,\n  \"efficiency\": {\n",
+              target.desc().efficiency ? "true" : "false");
+  auto efficiency = efficiencyFigures(target);
+  for (size_t i = 0; i < efficiency.size(); ++i) {
+    std::printf("    \"%s\": %.17g%s\n", efficiency[i].first.c_str(),
+                efficiency[i].second, i + 1 == efficiency.size() ? "" : ",");
   }
   std::printf("  }\n}\n");
 }
@@ -126,6 +151,13 @@ void printText(const TargetModel &target, const std::string &source) {
     }
     std::printf("  %-44s %s\n", figure.key.c_str(),
                 formatFigure(figure).c_str());
+  }
+  std::printf("planner efficiency (fraction of peak; %s):\n",
+              target.desc().efficiency ? "from the file's \"efficiency\""
+                                       : "defaults, the file has no "
+                                         "\"efficiency\"");
+  for (const auto &[key, fraction] : efficiencyFigures(target)) {
+    std::printf("  %-44s %.3g\n", key.c_str(), fraction);
   }
 }
 

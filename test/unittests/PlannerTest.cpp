@@ -128,6 +128,36 @@ TEST(PlannerTest, DecodeStepOnOneGpuByHand) {
   EXPECT_DOUBLE_EQ(p->tokensPerSecondPerWatt, p->tokensPerSecond / 700.0);
 }
 
+// The target's `efficiency` is what the roofline divides by: the same
+// batch-1 step on an H100 whose file states half the memory efficiency
+// (0.375) reads the same bytes at half the rate, and at batch 2048 its
+// compute-bound matmuls run at the stated fp8 fraction (0.3, half of 0.6).
+TEST(PlannerTest, TheTargetsEfficiencyIsTheRooflines) {
+  TargetDesc desc = loadTarget("h100").desc();
+  ASSERT_TRUE(desc.efficiency);
+  desc.efficiency->memory = 0.375;
+  for (double &f : desc.efficiency->matrix)
+    f = f > 0 ? 0.3 : 0;
+  std::string error;
+  std::optional<TargetModel> slow = TargetModel::fromDesc(desc, error);
+  ASSERT_TRUE(slow) << error;
+  Request r = tinyRequest();
+  std::optional<Plan> p1 = price(modelCost(tinyConfig()), *slow, r, 1, 1, 1, 1, 1),
+                      base1 = tinyOnOneH100(1);
+  ASSERT_TRUE(p1 && base1);
+  EXPECT_NEAR(p1->tpot, 2 * base1->tpot, 1e-15);
+  std::optional<Plan> p2 =
+      price(modelCost(tinyConfig()), *slow, r, 1, 1, 1, 1, 2048);
+  ASSERT_TRUE(p2);
+  double compute = slow->peakFlopsPerChip(NumericFormat::F8) * 0.3,
+         memory = 3.35e12 * 0.375;
+  double matmuls = 2 * 2048 * 2 * (12288.0 + 24576.0) / compute;
+  double attention = 2 * 2048 * 110 * (2.0 * 2 * 16) / memory;
+  double elementwise = 2048 * 2 * (8 * 64 + 3 * 128) * 2.0 / memory;
+  double head = 2048 * 2 * 256.0 * 64 / compute;
+  EXPECT_NEAR(p2->tpot, matmuls + attention + elementwise + head, 1e-15);
+}
+
 // A roofline per kernel: at batch 2048 on one H100 the tiny model's
 // matmuls are compute bound (2 layers x 2048 tokens x 2 x 36,864 weights
 // at fp8's peak x 0.6) and its attention memory bound (the cache of 2048

@@ -499,3 +499,109 @@ TEST(TargetValidation, FromDescNamesTheJsonPath) {
   ASSERT_TRUE(edited) << error;
   EXPECT_EQ(edited->tilesPerChip(), 8);
 }
+
+//===----------------------------------------------------------------------===//
+// Efficiency (the planner's factors)
+//===----------------------------------------------------------------------===//
+
+// Without `efficiency` a chip with off-chip memory (a GPU) gets 0.6 of its
+// matrix peak (0.4 in fp4), 0.75 of its memory and 0.7 of its links; a
+// spatial chip 0.9, 0.9 and 1. A format the matrix unit does not run (the
+// vector unit does) takes the highest of the unit's.
+TEST(TargetEfficiency, DefaultsByKindOfChip) {
+  TargetModel wormhole = loadTarget("wormhole"), tiny = loadTarget("tiny");
+  ASSERT_FALSE(wormhole.desc().efficiency);
+  ASSERT_TRUE(wormhole.hasOffChipMemory());
+  EXPECT_EQ(wormhole.matrixEfficiency(NumericFormat::F8), 0.6);
+  EXPECT_EQ(wormhole.efficiency().memory, 0.75);
+  EXPECT_EQ(wormhole.efficiency().links, 0.7);
+  EXPECT_EQ(wormhole.matrixEfficiency(NumericFormat::F4), 0.6);
+  ASSERT_FALSE(tiny.desc().efficiency);
+  EXPECT_EQ(tiny.matrixEfficiency(NumericFormat::BF16), 0.9);
+  EXPECT_EQ(tiny.efficiency().memory, 0.9);
+  EXPECT_EQ(tiny.efficiency().links, 1.0);
+}
+
+// The GPU presets state their factors, each with its source; fp4 on
+// Blackwell is 0.4, the others 0.6.
+TEST(TargetEfficiency, GpuPresetsStateTheirs) {
+  for (const char *name : {"h100", "h200", "b200", "gb200"}) {
+    TargetModel t = loadTarget(name);
+    ASSERT_TRUE(t.desc().efficiency) << name;
+    EXPECT_EQ(t.matrixEfficiency(NumericFormat::F8), 0.6) << name;
+    EXPECT_EQ(t.efficiency().memory, 0.75) << name;
+    EXPECT_EQ(t.efficiency().links, 0.7) << name;
+    json document = readPresetJson(name);
+    for (const char *field : {"_memory", "_links"})
+      EXPECT_TRUE(document["efficiency"].contains(field)) << name << field;
+    EXPECT_TRUE(document["efficiency"]["matrix"].contains("_source")) << name;
+  }
+  EXPECT_EQ(loadTarget("b200").matrixEfficiency(NumericFormat::F4), 0.4);
+  EXPECT_EQ(loadTarget("gb200").matrixEfficiency(NumericFormat::F4), 0.4);
+}
+
+TEST(TargetEfficiency, ReadFromTheFile) {
+  json document = tinyJson();
+  document["efficiency"] = {
+      {"matrix",
+       {{"fp32", 0.5}, {"bf16", 0.5}, {"fp16", 0.5}, {"fp8", 0.25},
+        {"int8", 0.5}, {"_source", "a comment"}}},
+      {"memory", 0.8},
+      {"links", 1}};
+  std::string error;
+  std::optional<TargetModel> t =
+      TargetModel::parse(document.dump(), "t.json", error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->matrixEfficiency(NumericFormat::F8), 0.25);
+  EXPECT_EQ(t->matrixEfficiency(NumericFormat::BF16), 0.5);
+  EXPECT_EQ(t->efficiency().memory, 0.8);
+  EXPECT_EQ(t->efficiency().links, 1.0);
+}
+
+TEST(TargetEfficiency, BadValuesNameTheirField) {
+  json good = tinyJson();
+  good["efficiency"] = {
+      {"matrix",
+       {{"fp32", 0.5}, {"bf16", 0.5}, {"fp16", 0.5}, {"fp8", 0.5},
+        {"int8", 0.5}}},
+      {"memory", 0.8},
+      {"links", 1}};
+  ASSERT_EQ(loadError(good), "");
+  json document = good;
+  document["efficiency"]["matrix"]["fp8"] = 1.5;
+  EXPECT_EQ(loadError(document), "t.json: efficiency.matrix.fp8: must be a "
+                                 "fraction in (0, 1], got 1.5");
+  document = good;
+  document["efficiency"]["memory"] = 0;
+  EXPECT_EQ(loadError(document),
+            "t.json: efficiency.memory: must be a fraction in (0, 1], got 0");
+  document = good;
+  document["efficiency"]["matrix"].erase("fp8");
+  EXPECT_EQ(loadError(document),
+            "t.json: efficiency.matrix.fp8: missing: the matrix unit runs fp8 "
+            "(chip.tile.matrix.macs_per_cycle), so its efficiency is required");
+  document = good;
+  document["efficiency"]["matrix"]["fp4"] = 0.4;
+  EXPECT_EQ(loadError(document),
+            "t.json: efficiency.matrix.fp4: inconsistent: the matrix unit does "
+            "not run fp4 (not in chip.tile.matrix.macs_per_cycle)");
+  document = good;
+  document["efficiency"]["matrix"]["fp6"] = 0.4;
+  EXPECT_NE(loadError(document).find(
+                "t.json: efficiency.matrix.fp6: unknown numeric format"),
+            std::string::npos);
+  document = good;
+  document["efficiency"]["compute"] = 0.4;
+  EXPECT_NE(loadError(document).find("t.json: efficiency.compute: unknown field"),
+            std::string::npos);
+  document = good;
+  document["efficiency"].erase("links");
+  EXPECT_EQ(loadError(document),
+            "t.json: efficiency.links: missing required field");
+  // A description edited in code is checked the same way.
+  TargetDesc desc = loadTarget("h100").desc();
+  desc.efficiency->links = 2;
+  std::string error;
+  EXPECT_FALSE(TargetModel::fromDesc(desc, error));
+  EXPECT_EQ(error, "h100: efficiency.links: must be a fraction in (0, 1], got 2");
+}

@@ -139,6 +139,21 @@ public:
   }
   double powerWattsPerChip() const { return desc_.system.powerWattsPerChip; }
 
+  //===--------------------------------------------------------------------===//
+  // Efficiency (the planner's analytical cost model)
+  //===--------------------------------------------------------------------===//
+
+  /// The fractions of its peaks the chip's kernels sustain: the target's
+  /// `efficiency`, else defaults. A chip with off-chip memory (a GPU)
+  /// defaults to 0.6 of its matrix peak (0.4 in fp4), 0.75 of its memory
+  /// bandwidth and 0.7 of its links; one without (a statically scheduled
+  /// spatial chip) to 0.9, 0.9 and 1 (docs/planner.md).
+  rt::EfficiencyDesc efficiency() const;
+  /// The fraction of its peak a matmul in `format` sustains: the matrix
+  /// unit's in that format, or, where the unit does not run it (the vector
+  /// unit does), the highest of the formats it runs.
+  double matrixEfficiency(NumericFormat format) const;
+
   /// Every derived figure, in the order `loom target show` prints them.
   std::vector<DerivedFigure> derivedFigures() const;
   /// One derived figure by key, or std::nullopt if no such key.

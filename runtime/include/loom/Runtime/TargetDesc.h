@@ -280,12 +280,29 @@ struct SystemDesc {
   double powerWattsPerChip = 0;
 };
 
+/// The fractions of its peaks a chip's kernels sustain, which the
+/// planner's analytical cost model applies (docs/planner.md). They are
+/// assumptions about the chip's software as much as its silicon, so a
+/// preset states each with its source.
+struct EfficiencyDesc {
+  /// Indexed by NumericFormat: the matrix unit's fraction of its peak in
+  /// that format; set for every format the matrix unit runs, 0 for others.
+  std::array<double, kNumNumericFormats> matrix{};
+  /// Of the memory the weights and caches stream from (off-chip memory, or
+  /// SRAM on a chip without it).
+  double memory = 0;
+  /// Of the chip-to-chip links.
+  double links = 0;
+};
+
 /// A whole target: one kind of chip, and a system of them.
 struct TargetDesc {
   std::string name;
   std::string description;
   ChipDesc chip;
   SystemDesc system;
+  /// Absent: the planner's defaults (TargetModel::efficiency).
+  std::optional<EfficiencyDesc> efficiency;
 };
 
 } // namespace loom::rt
