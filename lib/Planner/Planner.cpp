@@ -717,7 +717,9 @@ PlanId idOf(const Plan &p) {
 
 /// Orders plans: with a load to serve (concurrency or rate), the fewest
 /// chips that serve it, then the lower time per output token; else the
-/// most tokens/s per chip, then the fewer chips.
+/// most tokens/s per chip, then the fewer chips. The plans' degrees and
+/// batch (idOf) break the remaining ties, so a plain std::sort of a list
+/// without repeated plans is deterministic.
 bool better(const Plan &a, const Plan &b, const Request &r) {
   bool load = r.concurrency > 0 || r.requestRate > 0;
   if (load) {
@@ -1217,7 +1219,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
   auto order = [&] {
     for (Plan &p : result.plans)
       p.meetsTargets = meets(p, r);
-    std::stable_sort(result.plans.begin(), result.plans.end(),
+    std::sort(result.plans.begin(), result.plans.end(),
                      [&](const Plan &a, const Plan &b) {
                        if (a.note.empty() != b.note.empty())
                          return a.note.empty();
@@ -1588,7 +1590,7 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   for (Plan &q : out.plans)
     priceDisaggregated(q, chosen, moveOf(chosen), ttftOf(chosen), decodeSystem,
                        prefillSystem, r);
-  std::stable_sort(out.plans.begin(), out.plans.end(),
+  std::sort(out.plans.begin(), out.plans.end(),
                    [&](const Plan &a, const Plan &b) {
                      if (a.meetsTargets != b.meetsTargets)
                        return a.meetsTargets;
