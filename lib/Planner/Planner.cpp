@@ -377,6 +377,24 @@ struct System {
   }
 };
 
+/// The largest prefill chunk a spatial plan's prompt is compiled in, and
+/// the smallest tried when a larger one does not compile (its activations
+/// do not fit the chips' SRAM).
+constexpr int64_t kSpatialPrefillChunk = 512, kSmallestPrefillChunk = 32;
+
+/// A prompt's pass alone through `pp` stages of `stageLayers` layers each
+/// (a layer takes `layerSeconds` for the whole prompt), in `chunks` equal
+/// chunks that follow one another through the stages, a hop of `hop`
+/// seconds per chunk between stages: the first chunk's trip through every
+/// stage and hop, then one more chunk per period, the slower of a stage's
+/// chunk and its hop. One chunk: the stages one after another.
+double promptPass(int64_t pp, double stageLayers, double layerSeconds,
+                  double chunks, double hop) {
+  const double stage = stageLayers * layerSeconds / chunks;
+  return double(pp) * stage + double(pp - 1) * hop +
+         (chunks - 1) * std::max(stage, hop);
+}
+
 /// Tokens/s per user, per system and per watt of a plan whose tpot and
 /// prefillShare are set. Every request's prefill takes its replica away
 /// from decoding (prefill and decode share the chips), so a replica with C
@@ -673,12 +691,20 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                       link};
   };
   // One request alone (the time to first token): its prompt through the
-  // stages one after another, riding on as many of its micro-batch's
-  // decode steps as the token budget spreads it over (the last yields its
-  // first token).
+  // stages, riding on as many of its micro-batch's decode steps as the
+  // token budget spreads it over (the last yields its first token). A
+  // spatial chip's static schedule pipelines the prompt's chunks through
+  // the stages as it does micro-batches (the chunk compiled prefill
+  // uses); on GPUs a serving engine sends a request's next chunk only
+  // after the one before has left the last stage (TensorRT-LLM's
+  // in-flight batching), so the prompt passes the stages as one.
   StageTimes one = prefillStage(L, 1);
-  double prefill = double(pp) * one.total() +
-                   double(pp - 1) * s.hop(L * m.hidden * aB, tp * pp * ep, tp * ep);
+  const double promptChunk =
+      s.spatial ? std::min(L, double(kSpatialPrefillChunk)) : L;
+  p.prefillChunks = L / promptChunk;
+  p.prefillHop = s.hop(promptChunk * m.hidden * aB, tp * pp * ep, tp * ep);
+  double prefill =
+      promptPass(pp, Ls, one.total() / Ls, p.prefillChunks, p.prefillHop);
   // (Room for at least one prompt token a step: plan() keeps the batch
   // below the budget; a direct call past it gets a token a step.)
   const int64_t room = std::max<int64_t>(1, r.maxNumTokens - batch);
@@ -857,10 +883,6 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-/// The largest prefill chunk a spatial plan's prompt is compiled in, and
-/// the smallest tried when a larger one does not compile (its activations
-/// do not fit the chips' SRAM).
-constexpr int64_t kSpatialPrefillChunk = 512, kSmallestPrefillChunk = 32;
 /// The most prefill layer shapes (tp x ep chips, system chips) compiled
 /// in one search.
 constexpr size_t kPrefillGroups = 3;
@@ -900,7 +922,8 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
                     const std::string &precision, const std::string &kvStorage,
                     const Request &r, double wattsPerChip,
                     const LayerCompiler &compileLayer,
-                    const std::function<void()> &order) {
+                    const std::function<void()> &order,
+                    const std::function<double(const Plan &, int64_t)> &chunkHop) {
   using Prefill = PrefillState::Prefill;
   using Key = PrefillState::Key;
   std::map<Key, Prefill> &compiled = state.compiled;
@@ -947,11 +970,15 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
     estimate.emplace(idOf(p), p.prefillLayer); // the first call's: the estimate
   auto apply = [&](Plan &p, double layerSeconds, int64_t chunk,
                    const char *pricedBy) {
-    const double stages = double(p.pp) * std::ceil(double(m.layers) / double(p.pp));
-    const double hops = p.prefillAlone - stages * p.prefillLayer;
+    if (chunk > 0) {
+      p.prefillChunks = double(L) / double(chunk);
+      p.prefillHop = chunkHop(p, chunk);
+    }
     p.prefillShare *= layerSeconds / p.prefillLayer;
     p.prefillLayer = layerSeconds;
-    p.prefillAlone = stages * layerSeconds + hops;
+    p.prefillAlone =
+        promptPass(p.pp, std::ceil(double(m.layers) / double(p.pp)),
+                   layerSeconds, p.prefillChunks, p.prefillHop);
     p.ttftAlone = p.prefillAlone + double(p.prefillSteps) * p.tpot;
     p.prefillChunk = chunk;
     p.prefillPricedBy = pricedBy;
@@ -1285,7 +1312,11 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       return !r.decodeOnly &&
              compilePrefill(prefill, result, m, configPath, systemName,
                             precision, kvStorage, r, s.power, compileLayer,
-                            order);
+                            order, [&](const Plan &p, int64_t chunk) {
+                              return s.hop(double(chunk) * m.hidden *
+                                               precisionBytes(r.activations),
+                                           p.tp * p.pp * p.ep, p.tp * p.ep);
+                            });
     };
     prefillPass();
     for (int round = 0; round < 6; ++round) {
@@ -1409,6 +1440,8 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
   q.prefillAlone = fast.prefillAlone;
   q.prefillLayer = fast.prefillLayer;
   q.prefillChunk = fast.prefillChunk;
+  q.prefillChunks = fast.prefillChunks;
+  q.prefillHop = fast.prefillHop;
   q.prefillPricedBy = fast.prefillPricedBy;
   q.tpotLoaded = q.tpotP99 = step;
   // Decode replicas: as many as the concurrency asked for needs, and the
@@ -1758,6 +1791,7 @@ std::string formatJson(const Result &result, const Request &r) {
     q["prefill_priced_by"] = p.prefillPricedBy;
     if (p.prefillChunk)
       q["prefill_chunk_tokens"] = p.prefillChunk;
+    q["prefill_chunks_pipelined"] = p.prefillChunks;
     if (p.compiled)
       q["layer_precision"] = p.layerPrecision;
     if (!p.prefillSystem.empty()) {

@@ -158,6 +158,40 @@ TEST(PlannerTest, TheTargetsEfficiencyIsTheRooflines) {
   EXPECT_NEAR(p2->tpot, matmuls + attention + elementwise + head, 1e-15);
 }
 
+// A prompt's pass alone: on a spatial chip its chunks of 512 tokens follow
+// one another through the stages (2,048 tokens: 4 chunks through 4
+// stages take 4 + 3 stage-chunk times and the first chunk's 3 hops, the
+// hops here shorter than a stage's chunk); on a GPU the prompt passes the
+// stages as one (4 stage times and 3 hops of the whole prompt). A model
+// of 2,048 hidden, so that a chunk's stage outlasts its hop.
+TEST(PlannerTest, SpatialPromptChunksArePipelinedThroughTheStages) {
+  LlmConfig c = tinyConfig();
+  c.hidden = 2048;
+  c.heads = 16;
+  c.kvHeads = 4;
+  c.headDim = 128;
+  c.intermediate = 8192;
+  c.layers = 8;
+  c.maxPositions = 4096;
+  Request r = tinyRequest();
+  r.inputLen = 2048;
+  r.compile = false;
+  std::optional<Plan> lpx =
+      price(modelCost(c), loadTarget("lpx-rack"), r, 1, 4, 1, 1, 1);
+  ASSERT_TRUE(lpx);
+  EXPECT_EQ(lpx->prefillChunks, 4);
+  const double stage = 2 * lpx->prefillLayer; // 2 layers a stage
+  ASSERT_GT(stage / 4, lpx->prefillHop);
+  EXPECT_NEAR(lpx->prefillAlone, 7 * stage / 4 + 3 * lpx->prefillHop,
+              1e-12 * lpx->prefillAlone);
+  EXPECT_LT(lpx->prefillAlone, 0.5 * 4 * stage);
+  std::optional<Plan> gpu = price(modelCost(c), loadTarget("h100"), r, 1, 4, 1, 1, 1);
+  ASSERT_TRUE(gpu);
+  EXPECT_EQ(gpu->prefillChunks, 1);
+  EXPECT_NEAR(gpu->prefillAlone, 4 * 2 * gpu->prefillLayer + 3 * gpu->prefillHop,
+              1e-12 * gpu->prefillAlone);
+}
+
 // A roofline per kernel: at batch 2048 on one H100 the tiny model's
 // matmuls are compute bound (2 layers x 2048 tokens x 2 x 36,864 weights
 // at fp8's peak x 0.6) and its attention memory bound (the cache of 2048

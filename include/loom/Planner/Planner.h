@@ -155,8 +155,14 @@ struct Plan {
   /// disaggregated plan, whose prompt's own pass (elsewhere) yields it.
   int64_t prefillSteps = 1;
   /// The prompt's own pass alone: through every stage, and the hops
-  /// between them (ttftAlone without the decode steps it rides on).
+  /// between them (ttftAlone without the decode steps it rides on). On
+  /// spatial chips its `prefillChunks` chunks follow one another through
+  /// the stages (the first chunk's trip, then one chunk per period: the
+  /// slower of a stage's chunk and `prefillHop`, one chunk's hop between
+  /// stages); on GPUs the prompt passes the stages as one (prefillChunks
+  /// 1, prefillHop the whole prompt's).
   double prefillAlone = 0;
+  double prefillChunks = 1, prefillHop = 0;
   /// The seconds one layer takes for the whole prompt alone, and the
   /// tokens a chunk of it had where that comes from compiled prefill
   /// chunks (0: the cost model's estimate).
