@@ -1247,13 +1247,13 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     for (Plan &p : result.plans)
       p.meetsTargets = meets(p, r);
     std::sort(result.plans.begin(), result.plans.end(),
-                     [&](const Plan &a, const Plan &b) {
-                       if (a.note.empty() != b.note.empty())
-                         return a.note.empty();
-                       if (a.meetsTargets != b.meetsTargets)
-                         return a.meetsTargets;
-                       return better(a, b, r);
-                     });
+              [&](const Plan &a, const Plan &b) {
+                if (a.note.empty() != b.note.empty())
+                  return a.note.empty();
+                if (a.meetsTargets != b.meetsTargets)
+                  return a.meetsTargets;
+                return better(a, b, r);
+              });
   };
   if (spatial && r.compile && compileLayer) {
     // Keyed by (tp x ep, batch, past, chips): the layer is compiled for its
@@ -1624,11 +1624,11 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
     priceDisaggregated(q, chosen, moveOf(chosen), ttftOf(chosen), decodeSystem,
                        prefillSystem, r);
   std::sort(out.plans.begin(), out.plans.end(),
-                   [&](const Plan &a, const Plan &b) {
-                     if (a.meetsTargets != b.meetsTargets)
-                       return a.meetsTargets;
-                     return better(a, b, r);
-                   });
+            [&](const Plan &a, const Plan &b) {
+              if (a.meetsTargets != b.meetsTargets)
+                return a.meetsTargets;
+              return better(a, b, r);
+            });
   if (out.plans.size() > size_t(r.top))
     out.plans.resize(size_t(r.top));
   if (!out.plans.front().meetsTargets) {

@@ -389,10 +389,10 @@ std::optional<rt::EfficiencyDesc> readEfficiency(const ObjectReader &root) {
   }
   for (const auto &[key, value] : matrix.items()) {
     if (!isCommentKey(key)) {
+      NumericFormat format = formatOfKey(key, matrixPath);
       double fraction = ObjectReader::asNumber(value, join(matrixPath, key));
       requireFraction(fraction, join(matrixPath, key));
-      result.matrix[static_cast<size_t>(formatOfKey(key, matrixPath))] =
-          fraction;
+      result.matrix[static_cast<size_t>(format)] = fraction;
     }
   }
   result.memory = efficiency->number("memory");
