@@ -743,12 +743,21 @@ PlanId idOf(const Plan &p) {
 
 /// Orders plans: with a load to serve (concurrency or rate), the fewest
 /// chips that serve it, then the lower time per output token; else the
-/// most tokens/s per chip, then the fewer chips. The plans' degrees and
-/// batch (idOf) break the remaining ties, so a plain std::sort of a list
-/// without repeated plans is deterministic.
+/// most tokens/s per chip, then the fewer chips; prefill-only chips (a
+/// disaggregated plan's prefill system) the most prompts/s per chip, as
+/// planDisaggregated chooses among them, then the faster prompt. The
+/// plans' degrees and batch (idOf) break the remaining ties, so a plain
+/// std::sort of a list without repeated plans is deterministic.
 bool better(const Plan &a, const Plan &b, const Request &r) {
   bool load = r.concurrency > 0 || r.requestRate > 0;
-  if (load) {
+  if (r.prefillOnly) {
+    double ca = a.prefillShare * double(a.chips),
+           cb = b.prefillShare * double(b.chips);
+    if (ca != cb)
+      return ca < cb;
+    if (a.prefillAlone != b.prefillAlone)
+      return a.prefillAlone < b.prefillAlone;
+  } else if (load) {
     if (a.chips != b.chips)
       return a.chips < b.chips;
     if (a.tpotLoaded != b.tpotLoaded)
@@ -1319,7 +1328,9 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                             });
     };
     prefillPass();
-    for (int round = 0; round < 6; ++round) {
+    // Prefill-only chips (a disaggregated plan's prefill system) take
+    // their decode step from nothing: only their prompts are compiled.
+    for (int round = 0; round < 6 && !r.prefillOnly; ++round) {
       // Compile the layers of the best `top` plans not compiled yet.
       size_t top = std::min<size_t>(result.plans.size(), size_t(r.top));
       bool compiledAny = false;
@@ -1570,19 +1581,21 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
       plan(config, configPath, decodeSystem, decode, compileLayer, error);
   if (!d)
     return std::nullopt;
-  // Forced degrees and batch are the decode system's.
+  // Forced degrees and batch are the decode system's. A spatial prefill
+  // system's prompts are priced by compiled chunks, as colocated plans'
+  // are (the best plans' shapes compiled, the rest calibrated by them).
   Request prefill = r;
+  prefill.systemSource = r.prefillSystemSource;
   prefill.tpot = 0;
   prefill.concurrency = 0;
   prefill.requestRate = 0;
-  prefill.compile = false;
   prefill.scenario = "offline";
   prefill.ttft = 0;
   prefill.tp = prefill.pp = prefill.batch = 0;
   prefill.prefillOnly = true;
-  prefill.top = 1000; // every plan, to choose from
+  prefill.top = std::numeric_limits<int64_t>::max(); // every plan, to choose from
   std::optional<Result> p =
-      plan(config, configPath, prefillSystem, prefill, nullptr, error);
+      plan(config, configPath, prefillSystem, prefill, compileLayer, error);
   if (!p)
     return std::nullopt;
   // The KV cache of one request moved over the prefill system's scale-out
@@ -1620,6 +1633,9 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   }
   const Plan &chosen = best ? *best : *fastest;
   Result out = *d;
+  for (const std::string &failure : p->compileFailures)
+    out.compileFailures.push_back("prefill system " + prefillSystem.name() +
+                                  ": " + failure);
   for (Plan &q : out.plans)
     priceDisaggregated(q, chosen, moveOf(chosen), ttftOf(chosen), decodeSystem,
                        prefillSystem, r);
@@ -1645,10 +1661,11 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
       break;
     Request alone = r;
     alone.top = 1;
+    if (system == &prefillSystem)
+      alone.systemSource = r.prefillSystemSource;
     std::string why;
     std::optional<Result> a =
-        plan(config, configPath, *system, alone,
-             system == &decodeSystem ? compileLayer : nullptr, why);
+        plan(config, configPath, *system, alone, compileLayer, why);
     out.alone.push_back({system->name(),
                          a ? std::optional<Plan>(a->plans.front())
                            : std::nullopt,

@@ -595,6 +595,49 @@ TEST(PlannerTest, SpatialPrefillIsPricedByCompiledChunks) {
             std::string::npos);
 }
 
+// A disaggregated plan whose prefill system is spatial prices its prompts
+// by compiled chunks, compiled against the prefill system as named
+// (prefillSystemSource), and compiles no decode layer for those chips
+// (they only prefill); the decode system here is a GPU, which compiles
+// nothing.
+TEST(PlannerTest, SpatialPrefillSystemIsCompiledToo) {
+  Request r = spatialSearch(1);
+  r.prefillSystemSource = "my-tsp.json";
+  std::set<std::string> systems;
+  int decodeLayers = 0;
+  LayerCompiler fake = [&](const std::string &, const std::string &system,
+                           const LayerSpec &layer,
+                           std::string &) -> std::optional<double> {
+    systems.insert(system);
+    if (layer.tokens == 1) {
+      ++decodeLayers;
+      return 1e-6;
+    }
+    return 1e-5 * double(layer.tokens) / 64;
+  };
+  std::string error;
+  std::optional<Result> result =
+      planDisaggregated(tinyConfig(), "tiny.json", loadTarget("tsp-v1"),
+                        loadTarget("h100"), r, fake, error);
+  ASSERT_TRUE(result && !result->plans.empty()) << error;
+  EXPECT_EQ(systems, std::set<std::string>{"my-tsp.json"});
+  const Plan &p = result->plans[0];
+  EXPECT_EQ(p.prefillSystem, "tsp-v1");
+  EXPECT_EQ(p.prefillPricedBy, "compiled chunks");
+  EXPECT_EQ(p.prefillChunk, 100);
+  EXPECT_TRUE(result->compileFailures.empty());
+  // The prefill search alone: chunks compiled, no decode layer.
+  decodeLayers = 0;
+  Request prefillOnly = r;
+  prefillOnly.prefillOnly = true;
+  prefillOnly.top = 1000;
+  std::optional<Result> prefill = loom::plan::plan(
+      tinyConfig(), "tiny.json", loadTarget("tsp-v1"), prefillOnly, fake, error);
+  ASSERT_TRUE(prefill && !prefill->plans.empty()) << error;
+  EXPECT_EQ(decodeLayers, 0);
+  EXPECT_EQ(prefill->plans[0].prefillPricedBy, "compiled chunks");
+}
+
 // A pipeline stage's hop is what the compiler's chip network gives the
 // same transfer: from the first chip of stage 0 to its counterpart in
 // stage 1 in the plan's whole system, each stage a traffic block. Here it is read off a prompt's pass alone (every stage's

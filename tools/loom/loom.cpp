@@ -667,6 +667,7 @@ int runPlan(int argc, char **argv) {
   r.scenario = args.get("scenario", "offline");
   // Layers compile against the target as given (a file is not a preset).
   r.systemSource = args.get("system");
+  r.prefillSystemSource = args.get("prefill-system");
   std::string modelPath = args.get("model"), error;
   std::optional<loom::LlmConfig> config = loom::readLlmConfig(modelPath, error);
   if (!config)

@@ -91,8 +91,9 @@ struct Request {
   /// meets `ttft` (which it then needs).
   std::string scenario = "offline";
   /// How the (decode) system was named, a preset or a target file's path,
-  /// for compiling its layers (empty: the target's name, a preset's).
-  std::string systemSource;
+  /// for compiling its layers (empty: the target's name, a preset's); the
+  /// same for a disaggregated plan's prefill system.
+  std::string systemSource, prefillSystemSource;
   /// The chips only decode: prompts are prefilled on another system
   /// (planDisaggregated's decode search), so no prefill share is charged
   /// to their steps, rates or replicas.
