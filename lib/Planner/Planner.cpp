@@ -333,6 +333,16 @@ struct System {
   /// its one counterpart: (nodes - 1) / 2 times the global share, at two
   /// link latencies, where that delivers the bytes first.
   double hop(double bytes, int64_t chips, int64_t stageChips) const {
+    Hop h = hopParts(bytes, chips, stageChips);
+    return h.latency + h.transfer;
+  }
+  /// A hop's route's latency and its transfer time (bytes over the
+  /// route's rate): the time the link is busy, which a message sent behind
+  /// another waits for, where the latency overlaps.
+  struct Hop {
+    double latency = 0, transfer = 0;
+  };
+  Hop hopParts(double bytes, int64_t chips, int64_t stageChips) const {
     const auto &l = t.desc().system.links;
     double perLink = l.bytesPerSecond * eff.links;
     double share = double(l.perChip);
@@ -370,9 +380,13 @@ struct System {
       share = share / double(n - 1);
       break;
     }
-    double minimal = double(hops) * latency + bytes / (share * perLink);
-    if (valiant > share)
-      return std::min(minimal, 2 * latency + bytes / (valiant * perLink));
+    Hop minimal{double(hops) * latency, bytes / (share * perLink)};
+    if (valiant > share) {
+      Hop twoHop{2 * latency, bytes / (valiant * perLink)};
+      if (twoHop.latency + twoHop.transfer <
+          minimal.latency + minimal.transfer)
+        return twoHop;
+    }
     return minimal;
   }
 };
@@ -384,15 +398,17 @@ constexpr int64_t kSpatialPrefillChunk = 512, kSmallestPrefillChunk = 32;
 
 /// A prompt's pass alone through `pp` stages of `stageLayers` layers each
 /// (a layer takes `layerSeconds` for the whole prompt), in `chunks` equal
-/// chunks that follow one another through the stages, a hop of `hop`
-/// seconds per chunk between stages: the first chunk's trip through every
-/// stage and hop, then one more chunk per period, the slower of a stage's
-/// chunk and its hop. One chunk: the stages one after another.
+/// chunks that follow one another through the stages, a hop of `hop` per
+/// chunk between stages: the first chunk's trip through every stage and
+/// hop, then one more chunk per period, the slower of a stage's chunk and
+/// the time its hop holds the link (its transfer; the latencies of chunks
+/// in flight overlap). One chunk: the stages one after another; one
+/// stage: no hop.
 double promptPass(int64_t pp, double stageLayers, double layerSeconds,
-                  double chunks, double hop) {
+                  double chunks, double hop, double hopTransfer) {
   const double stage = stageLayers * layerSeconds / chunks;
-  return double(pp) * stage + double(pp - 1) * hop +
-         (chunks - 1) * std::max(stage, hop);
+  const double period = pp > 1 ? std::max(stage, hopTransfer) : stage;
+  return double(pp) * stage + double(pp - 1) * hop + (chunks - 1) * period;
 }
 
 /// Tokens/s per user, per system and per watt of a plan whose tpot and
@@ -702,9 +718,12 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   const double promptChunk =
       s.spatial ? std::min(L, double(kSpatialPrefillChunk)) : L;
   p.prefillChunks = L / promptChunk;
-  p.prefillHop = s.hop(promptChunk * m.hidden * aB, tp * pp * ep, tp * ep);
-  double prefill =
-      promptPass(pp, Ls, one.total() / Ls, p.prefillChunks, p.prefillHop);
+  const System::Hop chunkHop =
+      s.hopParts(promptChunk * m.hidden * aB, tp * pp * ep, tp * ep);
+  p.prefillHop = chunkHop.latency + chunkHop.transfer;
+  p.prefillHopTransfer = chunkHop.transfer;
+  double prefill = promptPass(pp, Ls, one.total() / Ls, p.prefillChunks,
+                              p.prefillHop, p.prefillHopTransfer);
   // (Room for at least one prompt token a step: plan() keeps the batch
   // below the budget; a direct call past it gets a token a step.)
   const int64_t room = std::max<int64_t>(1, r.maxNumTokens - batch);
@@ -763,8 +782,16 @@ bool better(const Plan &a, const Plan &b, const Request &r) {
     if (a.tpotLoaded != b.tpotLoaded)
       return a.tpotLoaded < b.tpotLoaded;
   } else {
-    double ea = a.tokensPerSecond / a.chips, eb = b.tokensPerSecond / b.chips;
-    if (std::abs(ea - eb) > 1e-9 * std::max(ea, eb))
+    // Tokens/s per chip to within a relative 1e-9 (replicas of one layout
+    // differ by rounding), as buckets of its logarithm: an order, where
+    // comparing within a tolerance is not one (sorting needs an order).
+    auto bucket = [](const Plan &p) {
+      double e = p.tokensPerSecond / double(p.chips);
+      return e > 0 ? std::llround(std::log(e) * 1e9)
+                   : std::numeric_limits<long long>::min();
+    };
+    long long ea = bucket(a), eb = bucket(b);
+    if (ea != eb)
       return ea > eb;
     if (a.chips != b.chips)
       return a.chips < b.chips;
@@ -932,7 +959,8 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
                     const Request &r, double wattsPerChip,
                     const LayerCompiler &compileLayer,
                     const std::function<void()> &order,
-                    const std::function<double(const Plan &, int64_t)> &chunkHop) {
+                    const std::function<std::pair<double, double>(
+                        const Plan &, int64_t)> &chunkHop) {
   using Prefill = PrefillState::Prefill;
   using Key = PrefillState::Key;
   std::map<Key, Prefill> &compiled = state.compiled;
@@ -977,17 +1005,21 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
   auto &estimate = state.estimate;
   for (const Plan &p : result.plans)
     estimate.emplace(idOf(p), p.prefillLayer); // the first call's: the estimate
+  // `pipelineChunk`: the chunk the prompt is pipelined in, where known
+  // (the plan's compiled chunk, or its group's); 0 keeps the estimate's.
   auto apply = [&](Plan &p, double layerSeconds, int64_t chunk,
-                   const char *pricedBy) {
-    if (chunk > 0) {
-      p.prefillChunks = double(L) / double(chunk);
-      p.prefillHop = chunkHop(p, chunk);
+                   const char *pricedBy, int64_t pipelineChunk) {
+    if (pipelineChunk > 0) {
+      auto [hop, transfer] = chunkHop(p, pipelineChunk);
+      p.prefillChunks = double(L) / double(pipelineChunk);
+      p.prefillHop = hop;
+      p.prefillHopTransfer = transfer;
     }
     p.prefillShare *= layerSeconds / p.prefillLayer;
     p.prefillLayer = layerSeconds;
-    p.prefillAlone =
-        promptPass(p.pp, std::ceil(double(m.layers) / double(p.pp)),
-                   layerSeconds, p.prefillChunks, p.prefillHop);
+    p.prefillAlone = promptPass(
+        p.pp, std::ceil(double(m.layers) / double(p.pp)), layerSeconds,
+        p.prefillChunks, p.prefillHop, p.prefillHopTransfer);
     p.ttftAlone = p.prefillAlone + double(p.prefillSteps) * p.tpot;
     p.prefillChunk = chunk;
     p.prefillPricedBy = pricedBy;
@@ -1008,7 +1040,10 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
       break;
     compiledAny = true;
     // The compiled groups' ratios to their estimates.
+    // And the chunk each group compiled in (the smallest, where its
+    // shapes differ), which its calibrated plans are pipelined in.
     std::map<int64_t, std::vector<double>> byGroup;
+    std::map<int64_t, int64_t> groupChunk;
     std::vector<double> all;
     for (const Plan &p : result.plans) {
       auto it = compiled.find(keyOf(p));
@@ -1017,18 +1052,23 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
       double k = it->second.seconds / estimate[idOf(p)];
       byGroup[p.tp * p.ep].push_back(k);
       all.push_back(k);
+      auto [at, fresh] = groupChunk.emplace(p.tp * p.ep, it->second.chunk);
+      if (!fresh)
+        at->second = std::min(at->second, it->second.chunk);
     }
     for (Plan &p : result.plans) {
       auto it = compiled.find(keyOf(p));
       if (it != compiled.end() && it->second.chunk) {
-        apply(p, it->second.seconds, it->second.chunk, "compiled chunks");
+        apply(p, it->second.seconds, it->second.chunk, "compiled chunks",
+              it->second.chunk);
       } else if (it != compiled.end()) {
         // Its chunks did not compile: the estimate stands (reported).
-        apply(p, estimate[idOf(p)], 0, "cost model");
+        apply(p, estimate[idOf(p)], 0, "cost model", 0);
       } else if (!all.empty()) {
         auto g = byGroup.find(p.tp * p.ep);
         double k = g != byGroup.end() ? median(g->second) : median(all);
-        apply(p, estimate[idOf(p)] * k, 0, "cost model x compiled");
+        apply(p, estimate[idOf(p)] * k, 0, "cost model x compiled",
+              g != byGroup.end() ? groupChunk[p.tp * p.ep] : 0);
       }
     }
     order();
@@ -1322,9 +1362,12 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
              compilePrefill(prefill, result, m, configPath, systemName,
                             precision, kvStorage, r, s.power, compileLayer,
                             order, [&](const Plan &p, int64_t chunk) {
-                              return s.hop(double(chunk) * m.hidden *
-                                               precisionBytes(r.activations),
-                                           p.tp * p.pp * p.ep, p.tp * p.ep);
+                              System::Hop h = s.hopParts(
+                                  double(chunk) * m.hidden *
+                                      precisionBytes(r.activations),
+                                  p.tp * p.pp * p.ep, p.tp * p.ep);
+                              return std::pair{h.latency + h.transfer,
+                                               h.transfer};
                             });
     };
     prefillPass();
@@ -1453,6 +1496,7 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
   q.prefillChunk = fast.prefillChunk;
   q.prefillChunks = fast.prefillChunks;
   q.prefillHop = fast.prefillHop;
+  q.prefillHopTransfer = fast.prefillHopTransfer;
   q.prefillPricedBy = fast.prefillPricedBy;
   q.tpotLoaded = q.tpotP99 = step;
   // Decode replicas: as many as the concurrency asked for needs, and the
@@ -1593,7 +1637,7 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   prefill.ttft = 0;
   prefill.tp = prefill.pp = prefill.batch = 0;
   prefill.prefillOnly = true;
-  prefill.top = std::numeric_limits<int64_t>::max(); // every plan, to choose from
+  prefill.top = int64_t(1) << 30; // every plan, to choose from
   std::optional<Result> p =
       plan(config, configPath, prefillSystem, prefill, compileLayer, error);
   if (!p)

@@ -344,6 +344,7 @@ std::string planModel(const std::string &config, const std::string &system,
   r.compile = compile;
   // Layers compile against the target as given (a file is not a preset).
   r.systemSource = system;
+  r.prefillSystemSource = prefillSystem;
   std::optional<loom::plan::Result> result;
   {
     py::gil_scoped_release release;

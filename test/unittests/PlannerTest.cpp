@@ -190,6 +190,27 @@ TEST(PlannerTest, SpatialPromptChunksArePipelinedThroughTheStages) {
   EXPECT_EQ(gpu->prefillChunks, 1);
   EXPECT_NEAR(gpu->prefillAlone, 4 * 2 * gpu->prefillLayer + 3 * gpu->prefillHop,
               1e-12 * gpu->prefillAlone);
+  // The tiny model's chunks take less than a hop's latency: the chunks
+  // follow one another at the hop's transfer (the latencies of chunks in
+  // flight overlap), and one stage has no hop at all.
+  LlmConfig t = tinyConfig();
+  t.layers = 8;
+  t.maxPositions = 4096;
+  std::optional<Plan> small =
+      price(modelCost(t), loadTarget("lpx-rack"), r, 1, 4, 1, 1, 1);
+  ASSERT_TRUE(small);
+  const double smallStage = 2 * small->prefillLayer;
+  ASSERT_LT(small->prefillHopTransfer, small->prefillHop);
+  ASSERT_GT(small->prefillHop, smallStage / 4);
+  EXPECT_NEAR(small->prefillAlone,
+              smallStage + 3 * small->prefillHop +
+                  3 * std::max(smallStage / 4, small->prefillHopTransfer),
+              1e-12 * small->prefillAlone);
+  std::optional<Plan> one =
+      price(modelCost(t), loadTarget("lpx-rack"), r, 1, 1, 1, 1, 1);
+  ASSERT_TRUE(one);
+  EXPECT_NEAR(one->prefillAlone, 8 * one->prefillLayer,
+              1e-12 * one->prefillAlone);
 }
 
 // A roofline per kernel: at batch 2048 on one H100 the tiny model's

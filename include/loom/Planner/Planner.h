@@ -159,11 +159,12 @@ struct Plan {
   /// between them (ttftAlone without the decode steps it rides on). On
   /// spatial chips its `prefillChunks` chunks follow one another through
   /// the stages (the first chunk's trip, then one chunk per period: the
-  /// slower of a stage's chunk and `prefillHop`, one chunk's hop between
-  /// stages); on GPUs the prompt passes the stages as one (prefillChunks
-  /// 1, prefillHop the whole prompt's).
+  /// slower of a stage's chunk and the transfer of `prefillHop`, one
+  /// chunk's hop between stages, `prefillHopTransfer` of it the time it
+  /// holds the link); on GPUs the prompt passes the stages as one
+  /// (prefillChunks 1, prefillHop the whole prompt's).
   double prefillAlone = 0;
-  double prefillChunks = 1, prefillHop = 0;
+  double prefillChunks = 1, prefillHop = 0, prefillHopTransfer = 0;
   /// The seconds one layer takes for the whole prompt alone, and the
   /// tokens a chunk of it had where that comes from compiled prefill
   /// chunks (0: the cost model's estimate).
