@@ -1587,8 +1587,9 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
                     double(q.dp) * q.requestRate >= r.requestRate * (1 - 1e-9));
   q.note = "prefill on " + std::to_string(q.prefillChips) + " " +
            prefillSystem.name() + " chips (" +
-           std::to_string(q.prefillReplicas) + " replicas of tp " + std::to_string(fast.tp) + " x pp " +
-           std::to_string(fast.pp) + ")";
+           std::to_string(q.prefillReplicas) +
+           (q.prefillReplicas == 1 ? " replica" : " replicas") + " of tp " +
+           std::to_string(fast.tp) + " x pp " + std::to_string(fast.pp) + ")";
 }
 
 } // namespace
