@@ -717,21 +717,21 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   StageTimes one = prefillStage(L, 1);
   const double promptChunk =
       s.spatial ? std::min(L, double(kSpatialPrefillChunk)) : L;
-  p.prefillChunks = L / promptChunk;
+  p.prompt.chunks = L / promptChunk;
   const System::Hop chunkHop =
       s.hopParts(promptChunk * m.hidden * aB, tp * pp * ep, tp * ep);
-  p.prefillHop = chunkHop.latency + chunkHop.transfer;
-  p.prefillHopTransfer = chunkHop.transfer;
-  double prefill = promptPass(pp, Ls, one.total() / Ls, p.prefillChunks,
-                              p.prefillHop, p.prefillHopTransfer);
+  p.prompt.hop = chunkHop.latency + chunkHop.transfer;
+  p.prompt.hopTransfer = chunkHop.transfer;
+  double prefill = promptPass(pp, Ls, one.total() / Ls, p.prompt.chunks,
+                              p.prompt.hop, p.prompt.hopTransfer);
   // (Room for at least one prompt token a step: plan() keeps the batch
   // below the budget; a direct call past it gets a token a step.)
   const int64_t room = std::max<int64_t>(1, r.maxNumTokens - batch);
   p.prefillSteps = r.decodeOnly || r.prefillOnly
                        ? 1
                        : std::max<int64_t>(1, (r.inputLen + room - 1) / room);
-  p.prefillAlone = prefill;
-  p.prefillLayer = one.total() / Ls;
+  p.prompt.alone = prefill;
+  p.prompt.layer = one.total() / Ls;
   p.ttftAlone = prefill + double(p.prefillSteps) * p.tpot;
   p.prefillBound = bigger(one.compute(), one.memory(), one.link);
   // Under load: prompts batched into chunks of the token budget (a longer
@@ -774,8 +774,8 @@ bool better(const Plan &a, const Plan &b, const Request &r) {
            cb = b.prefillShare * double(b.chips);
     if (ca != cb)
       return ca < cb;
-    if (a.prefillAlone != b.prefillAlone)
-      return a.prefillAlone < b.prefillAlone;
+    if (a.prompt.alone != b.prompt.alone)
+      return a.prompt.alone < b.prompt.alone;
   } else if (load) {
     if (a.chips != b.chips)
       return a.chips < b.chips;
@@ -1004,25 +1004,25 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
   // Each plan's estimate, kept to scale by the calibration.
   auto &estimate = state.estimate;
   for (const Plan &p : result.plans)
-    estimate.emplace(idOf(p), p.prefillLayer); // the first call's: the estimate
+    estimate.emplace(idOf(p), p.prompt.layer); // the first call's: the estimate
   // `pipelineChunk`: the chunk the prompt is pipelined in, where known
   // (the plan's compiled chunk, or its group's); 0 keeps the estimate's.
   auto apply = [&](Plan &p, double layerSeconds, int64_t chunk,
                    const char *pricedBy, int64_t pipelineChunk) {
     if (pipelineChunk > 0) {
       auto [hop, transfer] = chunkHop(p, pipelineChunk);
-      p.prefillChunks = double(L) / double(pipelineChunk);
-      p.prefillHop = hop;
-      p.prefillHopTransfer = transfer;
+      p.prompt.chunks = double(L) / double(pipelineChunk);
+      p.prompt.hop = hop;
+      p.prompt.hopTransfer = transfer;
     }
-    p.prefillShare *= layerSeconds / p.prefillLayer;
-    p.prefillLayer = layerSeconds;
-    p.prefillAlone = promptPass(
+    p.prefillShare *= layerSeconds / p.prompt.layer;
+    p.prompt.layer = layerSeconds;
+    p.prompt.alone = promptPass(
         p.pp, std::ceil(double(m.layers) / double(p.pp)), layerSeconds,
-        p.prefillChunks, p.prefillHop, p.prefillHopTransfer);
-    p.ttftAlone = p.prefillAlone + double(p.prefillSteps) * p.tpot;
-    p.prefillChunk = chunk;
-    p.prefillPricedBy = pricedBy;
+        p.prompt.chunks, p.prompt.hop, p.prompt.hopTransfer);
+    p.ttftAlone = p.prompt.alone + double(p.prefillSteps) * p.tpot;
+    p.prompt.chunk = chunk;
+    p.prompt.pricedBy = pricedBy;
     setRates(p, r, wattsPerChip);
   };
   bool compiledAny = false;
@@ -1491,13 +1491,7 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
   q.ttft = q.ttftAlone = ttft;
   q.prefillSteps = 0; // the prompt's own pass yields its first token
   // The prompt's pass is the prefill system's.
-  q.prefillAlone = fast.prefillAlone;
-  q.prefillLayer = fast.prefillLayer;
-  q.prefillChunk = fast.prefillChunk;
-  q.prefillChunks = fast.prefillChunks;
-  q.prefillHop = fast.prefillHop;
-  q.prefillHopTransfer = fast.prefillHopTransfer;
-  q.prefillPricedBy = fast.prefillPricedBy;
+  q.prompt = fast.prompt;
   q.tpotLoaded = q.tpotP99 = step;
   // Decode replicas: as many as the concurrency asked for needs, and the
   // rate asked for at `perReplica` requests/s each (as replicas() does;
@@ -1795,7 +1789,7 @@ std::string formatTable(const Result &result, const Request &r) {
   }
   int64_t chunk = 0;
   for (const Plan &p : result.plans)
-    chunk = std::max(chunk, p.prefillChunk);
+    chunk = std::max(chunk, p.prompt.chunk);
   if (chunk)
     out += "TTFT: the prompt's prefill priced by compiled chunks of " +
            std::to_string(chunk) +
@@ -1848,12 +1842,12 @@ std::string formatJson(const Result &result, const Request &r) {
     q["prefill_bound"] = p.prefillBound;
     q["meets_targets"] = p.meetsTargets;
     q["decode_priced_by"] = p.compiled ? "compiled layer" : "cost model";
-    q["prefill_s"] = p.prefillAlone;
-    q["prefill_layer_s"] = p.prefillLayer;
-    q["prefill_priced_by"] = p.prefillPricedBy;
-    if (p.prefillChunk)
-      q["prefill_chunk_tokens"] = p.prefillChunk;
-    q["prefill_chunks_pipelined"] = p.prefillChunks;
+    q["prefill_s"] = p.prompt.alone;
+    q["prefill_layer_s"] = p.prompt.layer;
+    q["prefill_priced_by"] = p.prompt.pricedBy;
+    if (p.prompt.chunk)
+      q["prefill_chunk_tokens"] = p.prompt.chunk;
+    q["prefill_chunks_pipelined"] = p.prompt.chunks;
     if (p.compiled)
       q["layer_precision"] = p.layerPrecision;
     if (!p.prefillSystem.empty()) {

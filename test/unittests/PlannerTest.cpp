@@ -179,17 +179,17 @@ TEST(PlannerTest, SpatialPromptChunksArePipelinedThroughTheStages) {
   std::optional<Plan> lpx =
       price(modelCost(c), loadTarget("lpx-rack"), r, 1, 4, 1, 1, 1);
   ASSERT_TRUE(lpx);
-  EXPECT_EQ(lpx->prefillChunks, 4);
-  const double stage = 2 * lpx->prefillLayer; // 2 layers a stage
-  ASSERT_GT(stage / 4, lpx->prefillHop);
-  EXPECT_NEAR(lpx->prefillAlone, 7 * stage / 4 + 3 * lpx->prefillHop,
-              1e-12 * lpx->prefillAlone);
-  EXPECT_LT(lpx->prefillAlone, 0.5 * 4 * stage);
+  EXPECT_EQ(lpx->prompt.chunks, 4);
+  const double stage = 2 * lpx->prompt.layer; // 2 layers a stage
+  ASSERT_GT(stage / 4, lpx->prompt.hop);
+  EXPECT_NEAR(lpx->prompt.alone, 7 * stage / 4 + 3 * lpx->prompt.hop,
+              1e-12 * lpx->prompt.alone);
+  EXPECT_LT(lpx->prompt.alone, 0.5 * 4 * stage);
   std::optional<Plan> gpu = price(modelCost(c), loadTarget("h100"), r, 1, 4, 1, 1, 1);
   ASSERT_TRUE(gpu);
-  EXPECT_EQ(gpu->prefillChunks, 1);
-  EXPECT_NEAR(gpu->prefillAlone, 4 * 2 * gpu->prefillLayer + 3 * gpu->prefillHop,
-              1e-12 * gpu->prefillAlone);
+  EXPECT_EQ(gpu->prompt.chunks, 1);
+  EXPECT_NEAR(gpu->prompt.alone, 4 * 2 * gpu->prompt.layer + 3 * gpu->prompt.hop,
+              1e-12 * gpu->prompt.alone);
   // The tiny model's chunks take less than a hop's latency: the chunks
   // follow one another at the hop's transfer (the latencies of chunks in
   // flight overlap), and one stage has no hop at all.
@@ -199,18 +199,18 @@ TEST(PlannerTest, SpatialPromptChunksArePipelinedThroughTheStages) {
   std::optional<Plan> small =
       price(modelCost(t), loadTarget("lpx-rack"), r, 1, 4, 1, 1, 1);
   ASSERT_TRUE(small);
-  const double smallStage = 2 * small->prefillLayer;
-  ASSERT_LT(small->prefillHopTransfer, small->prefillHop);
-  ASSERT_GT(small->prefillHop, smallStage / 4);
-  EXPECT_NEAR(small->prefillAlone,
-              smallStage + 3 * small->prefillHop +
-                  3 * std::max(smallStage / 4, small->prefillHopTransfer),
-              1e-12 * small->prefillAlone);
+  const double smallStage = 2 * small->prompt.layer;
+  ASSERT_LT(small->prompt.hopTransfer, small->prompt.hop);
+  ASSERT_GT(small->prompt.hop, smallStage / 4);
+  EXPECT_NEAR(small->prompt.alone,
+              smallStage + 3 * small->prompt.hop +
+                  3 * std::max(smallStage / 4, small->prompt.hopTransfer),
+              1e-12 * small->prompt.alone);
   std::optional<Plan> one =
       price(modelCost(t), loadTarget("lpx-rack"), r, 1, 1, 1, 1, 1);
   ASSERT_TRUE(one);
-  EXPECT_NEAR(one->prefillAlone, 8 * one->prefillLayer,
-              1e-12 * one->prefillAlone);
+  EXPECT_NEAR(one->prompt.alone, 8 * one->prompt.layer,
+              1e-12 * one->prompt.alone);
 }
 
 // A roofline per kernel: at batch 2048 on one H100 the tiny model's
@@ -594,19 +594,19 @@ TEST(PlannerTest, SpatialPrefillIsPricedByCompiledChunks) {
                         {100, 1}, {50, 1}, {50, 50}}));
   EXPECT_TRUE(result->compileFailures.empty());
   const Plan &p = result->plans[0];
-  EXPECT_EQ(p.prefillChunk, 50);
-  EXPECT_EQ(p.prefillPricedBy, "compiled chunks");
+  EXPECT_EQ(p.prompt.chunk, 50);
+  EXPECT_EQ(p.prompt.pricedBy, "compiled chunks");
   double layer = 2.0 * (chunkSeconds(50, 1) + chunkSeconds(50, 50)) / 2;
-  EXPECT_DOUBLE_EQ(p.prefillLayer, layer);
+  EXPECT_DOUBLE_EQ(p.prompt.layer, layer);
   std::optional<Plan> est = price(modelCost(tinyConfig()), tsp, r, p.tp, p.pp,
                                   p.ep, p.dp, p.batch, p.micro);
   ASSERT_TRUE(est.has_value());
   double stages = double(p.pp) * std::ceil(2.0 / double(p.pp));
-  double hops = est->prefillAlone - stages * est->prefillLayer;
-  EXPECT_NEAR(p.prefillAlone, stages * layer + hops, 1e-15);
-  EXPECT_NEAR(p.ttftAlone, p.prefillAlone + double(p.prefillSteps) * p.tpot,
+  double hops = est->prompt.alone - stages * est->prompt.layer;
+  EXPECT_NEAR(p.prompt.alone, stages * layer + hops, 1e-15);
+  EXPECT_NEAR(p.ttftAlone, p.prompt.alone + double(p.prefillSteps) * p.tpot,
               1e-15);
-  EXPECT_NEAR(p.prefillShare / est->prefillShare, layer / est->prefillLayer,
+  EXPECT_NEAR(p.prefillShare / est->prefillShare, layer / est->prompt.layer,
               1e-9);
   std::string json = formatJson(*result, r);
   EXPECT_NE(json.find("\"prefill_priced_by\": \"compiled chunks\""),
@@ -644,8 +644,8 @@ TEST(PlannerTest, SpatialPrefillSystemIsCompiledToo) {
   EXPECT_EQ(systems, std::set<std::string>{"my-tsp.json"});
   const Plan &p = result->plans[0];
   EXPECT_EQ(p.prefillSystem, "tsp-v1");
-  EXPECT_EQ(p.prefillPricedBy, "compiled chunks");
-  EXPECT_EQ(p.prefillChunk, 100);
+  EXPECT_EQ(p.prompt.pricedBy, "compiled chunks");
+  EXPECT_EQ(p.prompt.chunk, 100);
   EXPECT_TRUE(result->compileFailures.empty());
   // The prefill search alone: chunks compiled, no decode layer.
   decodeLayers = 0;
@@ -656,7 +656,7 @@ TEST(PlannerTest, SpatialPrefillSystemIsCompiledToo) {
       tinyConfig(), "tiny.json", loadTarget("tsp-v1"), prefillOnly, fake, error);
   ASSERT_TRUE(prefill && !prefill->plans.empty()) << error;
   EXPECT_EQ(decodeLayers, 0);
-  EXPECT_EQ(prefill->plans[0].prefillPricedBy, "compiled chunks");
+  EXPECT_EQ(prefill->plans[0].prompt.pricedBy, "compiled chunks");
 }
 
 // A pipeline stage's hop is what the compiler's chip network gives the
@@ -691,7 +691,7 @@ TEST(PlannerTest, StageHopIsTheChipNetworksTransfer) {
     ASSERT_TRUE(p.has_value()) << k.target << " tp " << k.tp;
     const double stages = double(k.pp) * std::ceil(64.0 / double(k.pp));
     const double hop =
-        (p->prefillAlone - stages * p->prefillLayer) / double(k.pp - 1);
+        (p->prompt.alone - stages * p->prompt.layer) / double(k.pp - 1);
     const int64_t bytes = r.inputLen * c.hidden *
                           int64_t(precisionBytes(r.activations));
     ChipNetwork net(t, k.tp * k.pp, 0, k.tp);
@@ -724,17 +724,17 @@ TEST(PlannerTest, SpatialPrefillCalibratesThePlansNotCompiled) {
     std::optional<Plan> e =
         price(m, tsp, r, p.tp, p.pp, p.ep, p.dp, p.batch, p.micro);
     EXPECT_TRUE(e.has_value());
-    return e ? e->prefillLayer : 0.0;
+    return e ? e->prompt.layer : 0.0;
   };
   std::map<int64_t, std::vector<double>> byGroup;
   std::vector<double> all;
   std::set<std::pair<int64_t, int64_t>> keys;
   int calibrated = 0;
   for (const Plan &p : result->plans)
-    if (p.prefillPricedBy == "compiled chunks") {
+    if (p.prompt.pricedBy == "compiled chunks") {
       keys.insert({p.tp * p.ep, p.chips});
-      byGroup[p.tp * p.ep].push_back(p.prefillLayer / estimate(p));
-      all.push_back(p.prefillLayer / estimate(p));
+      byGroup[p.tp * p.ep].push_back(p.prompt.layer / estimate(p));
+      all.push_back(p.prompt.layer / estimate(p));
     }
   EXPECT_LE(keys.size(), 3u);
   EXPECT_LE(compiles, 2 * 3);
@@ -743,12 +743,12 @@ TEST(PlannerTest, SpatialPrefillCalibratesThePlansNotCompiled) {
     return v[v.size() / 2];
   };
   for (const Plan &p : result->plans) {
-    if (p.prefillPricedBy != "cost model x compiled")
+    if (p.prompt.pricedBy != "cost model x compiled")
       continue;
     ++calibrated;
     auto g = byGroup.find(p.tp * p.ep);
     double k = g != byGroup.end() ? median(g->second) : median(all);
-    EXPECT_NEAR(p.prefillLayer / estimate(p), k, 1e-9 * k)
+    EXPECT_NEAR(p.prompt.layer / estimate(p), k, 1e-9 * k)
         << p.tp << "x" << p.pp << " batch " << p.batch;
   }
   EXPECT_GT(calibrated, 0);
@@ -769,8 +769,8 @@ TEST(PlannerTest, SpatialPrefillThatDoesNotCompileIsReported) {
   ASSERT_TRUE(result && !result->plans.empty()) << error;
   // No chunk compiled, so nothing calibrates the others either.
   for (const Plan &p : result->plans) {
-    EXPECT_EQ(p.prefillPricedBy, "cost model");
-    EXPECT_EQ(p.prefillChunk, 0);
+    EXPECT_EQ(p.prompt.pricedBy, "cost model");
+    EXPECT_EQ(p.prompt.chunk, 0);
   }
   // One line per shape tried (before and after the decode layers moved
   // the top plans), within the budget of three.
@@ -797,7 +797,7 @@ TEST(PlannerTest, SpatialPrefillTakingNoTimeIsAFailure) {
   std::optional<Result> result = loom::plan::plan(
       tinyConfig(), "tiny.json", loadTarget("tsp-v1"), r, fake, error);
   ASSERT_TRUE(result && !result->plans.empty()) << error;
-  EXPECT_EQ(result->plans[0].prefillPricedBy, "cost model");
+  EXPECT_EQ(result->plans[0].prompt.pricedBy, "cost model");
   ASSERT_FALSE(result->compileFailures.empty());
   EXPECT_NE(result->compileFailures[0].find(
                 "the prompt keeps the estimate): the compiled chunk took no "

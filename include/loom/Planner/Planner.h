@@ -155,25 +155,28 @@ struct Plan {
   /// token alone is the prompt's prefill and that many steps. 0 for a
   /// disaggregated plan, whose prompt's own pass (elsewhere) yields it.
   int64_t prefillSteps = 1;
-  /// The prompt's own pass alone: through every stage, and the hops
-  /// between them (ttftAlone without the decode steps it rides on). On
-  /// spatial chips its `prefillChunks` chunks follow one another through
-  /// the stages (the first chunk's trip, then one chunk per period: the
-  /// slower of a stage's chunk and the transfer of `prefillHop`, one
-  /// chunk's hop between stages, `prefillHopTransfer` of it the time it
-  /// holds the link); on GPUs the prompt passes the stages as one
-  /// (prefillChunks 1, prefillHop the whole prompt's).
-  double prefillAlone = 0;
-  double prefillChunks = 1, prefillHop = 0, prefillHopTransfer = 0;
-  /// The seconds one layer takes for the whole prompt alone, and the
-  /// tokens a chunk of it had where that comes from compiled prefill
-  /// chunks (0: the cost model's estimate).
-  double prefillLayer = 0;
-  int64_t prefillChunk = 0;
-  /// Where prefillLayer comes from: "cost model"; "compiled chunks" (of
-  /// prefillChunk tokens, spatial presets); "cost model x compiled" (the
-  /// estimate scaled by the compiled chunks' ratio to theirs).
-  std::string prefillPricedBy = "cost model";
+  /// The prompt's own pass alone, which a disaggregated plan takes from
+  /// its prefill system's plan whole.
+  struct PromptPass {
+    /// Through every stage, and the hops between them (ttftAlone without
+    /// the decode steps it rides on). On spatial chips its `chunks` chunks
+    /// follow one another through the stages (the first chunk's trip,
+    /// then one chunk per period: the slower of a stage's chunk and
+    /// `hopTransfer`, the time a chunk's `hop` between stages holds the
+    /// link); on GPUs the prompt passes the stages as one (chunks 1, hop
+    /// the whole prompt's).
+    double alone = 0;
+    double chunks = 1, hop = 0, hopTransfer = 0;
+    /// The seconds one layer takes for the whole prompt alone, and the
+    /// tokens a chunk of it had where that comes from compiled prefill
+    /// chunks (0: the cost model's estimate).
+    double layer = 0;
+    int64_t chunk = 0;
+    /// Where `layer` comes from: "cost model"; "compiled chunks" (of
+    /// `chunk` tokens, spatial presets); "cost model x compiled" (the
+    /// estimate scaled by the compiled chunks' ratio to theirs).
+    std::string pricedBy = "cost model";
+  } prompt;
   /// Requests per second one replica serves (the server scenario's rate,
   /// or the offline one's saturation rate).
   double requestRate = 0;
