@@ -722,7 +722,8 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
       s.hopParts(promptChunk * m.hidden * aB, tp * pp * ep, tp * ep);
   p.prompt.hop = chunkHop.latency + chunkHop.transfer;
   p.prompt.hopTransfer = chunkHop.transfer;
-  double prefill = promptPass(pp, Ls, one.total() / Ls, p.prompt.chunks,
+  p.prompt.layer = one.total() / Ls;
+  p.prompt.alone = promptPass(pp, Ls, p.prompt.layer, p.prompt.chunks,
                               p.prompt.hop, p.prompt.hopTransfer);
   // (Room for at least one prompt token a step: plan() keeps the batch
   // below the budget; a direct call past it gets a token a step.)
@@ -730,9 +731,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   p.prefillSteps = r.decodeOnly || r.prefillOnly
                        ? 1
                        : std::max<int64_t>(1, (r.inputLen + room - 1) / room);
-  p.prompt.alone = prefill;
-  p.prompt.layer = one.total() / Ls;
-  p.ttftAlone = prefill + double(p.prefillSteps) * p.tpot;
+  p.ttftAlone = p.prompt.alone + double(p.prefillSteps) * p.tpot;
   p.prefillBound = bigger(one.compute(), one.memory(), one.link);
   // Under load: prompts batched into chunks of the token budget (a longer
   // prompt is one chunk), which read each stage's weights once and
@@ -959,8 +958,8 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
                     const Request &r, double wattsPerChip,
                     const LayerCompiler &compileLayer,
                     const std::function<void()> &order,
-                    const std::function<std::pair<double, double>(
-                        const Plan &, int64_t)> &chunkHop) {
+                    const std::function<System::Hop(const Plan &, int64_t)>
+                        &chunkHop) {
   using Prefill = PrefillState::Prefill;
   using Key = PrefillState::Key;
   std::map<Key, Prefill> &compiled = state.compiled;
@@ -1010,10 +1009,10 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
   auto apply = [&](Plan &p, double layerSeconds, int64_t chunk,
                    const char *pricedBy, int64_t pipelineChunk) {
     if (pipelineChunk > 0) {
-      auto [hop, transfer] = chunkHop(p, pipelineChunk);
+      const System::Hop hop = chunkHop(p, pipelineChunk);
       p.prompt.chunks = double(L) / double(pipelineChunk);
-      p.prompt.hop = hop;
-      p.prompt.hopTransfer = transfer;
+      p.prompt.hop = hop.latency + hop.transfer;
+      p.prompt.hopTransfer = hop.transfer;
     }
     p.prefillShare *= layerSeconds / p.prompt.layer;
     p.prompt.layer = layerSeconds;
@@ -1362,12 +1361,9 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
              compilePrefill(prefill, result, m, configPath, systemName,
                             precision, kvStorage, r, s.power, compileLayer,
                             order, [&](const Plan &p, int64_t chunk) {
-                              System::Hop h = s.hopParts(
-                                  double(chunk) * m.hidden *
-                                      precisionBytes(r.activations),
-                                  p.tp * p.pp * p.ep, p.tp * p.ep);
-                              return std::pair{h.latency + h.transfer,
-                                               h.transfer};
+                              return s.hopParts(double(chunk) * m.hidden *
+                                                    precisionBytes(r.activations),
+                                                p.tp * p.pp * p.ep, p.tp * p.ep);
                             });
     };
     prefillPass();
