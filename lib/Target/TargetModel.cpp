@@ -235,45 +235,54 @@ private:
 // JSON -> TargetDesc (shape only)
 //===----------------------------------------------------------------------===//
 
-/// The numeric format a format-keyed object's `key` names (at `path`), or
-/// an error listing the known ones.
-NumericFormat formatOfKey(const std::string &key, const std::string &path) {
-  if (std::optional<NumericFormat> format = rt::parseNumericFormat(key)) {
-    return *format;
+/// Calls `each(format, value, path)` for every entry of the object
+/// `parent.name` keyed by numeric formats (comment keys skipped), after
+/// checking that it is an object and that each key names a format.
+template <typename Each>
+void forEachFormat(const ObjectReader &parent, std::string_view name,
+                   Each each) {
+  const json &object = parent.require(name);
+  const std::string path = join(parent.path(), name);
+  if (!object.is_object()) {
+    fail(path, "wrong type: expected an object, got " + describeValue(object));
   }
-  std::string list;
-  for (NumericFormat known : rt::kAllNumericFormats) {
-    list += (list.empty() ? "" : ", ") +
-            std::string(rt::numericFormatName(known));
+  for (const auto &[key, value] : object.items()) {
+    if (isCommentKey(key)) {
+      continue;
+    }
+    std::optional<NumericFormat> format = rt::parseNumericFormat(key);
+    if (!format) {
+      std::string list;
+      for (NumericFormat known : rt::kAllNumericFormats) {
+        list += (list.empty() ? "" : ", ") +
+                std::string(rt::numericFormatName(known));
+      }
+      fail(join(path, key),
+           "unknown numeric format (expected one of: " + list + ")");
+    }
+    each(*format, value, join(path, key));
   }
-  fail(join(path, key), "unknown numeric format (expected one of: " + list + ")");
 }
 
 rt::MatrixUnitDesc readMatrixUnit(const ObjectReader &tile) {
   ObjectReader matrix =
       tile.object("matrix", {"macs_per_cycle", "block", "latency_cycles"});
   rt::MatrixUnitDesc result;
-  const json &macs = matrix.require("macs_per_cycle");
-  std::string macsPath = join(matrix.path(), "macs_per_cycle");
-  if (!macs.is_object()) {
-    fail(macsPath,
-         "wrong type: expected an object, got " + describeValue(macs));
-  }
+  const std::string macsPath = join(matrix.path(), "macs_per_cycle");
   bool any = false;
-  for (const auto &[key, value] : macs.items()) {
-    if (isCommentKey(key)) {
-      continue;
-    }
-    NumericFormat format = formatOfKey(key, macsPath);
-    int64_t count = ObjectReader::asInteger(value, join(macsPath, key));
-    if (count <= 0) {
-      fail(join(macsPath, key),
-           "must be positive, got " + std::to_string(count) +
-               " (omit a format the matrix unit does not run)");
-    }
-    result.macsPerCycle[static_cast<size_t>(format)] = count;
-    any = true;
-  }
+  forEachFormat(matrix, "macs_per_cycle",
+                [&](NumericFormat format, const json &value,
+                    const std::string &path) {
+                  int64_t count = ObjectReader::asInteger(value, path);
+                  if (count <= 0) {
+                    fail(path, "must be positive, got " +
+                                   std::to_string(count) +
+                                   " (omit a format the matrix unit does "
+                                   "not run)");
+                  }
+                  result.macsPerCycle[static_cast<size_t>(format)] = count;
+                  any = true;
+                });
   if (!any) {
     fail(macsPath, "inconsistent: must name at least one numeric format");
   }
@@ -381,20 +390,13 @@ std::optional<rt::EfficiencyDesc> readEfficiency(const ObjectReader &root) {
     return std::nullopt;
   }
   rt::EfficiencyDesc result;
-  const json &matrix = efficiency->require("matrix");
-  std::string matrixPath = join(efficiency->path(), "matrix");
-  if (!matrix.is_object()) {
-    fail(matrixPath,
-         "wrong type: expected an object, got " + describeValue(matrix));
-  }
-  for (const auto &[key, value] : matrix.items()) {
-    if (!isCommentKey(key)) {
-      NumericFormat format = formatOfKey(key, matrixPath);
-      double fraction = ObjectReader::asNumber(value, join(matrixPath, key));
-      requireFraction(fraction, join(matrixPath, key));
-      result.matrix[static_cast<size_t>(format)] = fraction;
-    }
-  }
+  forEachFormat(*efficiency, "matrix",
+                [&](NumericFormat format, const json &value,
+                    const std::string &path) {
+                  double fraction = ObjectReader::asNumber(value, path);
+                  requireFraction(fraction, path);
+                  result.matrix[static_cast<size_t>(format)] = fraction;
+                });
   result.memory = efficiency->number("memory");
   result.links = efficiency->number("links");
   return result;
