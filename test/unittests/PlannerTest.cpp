@@ -657,6 +657,26 @@ TEST(PlannerTest, SpatialPrefillSystemIsCompiledToo) {
   ASSERT_TRUE(prefill && !prefill->plans.empty()) << error;
   EXPECT_EQ(decodeLayers, 0);
   EXPECT_EQ(prefill->plans[0].prompt.pricedBy, "compiled chunks");
+  // A prefill chunk that does not compile is reported as the prefill
+  // system's, and the prompt keeps the estimate.
+  LayerCompiler failing = [](const std::string &, const std::string &,
+                             const LayerSpec &layer,
+                             std::string &why) -> std::optional<double> {
+    if (layer.tokens == 1)
+      return 1e-6;
+    why = "does not fit";
+    return std::nullopt;
+  };
+  std::optional<Result> failed =
+      planDisaggregated(tinyConfig(), "tiny.json", loadTarget("tsp-v1"),
+                        loadTarget("h100"), r, failing, error);
+  ASSERT_TRUE(failed && !failed->plans.empty()) << error;
+  EXPECT_EQ(failed->plans[0].prompt.pricedBy, "cost model");
+  ASSERT_FALSE(failed->compileFailures.empty());
+  EXPECT_EQ(failed->compileFailures[0].rfind(
+                "prefill system tsp-v1: the prefill chunk on ", 0),
+            0u)
+      << failed->compileFailures[0];
 }
 
 // A pipeline stage's hop is what the compiler's chip network gives the
