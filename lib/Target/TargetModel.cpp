@@ -385,7 +385,8 @@ void requireFraction(double value, const std::string &path) {
 
 std::optional<rt::EfficiencyDesc> readEfficiency(const ObjectReader &root) {
   std::optional<ObjectReader> efficiency =
-      root.optionalObject("efficiency", {"matrix", "memory", "links"});
+      root.optionalObject("efficiency",
+                          {"matrix", "matrix_half_rows", "memory", "links"});
   if (!efficiency) {
     return std::nullopt;
   }
@@ -397,6 +398,18 @@ std::optional<rt::EfficiencyDesc> readEfficiency(const ObjectReader &root) {
                   requireFraction(fraction, path);
                   result.matrix[static_cast<size_t>(format)] = fraction;
                 });
+  if (efficiency->find("matrix_half_rows")) {
+    forEachFormat(*efficiency, "matrix_half_rows",
+                  [&](NumericFormat format, const json &value,
+                      const std::string &path) {
+                    double rows = ObjectReader::asNumber(value, path);
+                    if (!(rows >= 0 && rows <= 1e9)) {
+                      fail(path, "must be a row count in [0, 1e9], got " +
+                                     formatNumber(rows));
+                    }
+                    result.matrixHalfRows[static_cast<size_t>(format)] = rows;
+                  });
+  }
   result.memory = efficiency->number("memory");
   result.links = efficiency->number("links");
   return result;
@@ -695,6 +708,16 @@ void validateEfficiency(const rt::EfficiencyDesc &efficiency,
       fail(path, "inconsistent: the matrix unit does not run " +
                      std::string(rt::numericFormatName(format)) +
                      " (not in chip.tile.matrix.macs_per_cycle)");
+    }
+  }
+  for (NumericFormat format : rt::kAllNumericFormats) {
+    if (efficiency.matrixHalfRows[static_cast<size_t>(format)] != 0 &&
+        matrix.macs(format) == 0) {
+      fail(std::string("efficiency.matrix_half_rows.") +
+               rt::numericFormatName(format),
+           "inconsistent: the matrix unit does not run " +
+               std::string(rt::numericFormatName(format)) +
+               " (not in chip.tile.matrix.macs_per_cycle)");
     }
   }
   requireFraction(efficiency.memory, "efficiency.memory");
@@ -1010,6 +1033,12 @@ double TargetModel::matrixEfficiency(NumericFormat format) const {
   rt::EfficiencyDesc e = efficiency();
   double own = e.matrix[static_cast<size_t>(format)];
   return own > 0 ? own : *std::max_element(e.matrix.begin(), e.matrix.end());
+}
+
+double TargetModel::matrixHalfRows(NumericFormat format) const {
+  return matrixSupports(format)
+             ? efficiency().matrixHalfRows[static_cast<size_t>(format)]
+             : 0;
 }
 
 std::vector<DerivedFigure> TargetModel::derivedFigures() const {

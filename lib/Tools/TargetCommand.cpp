@@ -88,8 +88,9 @@ std::string jsonEscape(std::string_view text) {
 }
 
 /// The planner's efficiency factors (TargetModel::efficiency) as
-/// `(key, fraction)` pairs: `matrix.<format>` for each format the matrix
-/// unit runs, then `memory` and `links`.
+/// `(key, value)` pairs: `matrix.<format>` for each format the matrix
+/// unit runs, `matrix_half_rows.<format>` for each that states one (rows,
+/// not a fraction), then `memory` and `links`.
 std::vector<std::pair<std::string, double>>
 efficiencyFigures(const TargetModel &target) {
   rt::EfficiencyDesc e = target.efficiency();
@@ -98,6 +99,13 @@ efficiencyFigures(const TargetModel &target) {
     if (double f = e.matrix[static_cast<size_t>(format)]; f > 0) {
       out.emplace_back(std::string("matrix.") + rt::numericFormatName(format),
                        f);
+    }
+  }
+  for (NumericFormat format : rt::kAllNumericFormats) {
+    if (double rows = e.matrixHalfRows[static_cast<size_t>(format)]; rows > 0) {
+      out.emplace_back(
+          std::string("matrix_half_rows.") + rt::numericFormatName(format),
+          rows);
     }
   }
   out.emplace_back("memory", e.memory);
@@ -152,12 +160,13 @@ void printText(const TargetModel &target, const std::string &source) {
     std::printf("  %-44s %s\n", figure.key.c_str(),
                 formatFigure(figure).c_str());
   }
-  std::printf("planner efficiency (fraction of peak; %s):\n",
+  std::printf("planner efficiency (fractions of peak, and the rows at which "
+              "a matmul sustains half its fraction; %s):\n",
               target.desc().efficiency ? "from the file's \"efficiency\""
                                        : "defaults, the file has no "
                                          "\"efficiency\"");
-  for (const auto &[key, fraction] : efficiencyFigures(target)) {
-    std::printf("  %-44s %.3g\n", key.c_str(), fraction);
+  for (const auto &[key, value] : efficiencyFigures(target)) {
+    std::printf("  %-44s %.3g\n", key.c_str(), value);
   }
 }
 

@@ -540,6 +540,29 @@ TEST(TargetEfficiency, GpuPresetsStateTheirs) {
   EXPECT_EQ(loadTarget("gb200").matrixEfficiency(NumericFormat::F4), 0.4);
 }
 
+// `matrix_half_rows` is optional, per format the matrix unit runs; absent
+// (and in the defaults) every format's fraction holds at every M.
+TEST(TargetEfficiency, HalfRowsReadFromTheFile) {
+  json document = tinyJson();
+  document["efficiency"] = {
+      {"matrix",
+       {{"fp32", 0.5}, {"bf16", 0.5}, {"fp16", 0.5}, {"fp8", 0.5},
+        {"int8", 0.5}}},
+      {"matrix_half_rows", {{"fp8", 256}, {"_source", "a comment"}}},
+      {"memory", 0.8},
+      {"links", 1}};
+  std::string error;
+  std::optional<TargetModel> t =
+      TargetModel::parse(document.dump(), "t.json", error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->matrixHalfRows(NumericFormat::F8), 256);
+  EXPECT_EQ(t->matrixHalfRows(NumericFormat::BF16), 0);
+  // (A format the matrix unit does not run has none.)
+  EXPECT_EQ(t->matrixHalfRows(NumericFormat::F4), 0);
+  EXPECT_EQ(loadTarget("tiny").matrixHalfRows(NumericFormat::BF16), 0);
+  EXPECT_EQ(loadTarget("wormhole").matrixHalfRows(NumericFormat::F8), 0);
+}
+
 TEST(TargetEfficiency, ReadFromTheFile) {
   json document = tinyJson();
   document["efficiency"] = {
@@ -589,6 +612,21 @@ TEST(TargetEfficiency, BadValuesNameTheirField) {
   document["efficiency"]["matrix"]["fp6"] = 0.4;
   EXPECT_NE(loadError(document).find(
                 "t.json: efficiency.matrix.fp6: unknown numeric format"),
+            std::string::npos);
+  document = good;
+  document["efficiency"]["matrix_half_rows"] = {{"fp8", -1}};
+  EXPECT_EQ(loadError(document), "t.json: efficiency.matrix_half_rows.fp8: "
+                                 "must be a row count in [0, 1e9], got -1");
+  document = good;
+  document["efficiency"]["matrix_half_rows"] = {{"fp4", 400}};
+  EXPECT_EQ(loadError(document),
+            "t.json: efficiency.matrix_half_rows.fp4: inconsistent: the "
+            "matrix unit does not run fp4 (not in "
+            "chip.tile.matrix.macs_per_cycle)");
+  document = good;
+  document["efficiency"]["matrix_half_rows"] = {{"fp8", "many"}};
+  EXPECT_NE(loadError(document).find(
+                "t.json: efficiency.matrix_half_rows.fp8: wrong type"),
             std::string::npos);
   document = good;
   document["efficiency"]["compute"] = 0.4;

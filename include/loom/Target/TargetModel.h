@@ -153,6 +153,11 @@ public:
   /// unit's in that format, or, where the unit does not run it (the vector
   /// unit does), the highest of the formats it runs.
   double matrixEfficiency(NumericFormat format) const;
+  /// The rows at which a matmul in `format` sustains half of
+  /// matrixEfficiency(format) (`efficiency.matrix_half_rows`): M rows
+  /// sustain matrixEfficiency x M / (M + this). 0 where the file states
+  /// none, the defaults, and for a format the matrix unit does not run.
+  double matrixHalfRows(NumericFormat format) const;
 
   /// Every derived figure, in the order `loom target show` prints them.
   std::vector<DerivedFigure> derivedFigures() const;

@@ -288,6 +288,12 @@ struct EfficiencyDesc {
   /// Indexed by NumericFormat: the matrix unit's fraction of its peak in
   /// that format; set for every format the matrix unit runs, 0 for others.
   std::array<double, kNumNumericFormats> matrix{};
+  /// Indexed by NumericFormat: the rows (a matmul's M, the tokens it
+  /// multiplies) at which a matmul in that format sustains half its
+  /// `matrix` fraction; M rows sustain matrix x M / (M + halfRows). 0 (the
+  /// default, and for formats the matrix unit does not run): the fraction
+  /// at every M.
+  std::array<double, kNumNumericFormats> matrixHalfRows{};
   /// Of the memory the weights and caches stream from (off-chip memory, or
   /// SRAM on a chip without it).
   double memory = 0;
