@@ -256,9 +256,11 @@ struct System {
   const TargetModel &t;
   bool spatial;
   double capacity, usable, memBw, linkBw, latency, power;
-  /// The FLOP/s the weight matmuls reach: the peak of the format the matrix
-  /// unit runs the weights in, times its efficiency.
+  /// The FLOP/s the weight matmuls reach as their rows grow: the peak of
+  /// the format the matrix unit runs the weights in, times its efficiency.
   double matmulRate = 0;
+  /// That format's `efficiency.matrix_half_rows` (0: none).
+  double halfRows = 0;
   /// The FLOP/s of attention's matmuls (q.k, p.v), which read the KV cache
   /// and run in its format (an fp8 cache beside fp4 weights: the fp8 rate).
   double attnRate = 0;
@@ -286,6 +288,7 @@ struct System {
       peak = target.peakFlopsPerChip(wF);
     }
     matmulRate = peak * target.matrixEfficiency(wF);
+    halfRows = target.matrixHalfRows(wF);
     // A cache format the chip does not compute in keeps the weights' rate.
     NumericFormat kvF = matrixFormat(target, r.kv);
     double attnPeak = target.peakFlopsPerChip(kvF);
@@ -296,12 +299,18 @@ struct System {
     power = target.powerWattsPerChip();
   }
 
+  /// The FLOP/s of a weight matmul of `rows` rows (the tokens it
+  /// multiplies): matmulRate x rows / (rows + halfRows).
+  double matmulRateAt(double rows) const {
+    return halfRows > 0 ? matmulRate * rows / (rows + halfRows) : matmulRate;
+  }
+
   /// The LM head of `params` weights of `weightBytes` each split over
   /// `tp` chips, for `tokens` tokens: its own roofline (its weights read,
   /// compute bound at large batches).
   double lmHead(double params, double tokens, int64_t tp,
                 double weightBytes) const {
-    return Roofline{tokens * 2.0 * params / double(tp) / matmulRate,
+    return Roofline{tokens * 2.0 * params / double(tp) / matmulRateAt(tokens),
                     params / double(tp) * weightBytes / (memBw * eff.memory)}
         .time();
   }
@@ -630,19 +639,46 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
           : expertsPerChip *
                 (1.0 - std::pow(1.0 - double(m.expertsPerToken) / m.experts,
                                 tokens));
+  // The rows of a step's matmuls: its decode tokens and, where prompts
+  // are prefilled between the steps, the prompt tokens a step carries in
+  // the steady state (a prompt of `input` tokens for each sequence that
+  // finishes, one in `output` a step: TensorRT-LLM's in-flight batching
+  // puts them in the same matmuls; plan() keeps the sum within the token
+  // budget). A prompt's own tokens ride in a step with at least the whole
+  // prompt (or the budget's room), where fewer than one prompt a step
+  // finishes. An expert's matmuls get its share of the routed rows (a GPU
+  // runs only the experts tokens are routed to; a static schedule runs
+  // every expert on every token).
+  const bool interleaved = !r.decodeOnly && !r.prefillOnly;
+  const double budget = double(std::max<int64_t>(1, r.maxNumTokens));
+  const double L = double(r.inputLen),
+               promptsPerStep = tokens / double(r.outputLen);
+  const double stepRows =
+      interleaved
+          ? std::max(tokens, std::min(budget, tokens + L * promptsPerStep))
+          : tokens;
+  const double promptRows = std::max(
+      1.0, std::min(budget, tokens + L * std::max(1.0, promptsPerStep)));
+  const double expertShare =
+      s.spatial ? 1.0 : double(m.expertsPerToken) / double(m.experts);
+  // The seconds of `n` tokens' weight matmuls through the stage, in
+  // matmuls of `rows` rows.
+  auto matmulSeconds = [&](double n, double rows) {
+    return Ls * n * 2.0 *
+           (attnPerChip / s.matmulRateAt(rows) +
+            routed * m.expertParams / double(tp * ep) /
+                s.matmulRateAt(rows * expertShare));
+  };
   // A roofline per kernel: the weight matmuls (their FLOPs against the
   // weights read) and the attention over the cache (its FLOPs against the
   // cache read) run one after the other, each at its own bound, so a
   // compute-bound batch of matmuls does not hide a memory-bound attention.
   const double weightsRead =
       Ls * (attnPerChip + touched * m.expertParams / double(tp)) * wB;
-  const double matmulFlops =
-      Ls * (tokens * 2.0 * attnPerChip +
-            tokens * routed * 2.0 * m.expertParams / double(tp * ep));
   const double cacheRead = perEp * ctxAvg * Ls * kvPerTokenLayer;
   const double attnFlops = Ls * perEp * ctxAvg * m.attnFlopsPerPosition() *
                            headsShare;
-  const Roofline matmuls{matmulFlops / s.matmulRate,
+  const Roofline matmuls{matmulSeconds(tokens, stepRows),
                          weightsRead / (s.memBw * s.eff.memory)};
   const Roofline attention{attnFlops / s.attnRate,
                            cacheRead / (s.memBw * s.eff.memory)};
@@ -668,9 +704,8 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                          tLink + hops / pp);
 
   // Prefill through one stage of `tokens` prompt tokens, `prompts` prompts
-  // of L tokens each: compute, memory and link time (the weights read
-  // once for all of them).
-  double L = double(r.inputLen);
+  // of L tokens each, in matmuls of `rows` rows: compute, memory and link
+  // time (the weights read once for all of them).
   struct StageTimes {
     Roofline matmuls, attention;
     double elementwise, link;
@@ -684,12 +719,9 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
       return matmuls.memoryBound() + attention.memoryBound() + elementwise;
     }
   };
-  auto prefillStage = [&](double tokens, double prompts) {
+  auto prefillStage = [&](double tokens, double prompts, double rows) {
     // The matmuls against the weights read once; the attention over each
     // prompt's L^2 / 2 positions against the cache written.
-    double matmulFlops =
-        Ls * tokens * 2.0 *
-        (attnPerChip + routed * m.expertParams / double(tp * ep));
     double attnFlops =
         Ls * prompts * L * L / 2 * m.attnFlopsPerPosition() * headsShare;
     double weightsRead =
@@ -701,7 +733,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                              ? 2 * s.allToAll(vectors * m.expertsPerToken / ep, ep)
                              : 0));
     const double memory = s.memBw * s.eff.memory;
-    return StageTimes{{matmulFlops / s.matmulRate, weightsRead / memory},
+    return StageTimes{{matmulSeconds(tokens, rows), weightsRead / memory},
                       {attnFlops / s.attnRate, cacheWritten / memory},
                       elementwiseBytes(tokens) / memory,
                       link};
@@ -713,10 +745,11 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   // the stages as it does micro-batches (the chunk compiled prefill
   // uses); on GPUs a serving engine sends a request's next chunk only
   // after the one before has left the last stage (TensorRT-LLM's
-  // in-flight batching), so the prompt passes the stages as one.
-  StageTimes one = prefillStage(L, 1);
+  // in-flight batching), so the prompt passes the stages as one, in
+  // matmuls of at most the token budget's rows.
   const double promptChunk =
       s.spatial ? std::min(L, double(kSpatialPrefillChunk)) : L;
+  StageTimes one = prefillStage(L, 1, std::min(promptChunk, budget));
   p.prompt.chunks = L / promptChunk;
   const System::Hop chunkHop =
       s.hopParts(promptChunk * m.hidden * aB, tp * pp * ep, tp * ep);
@@ -736,11 +769,17 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   // Under load: prompts batched into chunks of the token budget (a longer
   // prompt is one chunk), which read each stage's weights once and
   // flow through the stages one behind another, so a chunk holds the
-  // replica for one stage's time; each prompt pays its share.
+  // replica for one stage's time; each prompt pays its share. Their
+  // matmuls have the rows of the steps they ride in (prefill-only chips:
+  // the budget's).
   double chunk = std::max(L, double(r.maxNumTokens));
-  p.prefillShare = r.decodeOnly
-                      ? 0
-                      : prefillStage(chunk, chunk / L).total() / (chunk / L);
+  p.prefillShare =
+      r.decodeOnly ? 0
+                   : prefillStage(chunk, chunk / L,
+                                  r.prefillOnly ? std::min(chunk, budget)
+                                                : promptRows)
+                             .total() /
+                         (chunk / L);
   setRates(p, r, s.power);
   return p;
 }

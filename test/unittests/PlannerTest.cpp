@@ -333,8 +333,9 @@ TEST(PlannerTest, ServerTtftCountsEveryStepAPromptRidesOn) {
 // Attention's matmuls run at the KV cache's precision: on a B200 with fp4
 // weights, the attention FLOPs of a prefill chunk of 1000-token prompts
 // (compute bound at either cache format: 2,000 FLOPs a cache byte at fp8)
-// run at 0.6 of the FP8 peak (4.5 PFLOP/s) with an fp8 cache and at 0.4 of
-// the FP4 peak (9) with an fp4 one, and nothing else changes.
+// run at 0.6 of the FP8 peak (4.5 PFLOP/s) with an fp8 cache and at 0.444
+// of the FP4 peak (9) with an fp4 one (attention's matmuls take no
+// `matrix_half_rows`), and nothing else changes.
 TEST(PlannerTest, AttentionRunsAtTheCachePrecision) {
   TargetModel b200 = loadTarget("b200");
   LlmConfig c = tinyConfig();
@@ -355,19 +356,22 @@ TEST(PlannerTest, AttentionRunsAtTheCachePrecision) {
   double peak4 = b200.peakFlopsPerChip(NumericFormat::F4);
   ASSERT_NEAR(peak8, 4.5e15, 1e12);
   ASSERT_DOUBLE_EQ(peak4, 2 * peak8);
-  double rate8 = peak8 * 0.6, rate4 = peak4 * 0.4;
+  double rate8 = peak8 * 0.6, rate4 = peak4 * 0.444;
   ASSERT_GT(attention / rate4, 2 * chunk * (2.0 * 2 * 16) / (8e12 * 0.75));
   EXPECT_NEAR(fp8->prefillShare - fp4->prefillShare,
               (attention / rate8 - attention / rate4) / prompts, 1e-15);
 }
 
 // A GPU's weight matmuls run at the efficiency of the format its matrix
-// unit runs them in: fp4 (block-scaled NVFP4 GEMMs) at 0.4 of the B200's
-// 9 PFLOP/s, fp8 at 0.6 of its 4.5. The same prefill chunk (8,192 tokens
-// of the tiny model, compute bound) with an fp8 cache: the matmuls, 2 x
-// 2 layers x 8,192 tokens x the layer's 12,288 attention (q and o 64 x
-// 64, k and v 64 x 32) and 3 x 64 x
-// 128 MLP weights, take 1/2.7e15 s a FLOP at fp8 and 1/3.6e15 at fp4.
+// unit runs them in: fp4 (block-scaled NVFP4 GEMMs) at 0.444 of the
+// B200's 9 PFLOP/s times M / (M + 400) for M rows, fp8 at 0.6 of its 4.5
+// at every M. The same prefill chunk (8,192 tokens of the tiny model,
+// compute bound) with an fp8 cache: the matmuls, 2 x 2 layers x 8,192
+// tokens x the layer's 12,288 attention (q and o 64 x 64, k and v 64 x
+// 32) and 3 x 64 x 128 MLP weights, in the rows of the step a prompt
+// rides in (fewer than one of the 4 sequences finishes a step, so a
+// prompt's 100 tokens beside the 4 decode tokens: 104 rows), take
+// 1/2.7e15 s a FLOP at fp8 and 1/(4.0e15 x 104 / 504) at fp4.
 TEST(PlannerTest, Fp4MatmulsRunAtTheirOwnEfficiency) {
   TargetModel b200 = loadTarget("b200");
   ModelCost m = modelCost(tinyConfig());
@@ -382,11 +386,115 @@ TEST(PlannerTest, Fp4MatmulsRunAtTheirOwnEfficiency) {
   double flops = 2.0 * 2 * chunk * (12288.0 + 3.0 * 64 * 128);
   double peak8 = b200.peakFlopsPerChip(NumericFormat::F8);
   double peak4 = b200.peakFlopsPerChip(NumericFormat::F4);
+  double rate4 = peak4 * 0.444 * 104 / (104 + 400);
   EXPECT_NEAR(fp8->prefillShare - fp4->prefillShare,
-              (flops / (peak8 * 0.6) - flops / (peak4 * 0.4)) / prompts,
-              1e-18);
-  // (0.6 x 4.5 < 0.4 x 9: fp4 still the faster.)
-  EXPECT_GT(fp8->prefillShare, fp4->prefillShare);
+              (flops / (peak8 * 0.6) - flops / rate4) / prompts,
+              1e-9 * fp4->prefillShare);
+  // (At 104 rows NVFP4 sustains less than FP8: 0.83 against 2.7 PFLOP/s.)
+  EXPECT_LT(fp8->prefillShare, fp4->prefillShare);
+}
+
+namespace {
+/// The B200 preset without its `matrix_half_rows`: every format's
+/// fraction at every M.
+TargetModel b200WithoutHalfRows() {
+  TargetDesc desc = loadTarget("b200").desc();
+  desc.efficiency->matrixHalfRows = {};
+  std::string error;
+  std::optional<TargetModel> t = TargetModel::fromDesc(desc, error);
+  EXPECT_TRUE(t) << error;
+  return *t;
+}
+} // namespace
+
+// A weight matmul of M rows sustains matrix x M / (M + half rows) of the
+// peak (b200's fp4: 0.444 and 400), so against the same target without
+// half rows its compute takes (M + 400) / M as long. The prompt tokens'
+// matmuls (the tiny model's chunk of 8,192 tokens, compute bound) have
+// the rows of the step they ride in: 4 decode sequences of 20 tokens
+// finish 0.2 a step, so a prompt's 100 tokens beside them (104 rows); 40
+// finish 2 a step, 200 prompt tokens beside 40 (240 rows); a 64-token
+// budget caps the rows at 64 (and the chunk at one 100-token prompt,
+// whose matmuls are memory bound without the half rows).
+TEST(PlannerTest, PromptMatmulsHaveTheRowsOfTheirStep) {
+  TargetModel b200 = loadTarget("b200"), flat = b200WithoutHalfRows();
+  ModelCost m = modelCost(tinyConfig());
+  const double rate = b200.peakFlopsPerChip(NumericFormat::F4) * 0.444;
+  const double perToken = 2.0 * 2 * (12288.0 + 3.0 * 64 * 128);
+  struct Case {
+    int64_t batch, budget;
+    double rows;
+  };
+  for (Case c : {Case{4, 8192, 104}, Case{40, 8192, 240}, Case{4, 64, 64}}) {
+    Request r = tinyRequest();
+    r.weights = "fp4";
+    r.kv = "fp8";
+    r.maxNumTokens = c.budget;
+    std::optional<Plan> halved = price(m, b200, r, 1, 1, 1, 1, c.batch);
+    std::optional<Plan> whole = price(m, flat, r, 1, 1, 1, 1, c.batch);
+    ASSERT_TRUE(halved && whole);
+    // (Each chunk's matmuls against the layers' weights, read once: a
+    // 100-token chunk's are memory bound without the half rows.)
+    const double chunk = std::max(100.0, double(c.budget));
+    const double compute = perToken * chunk / rate,
+                 weights = 73728 * 0.5 / (8e12 * 0.75);
+    EXPECT_NEAR(halved->prefillShare - whole->prefillShare,
+                (std::max(compute * (c.rows + 400) / c.rows, weights) -
+                 std::max(compute, weights)) /
+                    (chunk / 100),
+                1e-9 * halved->prefillShare)
+        << c.batch << " " << c.budget;
+  }
+}
+
+// On a GPU an expert's matmuls have its share of the rows: with 8 experts
+// and 2 a token, a prompt's 104 rows (4 decode sequences beside it, as
+// above) are 26 an expert, while attention's projections keep 104. The
+// tiny model's 8,192-token chunk stays compute bound at either.
+TEST(PlannerTest, ExpertMatmulsHaveTheirShareOfTheRows) {
+  TargetModel b200 = loadTarget("b200"), flat = b200WithoutHalfRows();
+  LlmConfig c = tinyConfig();
+  c.experts = 8;
+  c.expertsPerToken = 2;
+  ModelCost m = modelCost(c);
+  Request r = tinyRequest();
+  r.weights = "fp4";
+  r.kv = "fp8";
+  std::optional<Plan> halved = price(m, b200, r, 1, 1, 1, 1, 4);
+  std::optional<Plan> whole = price(m, flat, r, 1, 1, 1, 1, 4);
+  ASSERT_TRUE(halved && whole);
+  const double rate = b200.peakFlopsPerChip(NumericFormat::F4) * 0.444;
+  const double chunk = 8192, prompts = chunk / 100;
+  const double attention = 2 * chunk * 2 * 12288.0 / rate,
+               experts = 2 * chunk * 2 * 2 * 24576.0 / rate;
+  EXPECT_NEAR(halved->prefillShare - whole->prefillShare,
+              (attention * 400 / 104 + experts * 400 / 26) / prompts,
+              1e-9 * halved->prefillShare);
+}
+
+// A decode step's matmuls have its decode tokens and the prompt tokens it
+// carries as rows: 400 sequences of 20 output tokens finish 20 a step,
+// whose 100-token prompts make 2,400 rows, and the LM head has the 400
+// decode tokens alone. At batch 400 the tiny model's step is compute
+// bound on b200 at fp4, so the half rows add (400 / 2,400) of the
+// layers' matmul time and (400 / 400) of the head's.
+TEST(PlannerTest, DecodeMatmulsHaveTheirStepsRows) {
+  TargetModel b200 = loadTarget("b200"), flat = b200WithoutHalfRows();
+  Request r = tinyRequest();
+  r.weights = "fp4";
+  r.kv = "fp8";
+  ModelCost m = modelCost(tinyConfig());
+  std::optional<Plan> halved = price(m, b200, r, 1, 1, 1, 1, 400);
+  std::optional<Plan> whole = price(m, flat, r, 1, 1, 1, 1, 400);
+  ASSERT_TRUE(halved && whole);
+  const double rate = b200.peakFlopsPerChip(NumericFormat::F4) * 0.444;
+  const double layers = 400 * 2.0 * 2 * (12288.0 + 3.0 * 64 * 128) / rate;
+  const double head = 400 * 2.0 * 64 * 256 / rate;
+  // (Compute bound: the layers' weights, 73,728 at half a byte, take
+  // 6.1 ns at 0.75 of 8 TB/s; their matmuls 14.7 ns.)
+  ASSERT_GT(layers, 2 * 73728 * 0.5 / (8e12 * 0.75));
+  EXPECT_NEAR(halved->tpot - whole->tpot, layers * 400 / 2400 + head * 1.0,
+              1e-9 * halved->tpot);
 }
 
 // Two GPUs in tensor parallelism: each reads half the weights, and every
