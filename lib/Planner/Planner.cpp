@@ -300,9 +300,16 @@ struct System {
   }
 
   /// The FLOP/s of a weight matmul of `rows` rows (the tokens it
-  /// multiplies): matmulRate x rows / (rows + halfRows).
+  /// multiplies): matmulRate x rows / (rows + halfRows), and half of
+  /// matmulRate below halfRows rows. (The law is fitted on large GEMMs; a
+  /// matmul of a few rows runs a different kernel, memory bound, which
+  /// the law's fixed cost of halfRows rows would wrongly make compute
+  /// bound.)
   double matmulRateAt(double rows) const {
-    return halfRows > 0 ? matmulRate * rows / (rows + halfRows) : matmulRate;
+    if (halfRows <= 0)
+      return matmulRate;
+    const double m = std::max(rows, halfRows);
+    return matmulRate * m / (m + halfRows);
   }
 
   /// The LM head of `params` weights of `weightBytes` each split over
@@ -644,30 +651,32 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   // the steady state (a prompt of `input` tokens for each sequence that
   // finishes, one in `output` a step: TensorRT-LLM's in-flight batching
   // puts them in the same matmuls; plan() keeps the sum within the token
-  // budget). A prompt's own tokens ride in a step with at least the whole
-  // prompt (or the budget's room), where fewer than one prompt a step
-  // finishes. An expert's matmuls get its share of the routed rows (a GPU
-  // runs only the experts tokens are routed to; a static schedule runs
-  // every expert on every token).
+  // budget). The decode and the prompt tokens are priced at these mean
+  // rows: where fewer than one prompt a step arrives, the steps that
+  // carry one have more rows and the others fewer, and under the law's
+  // fixed cost a step (matmulRateAt) the mean rows give the same total
+  // time.
   const bool interleaved = !r.decodeOnly && !r.prefillOnly;
   const double budget = double(std::max<int64_t>(1, r.maxNumTokens));
-  const double L = double(r.inputLen),
-               promptsPerStep = tokens / double(r.outputLen);
+  const double L = double(r.inputLen);
+  const double perDecodeToken = 1.0 + L / double(r.outputLen);
   const double stepRows =
-      interleaved
-          ? std::max(tokens, std::min(budget, tokens + L * promptsPerStep))
-          : tokens;
-  const double promptRows = std::max(
-      1.0, std::min(budget, tokens + L * std::max(1.0, promptsPerStep)));
-  const double expertShare =
-      s.spatial ? 1.0 : double(m.expertsPerToken) / double(m.experts);
+      interleaved ? std::max(tokens, std::min(budget, tokens * perDecodeToken))
+                  : tokens;
+  // An expert's matmuls multiply its share of the routed rows on a GPU,
+  // which runs only the experts tokens are routed to (rowsPerExpert); a
+  // static schedule runs every expert on every token.
+  auto expertRows = [&](double rows) {
+    return s.spatial ? rows
+                     : rowsPerExpert(rows, m.experts, m.expertsPerToken);
+  };
   // The seconds of `n` tokens' weight matmuls through the stage, in
   // matmuls of `rows` rows.
   auto matmulSeconds = [&](double n, double rows) {
     return Ls * n * 2.0 *
            (attnPerChip / s.matmulRateAt(rows) +
             routed * m.expertParams / double(tp * ep) /
-                s.matmulRateAt(rows * expertShare));
+                s.matmulRateAt(expertRows(rows)));
   };
   // A roofline per kernel: the weight matmuls (their FLOPs against the
   // weights read) and the attention over the cache (its FLOPs against the
@@ -770,14 +779,13 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   // prompt is one chunk), which read each stage's weights once and
   // flow through the stages one behind another, so a chunk holds the
   // replica for one stage's time; each prompt pays its share. Their
-  // matmuls have the rows of the steps they ride in (prefill-only chips:
-  // the budget's).
+  // matmuls have the steps' rows (prefill-only chips: the budget's).
   double chunk = std::max(L, double(r.maxNumTokens));
   p.prefillShare =
       r.decodeOnly ? 0
                    : prefillStage(chunk, chunk / L,
                                   r.prefillOnly ? std::min(chunk, budget)
-                                                : promptRows)
+                                                : stepRows)
                              .total() /
                          (chunk / L);
   setRates(p, r, s.power);
@@ -870,6 +878,13 @@ int64_t maxSustainedBatch(const Request &r) {
   __int128 b = __int128(r.maxNumTokens) * r.outputLen /
                (__int128(r.outputLen) + r.inputLen);
   return std::max<int64_t>(0, int64_t(std::min<__int128>(b, r.maxNumTokens)));
+}
+
+double rowsPerExpert(double rows, int64_t experts, int64_t perToken) {
+  if (experts <= 1 || rows <= 0)
+    return rows;
+  const double k = double(perToken), e = double(experts);
+  return rows * k / (e * (1.0 - std::pow(1.0 - k / e, rows)));
 }
 
 namespace {

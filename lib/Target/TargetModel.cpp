@@ -402,12 +402,8 @@ std::optional<rt::EfficiencyDesc> readEfficiency(const ObjectReader &root) {
     forEachFormat(*efficiency, "matrix_half_rows",
                   [&](NumericFormat format, const json &value,
                       const std::string &path) {
-                    double rows = ObjectReader::asNumber(value, path);
-                    if (!(rows >= 0 && rows <= 1e9)) {
-                      fail(path, "must be a row count in [0, 1e9], got " +
-                                     formatNumber(rows));
-                    }
-                    result.matrixHalfRows[static_cast<size_t>(format)] = rows;
+                    result.matrixHalfRows[static_cast<size_t>(format)] =
+                        ObjectReader::asNumber(value, path);
                   });
   }
   result.memory = efficiency->number("memory");
@@ -711,13 +707,16 @@ void validateEfficiency(const rt::EfficiencyDesc &efficiency,
     }
   }
   for (NumericFormat format : rt::kAllNumericFormats) {
-    if (efficiency.matrixHalfRows[static_cast<size_t>(format)] != 0 &&
-        matrix.macs(format) == 0) {
-      fail(std::string("efficiency.matrix_half_rows.") +
-               rt::numericFormatName(format),
-           "inconsistent: the matrix unit does not run " +
-               std::string(rt::numericFormatName(format)) +
-               " (not in chip.tile.matrix.macs_per_cycle)");
+    std::string path = std::string("efficiency.matrix_half_rows.") +
+                       rt::numericFormatName(format);
+    double rows = efficiency.matrixHalfRows[static_cast<size_t>(format)];
+    if (!(rows >= 0 && rows <= 1e9)) {
+      fail(path, "must be a row count in [0, 1e9], got " + formatNumber(rows));
+    }
+    if (rows != 0 && matrix.macs(format) == 0) {
+      fail(path, "inconsistent: the matrix unit does not run " +
+                     std::string(rt::numericFormatName(format)) +
+                     " (not in chip.tile.matrix.macs_per_cycle)");
     }
   }
   requireFraction(efficiency.memory, "efficiency.memory");

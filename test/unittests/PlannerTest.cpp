@@ -368,10 +368,11 @@ TEST(PlannerTest, AttentionRunsAtTheCachePrecision) {
 // at every M. The same prefill chunk (8,192 tokens of the tiny model,
 // compute bound) with an fp8 cache: the matmuls, 2 x 2 layers x 8,192
 // tokens x the layer's 12,288 attention (q and o 64 x 64, k and v 64 x
-// 32) and 3 x 64 x 128 MLP weights, in the rows of the step a prompt
-// rides in (fewer than one of the 4 sequences finishes a step, so a
-// prompt's 100 tokens beside the 4 decode tokens: 104 rows), take
-// 1/2.7e15 s a FLOP at fp8 and 1/(4.0e15 x 104 / 504) at fp4.
+// 32) and 3 x 64 x 128 MLP weights, in the rows of the steps the prompts
+// ride in (4 decode tokens and, a step, the 100-token prompts of the 0.2
+// sequences that finish: 24 rows, below the 400 half rows, where fp4
+// holds at half), take 1/2.7e15 s a FLOP at fp8 and 1/(4.0e15 / 2) at
+// fp4.
 TEST(PlannerTest, Fp4MatmulsRunAtTheirOwnEfficiency) {
   TargetModel b200 = loadTarget("b200");
   ModelCost m = modelCost(tinyConfig());
@@ -386,11 +387,12 @@ TEST(PlannerTest, Fp4MatmulsRunAtTheirOwnEfficiency) {
   double flops = 2.0 * 2 * chunk * (12288.0 + 3.0 * 64 * 128);
   double peak8 = b200.peakFlopsPerChip(NumericFormat::F8);
   double peak4 = b200.peakFlopsPerChip(NumericFormat::F4);
-  double rate4 = peak4 * 0.444 * 104 / (104 + 400);
+  double rate4 = peak4 * 0.444 / 2;
   EXPECT_NEAR(fp8->prefillShare - fp4->prefillShare,
               (flops / (peak8 * 0.6) - flops / rate4) / prompts,
               1e-9 * fp4->prefillShare);
-  // (At 104 rows NVFP4 sustains less than FP8: 0.83 against 2.7 PFLOP/s.)
+  // (At so few rows NVFP4 sustains less than FP8: 2.0 against 2.7
+  // PFLOP/s.)
   EXPECT_LT(fp8->prefillShare, fp4->prefillShare);
 }
 
@@ -408,24 +410,26 @@ TargetModel b200WithoutHalfRows() {
 } // namespace
 
 // A weight matmul of M rows sustains matrix x M / (M + half rows) of the
-// peak (b200's fp4: 0.444 and 400), so against the same target without
-// half rows its compute takes (M + 400) / M as long. The prompt tokens'
-// matmuls (the tiny model's chunk of 8,192 tokens, compute bound) have
-// the rows of the step they ride in: 4 decode sequences of 20 tokens
-// finish 0.2 a step, so a prompt's 100 tokens beside them (104 rows); 40
-// finish 2 a step, 200 prompt tokens beside 40 (240 rows); a 64-token
-// budget caps the rows at 64 (and the chunk at one 100-token prompt,
-// whose matmuls are memory bound without the half rows).
-TEST(PlannerTest, PromptMatmulsHaveTheRowsOfTheirStep) {
+// peak (b200's fp4: 0.444 and 400), half of matrix below 400 rows, so
+// against the same target without half rows its compute takes (M + 400)
+// / M as long, twice below 400. The prompts' matmuls (the tiny model's
+// chunk of 8,192 tokens, compute bound) have the rows of the steps they
+// ride in, the decode tokens and a step's share of the prompt tokens (a
+// 100-token prompt for each of the sequences that finish, 1 in 20): 4
+// sequences make 24 rows (below 400: twice), 100 make 600, and 400 with
+// a 1,000-token budget make 1,000 (the budget caps them; the chunk is
+// then 1,000 tokens, 10 prompts).
+TEST(PlannerTest, PromptMatmulsHaveTheStepsRows) {
   TargetModel b200 = loadTarget("b200"), flat = b200WithoutHalfRows();
   ModelCost m = modelCost(tinyConfig());
   const double rate = b200.peakFlopsPerChip(NumericFormat::F4) * 0.444;
   const double perToken = 2.0 * 2 * (12288.0 + 3.0 * 64 * 128);
   struct Case {
     int64_t batch, budget;
-    double rows;
+    double slower;
   };
-  for (Case c : {Case{4, 8192, 104}, Case{40, 8192, 240}, Case{4, 64, 64}}) {
+  for (Case c : {Case{4, 8192, 1.0}, Case{100, 8192, 400.0 / 600},
+                 Case{400, 1000, 400.0 / 1000}}) {
     Request r = tinyRequest();
     r.weights = "fp4";
     r.kv = "fp8";
@@ -433,24 +437,34 @@ TEST(PlannerTest, PromptMatmulsHaveTheRowsOfTheirStep) {
     std::optional<Plan> halved = price(m, b200, r, 1, 1, 1, 1, c.batch);
     std::optional<Plan> whole = price(m, flat, r, 1, 1, 1, 1, c.batch);
     ASSERT_TRUE(halved && whole);
-    // (Each chunk's matmuls against the layers' weights, read once: a
-    // 100-token chunk's are memory bound without the half rows.)
-    const double chunk = std::max(100.0, double(c.budget));
-    const double compute = perToken * chunk / rate,
-                 weights = 73728 * 0.5 / (8e12 * 0.75);
+    // (Compute bound: the layers' weights, read once a chunk, take 6.1 ns
+    // at 0.75 of 8 TB/s.)
+    const double chunk = double(c.budget);
+    ASSERT_GT(perToken * chunk / rate, 73728 * 0.5 / (8e12 * 0.75));
     EXPECT_NEAR(halved->prefillShare - whole->prefillShare,
-                (std::max(compute * (c.rows + 400) / c.rows, weights) -
-                 std::max(compute, weights)) /
-                    (chunk / 100),
+                perToken * chunk / rate * c.slower / (chunk / 100),
                 1e-9 * halved->prefillShare)
         << c.batch << " " << c.budget;
   }
 }
 
+// The rows each expert a GPU runs multiplies: of 8 experts, 2 a token, 1
+// token touches 2 experts, one row each; 2 tokens touch 8 (1 - 0.75^2) =
+// 3.5 experts on average, which share the 4 routed rows; 2,400 tokens
+// touch all 8, 600 rows each. One expert: every row.
+TEST(PlannerTest, RowsPerExpert) {
+  EXPECT_DOUBLE_EQ(rowsPerExpert(1, 8, 2), 1.0);
+  EXPECT_DOUBLE_EQ(rowsPerExpert(2, 8, 2), 4.0 / 3.5);
+  EXPECT_NEAR(rowsPerExpert(2400, 8, 2), 600.0, 1e-9);
+  EXPECT_EQ(rowsPerExpert(5, 1, 1), 5.0);
+  EXPECT_EQ(rowsPerExpert(0, 8, 2), 0.0);
+}
+
 // On a GPU an expert's matmuls have its share of the rows: with 8 experts
-// and 2 a token, a prompt's 104 rows (4 decode sequences beside it, as
-// above) are 26 an expert, while attention's projections keep 104. The
-// tiny model's 8,192-token chunk stays compute bound at either.
+// and 2 a token, a step of 400 decode sequences and their 2,000 prompt
+// tokens (2,400 rows) gives each expert 600, while attention's
+// projections keep 2,400. The tiny model's 8,192-token prompt chunk is
+// compute bound at either.
 TEST(PlannerTest, ExpertMatmulsHaveTheirShareOfTheRows) {
   TargetModel b200 = loadTarget("b200"), flat = b200WithoutHalfRows();
   LlmConfig c = tinyConfig();
@@ -460,15 +474,15 @@ TEST(PlannerTest, ExpertMatmulsHaveTheirShareOfTheRows) {
   Request r = tinyRequest();
   r.weights = "fp4";
   r.kv = "fp8";
-  std::optional<Plan> halved = price(m, b200, r, 1, 1, 1, 1, 4);
-  std::optional<Plan> whole = price(m, flat, r, 1, 1, 1, 1, 4);
+  std::optional<Plan> halved = price(m, b200, r, 1, 1, 1, 1, 400);
+  std::optional<Plan> whole = price(m, flat, r, 1, 1, 1, 1, 400);
   ASSERT_TRUE(halved && whole);
   const double rate = b200.peakFlopsPerChip(NumericFormat::F4) * 0.444;
   const double chunk = 8192, prompts = chunk / 100;
   const double attention = 2 * chunk * 2 * 12288.0 / rate,
                experts = 2 * chunk * 2 * 2 * 24576.0 / rate;
   EXPECT_NEAR(halved->prefillShare - whole->prefillShare,
-              (attention * 400 / 104 + experts * 400 / 26) / prompts,
+              (attention * 400 / 2400 + experts * 400 / 600) / prompts,
               1e-9 * halved->prefillShare);
 }
 

@@ -550,35 +550,16 @@ TEST(TargetEfficiency, GpuPresetsStateTheirs) {
     EXPECT_EQ(loadTarget(name).matrixHalfRows(NumericFormat::F8), 0) << name;
 }
 
-// `matrix_half_rows` is optional, per format the matrix unit runs; absent
-// (and in the defaults) every format's fraction holds at every M.
-TEST(TargetEfficiency, HalfRowsReadFromTheFile) {
-  json document = tinyJson();
-  document["efficiency"] = {
-      {"matrix",
-       {{"fp32", 0.5}, {"bf16", 0.5}, {"fp16", 0.5}, {"fp8", 0.5},
-        {"int8", 0.5}}},
-      {"matrix_half_rows", {{"fp8", 256}, {"_source", "a comment"}}},
-      {"memory", 0.8},
-      {"links", 1}};
-  std::string error;
-  std::optional<TargetModel> t =
-      TargetModel::parse(document.dump(), "t.json", error);
-  ASSERT_TRUE(t) << error;
-  EXPECT_EQ(t->matrixHalfRows(NumericFormat::F8), 256);
-  EXPECT_EQ(t->matrixHalfRows(NumericFormat::BF16), 0);
-  // (A format the matrix unit does not run has none.)
-  EXPECT_EQ(t->matrixHalfRows(NumericFormat::F4), 0);
-  EXPECT_EQ(loadTarget("tiny").matrixHalfRows(NumericFormat::BF16), 0);
-  EXPECT_EQ(loadTarget("wormhole").matrixHalfRows(NumericFormat::F8), 0);
-}
-
+// The factors a file states, `matrix_half_rows` optional and per format
+// the matrix unit runs; absent (and in the defaults) every format's
+// fraction holds at every M.
 TEST(TargetEfficiency, ReadFromTheFile) {
   json document = tinyJson();
   document["efficiency"] = {
       {"matrix",
        {{"fp32", 0.5}, {"bf16", 0.5}, {"fp16", 0.5}, {"fp8", 0.25},
         {"int8", 0.5}, {"_source", "a comment"}}},
+      {"matrix_half_rows", {{"fp8", 256}, {"_source", "a comment"}}},
       {"memory", 0.8},
       {"links", 1}};
   std::string error;
@@ -589,6 +570,12 @@ TEST(TargetEfficiency, ReadFromTheFile) {
   EXPECT_EQ(t->matrixEfficiency(NumericFormat::BF16), 0.5);
   EXPECT_EQ(t->efficiency().memory, 0.8);
   EXPECT_EQ(t->efficiency().links, 1.0);
+  EXPECT_EQ(t->matrixHalfRows(NumericFormat::F8), 256);
+  EXPECT_EQ(t->matrixHalfRows(NumericFormat::BF16), 0);
+  // (A format the matrix unit does not run has none.)
+  EXPECT_EQ(t->matrixHalfRows(NumericFormat::F4), 0);
+  EXPECT_EQ(loadTarget("tiny").matrixHalfRows(NumericFormat::BF16), 0);
+  EXPECT_EQ(loadTarget("wormhole").matrixHalfRows(NumericFormat::F8), 0);
 }
 
 TEST(TargetEfficiency, BadValuesNameTheirField) {
@@ -646,10 +633,19 @@ TEST(TargetEfficiency, BadValuesNameTheirField) {
   document["efficiency"].erase("links");
   EXPECT_EQ(loadError(document),
             "t.json: efficiency.links: missing required field");
+  document = good;
+  document["efficiency"]["matrix_half_rows"] = {{"fp8", 2e9}};
+  EXPECT_EQ(loadError(document), "t.json: efficiency.matrix_half_rows.fp8: "
+                                 "must be a row count in [0, 1e9], got 2e+09");
   // A description edited in code is checked the same way.
   TargetDesc desc = loadTarget("h100").desc();
   desc.efficiency->links = 2;
   std::string error;
   EXPECT_FALSE(TargetModel::fromDesc(desc, error));
   EXPECT_EQ(error, "h100: efficiency.links: must be a fraction in (0, 1], got 2");
+  desc = loadTarget("b200").desc();
+  desc.efficiency->matrixHalfRows[static_cast<size_t>(NumericFormat::F4)] = -1;
+  EXPECT_FALSE(TargetModel::fromDesc(desc, error));
+  EXPECT_EQ(error, "b200: efficiency.matrix_half_rows.fp4: must be a row count "
+                   "in [0, 1e9], got -1");
 }

@@ -112,6 +112,12 @@ struct Request {
 /// fits.
 int64_t maxSustainedBatch(const Request &r);
 
+/// The rows each expert a GPU runs multiplies when `rows` tokens are
+/// routed to `perToken` of `experts` each: the experts they touch, E (1 -
+/// (1 - k/E)^rows), share the rows x k routed rows. `rows` with one
+/// expert.
+double rowsPerExpert(double rows, int64_t experts, int64_t perToken);
+
 /// Erlang's C formula: the probability that an arrival waits, for `c`
 /// servers offered `a` erlangs of Poisson traffic (M/M/c, a < c); past
 /// 4,096 servers, its Halfin-Whitt limit (within 5% where C > 1%).
