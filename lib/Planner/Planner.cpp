@@ -222,6 +222,12 @@ double tpotPercentile(double step, double prefill, double rate,
 
 namespace {
 
+/// The share of `experts` that `tokens` tokens routed to `perToken` each
+/// touch, under uniform routing: 1 - (1 - k/E)^tokens.
+double touchedExpertShare(double tokens, int64_t experts, int64_t perToken) {
+  return 1.0 - std::pow(1.0 - double(perToken) / double(experts), tokens);
+}
+
 /// Sets a plan's data-parallel replicas and what follows from them: its
 /// chips, nodes, racks and sequences in flight.
 void setReplicas(Plan &p, int64_t dp, const TargetModel &target) {
@@ -644,8 +650,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
       : s.spatial
           ? expertsPerChip
           : expertsPerChip *
-                (1.0 - std::pow(1.0 - double(m.expertsPerToken) / m.experts,
-                                tokens));
+                touchedExpertShare(tokens, m.experts, m.expertsPerToken);
   // The rows of a step's matmuls: its decode tokens and, where prompts
   // are prefilled between the steps, the prompt tokens a step carries in
   // the steady state (a prompt of `input` tokens for each sequence that
@@ -883,8 +888,8 @@ int64_t maxSustainedBatch(const Request &r) {
 double rowsPerExpert(double rows, int64_t experts, int64_t perToken) {
   if (experts <= 1 || rows <= 0)
     return rows;
-  const double k = double(perToken), e = double(experts);
-  return rows * k / (e * (1.0 - std::pow(1.0 - k / e, rows)));
+  return rows * double(perToken) /
+         (double(experts) * touchedExpertShare(rows, experts, perToken));
 }
 
 namespace {
