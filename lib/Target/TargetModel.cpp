@@ -689,34 +689,31 @@ void validateSystem(const rt::SystemDesc &system) {
 void validateEfficiency(const rt::EfficiencyDesc &efficiency,
                         const rt::MatrixUnitDesc &matrix) {
   for (NumericFormat format : rt::kAllNumericFormats) {
-    std::string path =
-        std::string("efficiency.matrix.") + rt::numericFormatName(format);
-    double fraction = efficiency.matrix[static_cast<size_t>(format)];
+    const std::string name = rt::numericFormatName(format);
+    const std::string path = "efficiency.matrix." + name,
+                      halfPath = "efficiency.matrix_half_rows." + name;
+    const double fraction = efficiency.matrix[static_cast<size_t>(format)];
+    const double rows = efficiency.matrixHalfRows[static_cast<size_t>(format)];
+    if (!(rows >= 0 && rows <= 1e9)) {
+      fail(halfPath,
+           "must be a row count in [0, 1e9], got " + formatNumber(rows));
+    }
     if (matrix.macs(format) > 0) {
       if (fraction == 0) {
-        fail(path, "missing: the matrix unit runs " +
-                       std::string(rt::numericFormatName(format)) +
+        fail(path, "missing: the matrix unit runs " + name +
                        " (chip.tile.matrix.macs_per_cycle), so its "
                        "efficiency is required");
       }
       requireFraction(fraction, path);
-    } else if (fraction != 0) {
-      fail(path, "inconsistent: the matrix unit does not run " +
-                     std::string(rt::numericFormatName(format)) +
-                     " (not in chip.tile.matrix.macs_per_cycle)");
+      continue;
     }
-  }
-  for (NumericFormat format : rt::kAllNumericFormats) {
-    std::string path = std::string("efficiency.matrix_half_rows.") +
-                       rt::numericFormatName(format);
-    double rows = efficiency.matrixHalfRows[static_cast<size_t>(format)];
-    if (!(rows >= 0 && rows <= 1e9)) {
-      fail(path, "must be a row count in [0, 1e9], got " + formatNumber(rows));
-    }
-    if (rows != 0 && matrix.macs(format) == 0) {
-      fail(path, "inconsistent: the matrix unit does not run " +
-                     std::string(rt::numericFormatName(format)) +
+    // A format the matrix unit does not run states neither.
+    for (const auto &[value, at] : {std::pair{fraction, path},
+                                    std::pair{rows, halfPath}}) {
+      if (value != 0) {
+        fail(at, "inconsistent: the matrix unit does not run " + name +
                      " (not in chip.tile.matrix.macs_per_cycle)");
+      }
     }
   }
   requireFraction(efficiency.memory, "efficiency.memory");

@@ -118,18 +118,21 @@ void printJson(const TargetModel &target) {
               "  \"figures\": {\n",
               jsonEscape(target.name()).c_str(),
               jsonEscape(target.desc().description).c_str());
-  std::vector<DerivedFigure> figures = target.derivedFigures();
-  for (size_t i = 0; i < figures.size(); ++i) {
-    std::printf("    \"%s\": %.17g%s\n", figures[i].key.c_str(),
-                figures[i].value, i + 1 == figures.size() ? "" : ",");
+  // One JSON object's members, `key: value` a line.
+  auto members = [](const std::vector<std::pair<std::string, double>> &all) {
+    for (size_t i = 0; i < all.size(); ++i) {
+      std::printf("    \"%s\": %.17g%s\n", all[i].first.c_str(),
+                  all[i].second, i + 1 == all.size() ? "" : ",");
+    }
+  };
+  std::vector<std::pair<std::string, double>> figures;
+  for (const DerivedFigure &figure : target.derivedFigures()) {
+    figures.emplace_back(figure.key, figure.value);
   }
+  members(figures);
   std::printf("  },\n  \"efficiency_from_file\": %s,\n  \"efficiency\": {\n",
               target.desc().efficiency ? "true" : "false");
-  auto efficiency = efficiencyFigures(target);
-  for (size_t i = 0; i < efficiency.size(); ++i) {
-    std::printf("    \"%s\": %.17g%s\n", efficiency[i].first.c_str(),
-                efficiency[i].second, i + 1 == efficiency.size() ? "" : ",");
-  }
+  members(efficiencyFigures(target));
   std::printf("  }\n}\n");
 }
 

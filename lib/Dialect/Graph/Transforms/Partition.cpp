@@ -163,8 +163,7 @@ RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
 /// Whether `v` is an f32 value held at 4 bytes (no narrower declared
 /// storage): what a narrow policy carries across chips at 16 bits.
 bool isF32(Value v) {
-  return cast<RankedTensorType>(v.getType()).getElementType().isF32() &&
-         !declaredStorage(v);
+  return typeOf(v).getElementType().isF32() && !declaredStorage(v);
 }
 
 /// Bytes of `v` as stored (a KV cache at its declared storage).
