@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -33,6 +34,63 @@ double precisionBytes(const std::string &p) {
   if (p == "fp4")
     return 0.5;
   return 0;
+}
+
+std::vector<WeightShare> weightMix(const std::string &spec,
+                                   std::string &error) {
+  std::vector<WeightShare> mix;
+  auto fail = [&](const std::string &why) {
+    error = "--weights=" + spec + ": " + why;
+    return std::vector<WeightShare>{};
+  };
+  if (spec.find_first_of(":,") == std::string::npos) {
+    if (precisionBytes(spec) == 0) {
+      error = "precision '" + spec +
+              "' is not fp32, bf16, fp16, fp8, int8 or fp4";
+      return {};
+    }
+    return {WeightShare{spec, 1.0}};
+  }
+  double sum = 0;
+  size_t begin = 0;
+  while (begin <= spec.size()) {
+    size_t end = std::min(spec.find(',', begin), spec.size());
+    std::string item = spec.substr(begin, end - begin);
+    begin = end + 1;
+    size_t colon = item.find(':');
+    if (colon == std::string::npos)
+      return fail("'" + item +
+                  "' has no share (a mix is FORMAT:SHARE,FORMAT:SHARE,...)");
+    std::string format = item.substr(0, colon), share = item.substr(colon + 1);
+    if (precisionBytes(format) == 0)
+      return fail("'" + format + "' is not fp32, bf16, fp16, fp8, int8 or fp4");
+    char *last = nullptr;
+    double x = std::strtod(share.c_str(), &last);
+    if (share.empty() || *last != '\0' || !(x > 0) || x > 1)
+      return fail(format + "'s share '" + share +
+                  "' is not a number in (0, 1]");
+    for (const WeightShare &w : mix)
+      if (w.format == format)
+        return fail(format + " is named twice");
+    mix.push_back(WeightShare{format, x});
+    sum += x;
+  }
+  if (std::abs(sum - 1) > 1e-3) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", sum);
+    return fail(std::string("the shares sum to ") + buf + ", not 1");
+  }
+  for (WeightShare &w : mix)
+    w.share /= sum;
+  return mix;
+}
+
+double weightBytes(const std::string &spec) {
+  std::string error;
+  double bytes = 0;
+  for (const WeightShare &w : weightMix(spec, error))
+    bytes += w.share * precisionBytes(w.format);
+  return bytes;
 }
 
 double ModelCost::totalParams() const {
@@ -262,11 +320,14 @@ struct System {
   const TargetModel &t;
   bool spatial;
   double capacity, usable, memBw, linkBw, latency, power;
-  /// The FLOP/s the weight matmuls reach as their rows grow: the peak of
-  /// the format the matrix unit runs the weights in, times its efficiency.
-  double matmulRate = 0;
-  /// That format's `efficiency.matrix_half_rows` (0: none).
-  double halfRows = 0;
+  /// A format the matrix unit runs the weights in: its share of the
+  /// weights (weightMix), the FLOP/s its matmuls reach as their rows grow
+  /// (the format's peak times its efficiency) and its
+  /// `efficiency.matrix_half_rows` (0: none).
+  struct MatmulFormat {
+    double share = 1, rate = 0, halfRows = 0;
+  };
+  std::vector<MatmulFormat> weightFormats;
   /// The FLOP/s of attention's matmuls (q.k, p.v), which read the KV cache
   /// and run in its format (an fp8 cache beside fp4 weights: the fp8 rate).
   double attnRate = 0;
@@ -285,37 +346,49 @@ struct System {
     memBw = spatial ? target.sramBytesPerSecondPerChip()
                     : target.offChipBytesPerSecondPerChip();
     eff = target.efficiency();
-    // The matrix unit runs the weights in a format it has (fp8 weights on
-    // tsp-v1 as int8, fp4 on H100 as fp8), as the compiled layers do.
-    NumericFormat wF = matrixFormat(target, r.weights);
-    double peak = target.peakFlopsPerChip(wF);
-    if (peak <= 0) {
-      wF = NumericFormat::BF16;
-      peak = target.peakFlopsPerChip(wF);
+    // The matrix unit runs each format of the weights in a format it has
+    // (fp8 weights on tsp-v1 as int8, fp4 on H100 as fp8), as the
+    // compiled layers do.
+    std::string bad;
+    for (const WeightShare &w : weightMix(r.weights, bad)) {
+      NumericFormat wF = matrixFormat(target, w.format);
+      double peak = target.peakFlopsPerChip(wF);
+      if (peak <= 0) {
+        wF = NumericFormat::BF16;
+        peak = target.peakFlopsPerChip(wF);
+      }
+      weightFormats.push_back(MatmulFormat{
+          w.share, peak * target.matrixEfficiency(wF),
+          double(target.matrixHalfRows(wF))});
     }
-    matmulRate = peak * target.matrixEfficiency(wF);
-    halfRows = target.matrixHalfRows(wF);
     // A cache format the chip does not compute in keeps the weights' rate.
     NumericFormat kvF = matrixFormat(target, r.kv);
     double attnPeak = target.peakFlopsPerChip(kvF);
-    attnRate =
-        attnPeak > 0 ? attnPeak * target.matrixEfficiency(kvF) : matmulRate;
+    attnRate = attnPeak > 0 ? attnPeak * target.matrixEfficiency(kvF)
+                            : matmulRateAt(0, /*asRowsGrow=*/true);
     linkBw = target.chipLinkBytesPerSecondPerChip();
     latency = target.chipLinkLatencySeconds();
     power = target.powerWattsPerChip();
   }
 
   /// The FLOP/s of a weight matmul of `rows` rows (the tokens it
-  /// multiplies): matmulRate x rows / (rows + halfRows), and half of
-  /// matmulRate below halfRows rows. (The law is fitted on large GEMMs; a
+  /// multiplies), its FLOPs split over the weights' formats in their
+  /// shares: each format's rate x rows / (rows + its half rows), and half
+  /// its rate below its half rows (the law is fitted on large GEMMs; a
   /// matmul of a few rows runs a different kernel, memory bound, which
-  /// the law's fixed cost of halfRows rows would wrongly make compute
-  /// bound.)
-  double matmulRateAt(double rows) const {
-    if (halfRows <= 0)
-      return matmulRate;
-    const double m = std::max(rows, halfRows);
-    return matmulRate * m / (m + halfRows);
+  /// the law's fixed cost of half rows rows would wrongly make compute
+  /// bound). `asRowsGrow`: each format's rate without the law.
+  double matmulRateAt(double rows, bool asRowsGrow = false) const {
+    double secondsPerFlop = 0;
+    for (const MatmulFormat &f : weightFormats) {
+      double rate = f.rate;
+      if (f.halfRows > 0 && !asRowsGrow) {
+        const double m = std::max(rows, f.halfRows);
+        rate *= m / (m + f.halfRows);
+      }
+      secondsPerFlop += f.share / rate;
+    }
+    return 1.0 / secondsPerFlop;
   }
 
   /// The LM head of `params` weights of `weightBytes` each split over
@@ -556,7 +629,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                           const Request &r, int64_t tp, int64_t pp, int64_t ep,
                           int64_t dp, int64_t batch, int64_t micro) {
   System s(target, r);
-  const double wB = precisionBytes(r.weights), kvB = precisionBytes(r.kv),
+  const double wB = weightBytes(r.weights), kvB = precisionBytes(r.kv),
                aB = precisionBytes(r.activations);
   const double Ls = std::ceil(double(m.layers) / double(pp));
   // Attention splits by key-value heads (graph-partition's rules). Past
@@ -921,7 +994,9 @@ std::string validate(const Request &r) {
                      std::to_string(r.maxNumTokens) +
                      " (the largest batch it keeps in flight: " +
                      std::to_string(maxSustainedBatch(r)) + ")";
-  for (const std::string *p : {&r.weights, &r.kv, &r.activations})
+  if (std::string bad; weightMix(r.weights, bad).empty())
+    return bad;
+  for (const std::string *p : {&r.kv, &r.activations})
     if (precisionBytes(*p) == 0)
       return "precision '" + *p + "' is not fp32, bf16, fp16, fp8, int8 or fp4";
   if (r.maxChips < 1)
@@ -1176,6 +1251,14 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
   // the quarter steps between them (within 12.5% of any batch a serving
   // engine could choose).
   bool spatial = !system.hasOffChipMemory();
+  std::vector<WeightShare> mix = weightMix(r.weights, error);
+  if (spatial && r.compile && mix.size() > 1) {
+    error = "--weights=" + r.weights + ": a mix of weight formats is not "
+            "compiled yet (partial: a compiled layer runs one format); "
+            "--no-compile prices the mix on " + system.name() +
+            " with the cost model";
+    return std::nullopt;
+  }
   // Tensor parallelism up to the attention heads (past the key-value heads
   // the attention itself is replicated: see price()), and within a node of
   // GPUs.
@@ -1291,7 +1374,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
             [&](const Plan &a, const Plan &b) { return better(a, b, r); });
 
   if (result.plans.empty()) {
-    double weights = m.totalParams() * precisionBytes(r.weights);
+    double weights = m.totalParams() * weightBytes(r.weights);
     System s(system, r);
     if (!result.nearest && (r.tp > 0 || r.pp > 0 || r.batch > 0)) {
       error = "no plan with the degrees asked for (" +
@@ -1399,7 +1482,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
                    (compiled ? wireBytes : precisionBytes(r.activations));
       return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
              s.lmHead(m.headParams, double(p.batch), p.tp,
-                      precisionBytes(r.weights));
+                      weightBytes(r.weights));
     };
     auto setTpot = [&](Plan &p, double tpot) {
       p.ttftAlone += double(p.prefillSteps) * (tpot - p.tpot);

@@ -58,6 +58,78 @@ TEST(PlannerTest, PrecisionBytes) {
   EXPECT_EQ(precisionBytes("fp64"), 0);
 }
 
+// --weights names one format, or a mixed-precision checkpoint's shares of
+// the weights in each (FORMAT:SHARE,...); a malformed mix is one error
+// naming the flag and what is wrong.
+TEST(PlannerTest, WeightMix) {
+  std::string error;
+  std::vector<WeightShare> one = weightMix("fp8", error);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].format, "fp8");
+  EXPECT_EQ(one[0].share, 1);
+  std::vector<WeightShare> mix = weightMix("fp8:0.8125,fp4:0.1875", error);
+  ASSERT_EQ(mix.size(), 2u);
+  EXPECT_EQ(mix[0].format, "fp8");
+  EXPECT_EQ(mix[1].format, "fp4");
+  EXPECT_DOUBLE_EQ(mix[0].share, 0.8125);
+  EXPECT_DOUBLE_EQ(mix[1].share, 0.1875);
+  // Shares within 0.001 of 1 are scaled to 1.
+  mix = weightMix("fp8:0.9,fp16:0.0995", error);
+  ASSERT_EQ(mix.size(), 2u);
+  EXPECT_DOUBLE_EQ(mix[0].share + mix[1].share, 1);
+  EXPECT_DOUBLE_EQ(mix[0].share, 0.9 / 0.9995);
+  EXPECT_TRUE(error.empty()) << error;
+  // The mean bytes of a weight: 0.8125 x 1 + 0.1875 x 0.5.
+  EXPECT_DOUBLE_EQ(weightBytes("fp8:0.8125,fp4:0.1875"), 0.90625);
+  EXPECT_EQ(weightBytes("bf16"), 2);
+  EXPECT_EQ(weightBytes("fp8:0.5,fp4"), 0);
+  const std::pair<const char *, const char *> bad[] = {
+      {"fp64", "precision 'fp64' is not fp32, bf16, fp16, fp8, int8 or fp4"},
+      {"fp8:0.5,fp4:0.4", "--weights=fp8:0.5,fp4:0.4: the shares sum to "
+                          "0.9, not 1"},
+      {"fp8:0.5,fp4", "--weights=fp8:0.5,fp4: 'fp4' has no share (a mix is "
+                      "FORMAT:SHARE,FORMAT:SHARE,...)"},
+      {"fp8:0.5,fp4:0.5,", "--weights=fp8:0.5,fp4:0.5,: '' has no share"},
+      {"fp8:0.5,fp8:0.5", "--weights=fp8:0.5,fp8:0.5: fp8 is named twice"},
+      {"fp8:1.5,fp4:0.5", "fp8's share '1.5' is not a number in (0, 1]"},
+      {"fp8:0,fp4:1", "fp8's share '0' is not a number in (0, 1]"},
+      {"fp8:nan,fp4:1", "fp8's share 'nan' is not a number in (0, 1]"},
+      {"fp8:0.5x,fp4:0.5", "fp8's share '0.5x' is not a number in (0, 1]"},
+      {"fp9:0.5,fp4:0.5", "--weights=fp9:0.5,fp4:0.5: 'fp9' is not fp32, "
+                          "bf16, fp16, fp8, int8 or fp4"},
+  };
+  for (const auto &[spec, why] : bad) {
+    error.clear();
+    EXPECT_TRUE(weightMix(spec, error).empty()) << spec;
+    EXPECT_NE(error.find(why), std::string::npos) << spec << ": " << error;
+  }
+}
+
+// A mix's weight matmuls split their FLOPs and bytes in its shares, each
+// format at its own rate for the rows (on a B200, fp8 at 0.6 of its peak
+// at every M, fp4 at 0.444 x M / (M + 400)): the compute-bound prefill
+// chunk of the tiny model, and the weights a chip holds, are the shares'
+// means of each format's alone.
+TEST(PlannerTest, WeightMixSplitsTheMatmulsInItsShares) {
+  TargetModel b200 = loadTarget("b200");
+  ModelCost m = modelCost(tinyConfig());
+  Request r = tinyRequest();
+  auto at = [&](const char *weights) {
+    r.weights = weights;
+    return price(m, b200, r, 1, 1, 1, 1, 4);
+  };
+  std::optional<Plan> fp8 = at("fp8"), fp4 = at("fp4"),
+                      mix = at("fp8:0.75,fp4:0.25");
+  ASSERT_TRUE(fp8 && fp4 && mix);
+  ASSERT_GT(fp4->prefillShare, fp8->prefillShare);
+  EXPECT_NEAR(mix->prefillShare,
+              0.75 * fp8->prefillShare + 0.25 * fp4->prefillShare,
+              1e-9 * mix->prefillShare);
+  EXPECT_NEAR(mix->weightsPerChip,
+              0.75 * fp8->weightsPerChip + 0.25 * fp4->weightsPerChip,
+              1e-9 * mix->weightsPerChip);
+}
+
 TEST(PlannerTest, ModelCostByHand) {
   ModelCost m = modelCost(tinyConfig());
   // q 64x64, k and v 64x32 each, o 64x64.

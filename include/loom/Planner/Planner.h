@@ -33,6 +33,28 @@ namespace loom::plan {
 /// fp4 0.5); 0 for an unknown name.
 double precisionBytes(const std::string &precision);
 
+/// One format of a checkpoint's weights and the share of the weights
+/// stored in it.
+struct WeightShare {
+  std::string format;
+  double share = 1;
+};
+
+/// The formats of `--weights`: one ("fp8"), or a mixed-precision
+/// checkpoint's shares of the weights in each ("fp8:0.8125,fp4:0.1875",
+/// what ModelOpt's AutoQuantize writes: a format per layer, within a
+/// bound on the weights' mean bits). The cost model splits every weight
+/// matmul's bytes and FLOPs in these shares (which layers are in which
+/// format is not known to it). Empty, with `error` saying why, for an
+/// unknown format, a share outside (0, 1], a format named twice or shares
+/// that do not sum to 1 (within 0.001; they are then scaled to 1).
+std::vector<WeightShare> weightMix(const std::string &spec,
+                                   std::string &error);
+
+/// The mean bytes of a weight stored as `spec` (weightMix): its formats'
+/// bytes in their shares; 0 for a spec weightMix rejects.
+double weightBytes(const std::string &spec);
+
 /// What one model costs, per layer and per token.
 struct ModelCost {
   int64_t layers = 0, hidden = 0, heads = 0, kvHeads = 0, headDim = 0;
@@ -64,6 +86,8 @@ struct Request {
   int64_t concurrency = 0;
   /// Requests per second to serve (0: none); sets the throughput needed.
   double requestRate = 0;
+  /// The weights' format, or a mix of formats (weightMix); the KV
+  /// cache's and the activations' formats.
   std::string weights = "fp8", kv = "fp8", activations = "bf16";
   /// Targets in seconds (0: none).
   double ttft = 0, tpot = 0;
