@@ -69,6 +69,26 @@ BUDGET_405_GB200 = {"Offline": ["--max-num-tokens=1536"],
 BUDGET_L2_B200 = {"Offline": ["--max-num-tokens=3584"],
                   "Server": ["--max-num-tokens=3584"],
                   "Interactive": ["--max-num-tokens=768"]}
+# Mixtral on H200 and B200 runs mixed-precision checkpoints: ModelOpt's
+# AutoQuantize picks a format per layer within a bound on the weights'
+# mean bits (effective_bits, weighted by weight count: NVFP4 4 bits, FP8 8,
+# unquantized 16). H200: fp8 + fp16 at 8.75 bits, so 0.75 / 8 = 9.375% of
+# the weights stay fp16. B200: fp4 + fp8 + fp16 at 7.25 bits; without fp16
+# layers (the search buys the largest cut in loss a bit, fp4 -> fp8, before
+# fp8 -> fp16), 3.25 / 4 = 81.25% fp8 (the doc gives the other extreme).
+# The engines' budgets are their configurations' runtime max_num_tokens.
+# closed/NVIDIA/configs/B200-SXM-180GBx8/{Offline,Server}/mixtral-8x7b.py
+# and closed/ASUSTeK/configs/ESC_N8_H200-SXM-141GBx8/{Offline,Server}/
+# mixtral-8x7b.py in ntuhpc/inference_results_v5.1 (their expected QPS
+# matches the v5.0 runs'); v4.1's H100 checkpoint is plain fp8.
+MIX_H200 = {"Offline": ["--system=h200", "--weights=fp8:0.90625,fp16:0.09375",
+                        "--max-num-tokens=9216"],
+            "Server": ["--system=h200", "--weights=fp8:0.90625,fp16:0.09375",
+                       "--max-num-tokens=8192"]}
+MIX_B200 = {"Offline": ["--system=b200", "--weights=fp8:0.8125,fp4:0.1875",
+                        "--max-num-tokens=14336"],
+            "Server": ["--system=b200", "--weights=fp8:0.8125,fp4:0.1875",
+                       "--max-num-tokens=10240"]}
 BUDGET_405_B200 = {"Offline": ["--max-num-tokens=1536"],
                    "Server": ["--max-num-tokens=2048"],
                    "Interactive": ["--max-num-tokens=1536"]}
@@ -91,10 +111,10 @@ THROUGHPUT = [
     ("M14", "1x B200 Server v4.1", ML2 + B200 + SERVER + ["--max-chips=1"], ("system", 1), 10755.59, "mlperf-llama"),
     ("X1", "Mixtral 8x H100 Offline v4.1", MMIX + H100 + ["--max-chips=8"], ("system", 8), 52415.9, "mlperf-mixtral"),
     ("X2", "Mixtral 8x H100 Server v4.1", MMIX + H100 + SERVER + ["--max-chips=8"], ("system", 8), 50795.57, "mlperf-mixtral"),
-    ("X5", "Mixtral 8x H200 Offline v5.0", MMIX + H200 + ["--max-chips=8"], ("system", 8), 62629.6, "mlperf-mixtral"),
-    ("X6", "Mixtral 8x H200 Server v5.0", MMIX + H200 + SERVER + ["--max-chips=8"], ("system", 8), 61801.95, "mlperf-mixtral"),
-    ("X7", "Mixtral 8x B200 Offline v5.0", MMIX + B200 + ["--max-chips=8"], ("system", 8), 128148, "mlperf-mixtral"),
-    ("X8", "Mixtral 8x B200 Server v5.0", MMIX + B200 + SERVER + ["--max-chips=8"], ("system", 8), 126844.55, "mlperf-mixtral"),
+    ("X5", "Mixtral 8x H200 Offline v5.0", MMIX + MIX_H200["Offline"] + ["--max-chips=8"], ("system", 8), 62629.6, "mlperf-mixtral"),
+    ("X6", "Mixtral 8x H200 Server v5.0", MMIX + MIX_H200["Server"] + SERVER + ["--max-chips=8"], ("system", 8), 61801.95, "mlperf-mixtral"),
+    ("X7", "Mixtral 8x B200 Offline v5.0", MMIX + MIX_B200["Offline"] + ["--max-chips=8"], ("system", 8), 128148, "mlperf-mixtral"),
+    ("X8", "Mixtral 8x B200 Server v5.0", MMIX + MIX_B200["Server"] + SERVER + ["--max-chips=8"], ("system", 8), 126844.55, "mlperf-mixtral"),
     ("X9", "405B 8x H200 Offline v5.0", M405_H200 + H200 + ["--max-chips=8"], ("system", 8), 560.651, "mlperf-405b"),
     ("X10", "405B 8x H200 Server v5.0", M405_H200 + H200 + SERVER405 + ["--max-chips=8"], ("system", 8), 291.37, "mlperf-405b"),
     ("X11", "405B 8x B200 Offline v5.1", M405_V51 + B200 + BUDGET_405_B200["Offline"] + ["--max-chips=8"], ("system", 8), 1624.11, "mlperf-405b"),
@@ -142,8 +162,8 @@ LATENCY = [
     ("M21", "TPOT, 8x B200 Server (planner's plan)", ML2 + B200 + SERVER + BUDGET_L2_B200["Server"] + ["--max-chips=8"], ("tpot_ms", 0), 123.3, "tpot-server"),
     ("M14", "TPOT, 1x B200 Server v4.1 (planner's plan)", ML2 + B200 + SERVER + ["--max-chips=1"], ("tpot_ms", 0), 131.5, "tpot-server"),
     ("X2", "TPOT, Mixtral 8x H100 Server (planner's plan)", MMIX + H100 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 102.6, "tpot-server"),
-    ("X6", "TPOT, Mixtral 8x H200 Server (planner's plan)", MMIX + H200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 170.4, "tpot-server"),
-    ("X8", "TPOT, Mixtral 8x B200 Server (planner's plan)", MMIX + B200 + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 110.0, "tpot-server"),
+    ("X6", "TPOT, Mixtral 8x H200 Server (planner's plan)", MMIX + MIX_H200["Server"] + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 170.4, "tpot-server"),
+    ("X8", "TPOT, Mixtral 8x B200 Server (planner's plan)", MMIX + MIX_B200["Server"] + SERVER + ["--max-chips=8"], ("tpot_ms", 0), 110.0, "tpot-server"),
     ("X10", "TPOT, 405B 8x H200 Server (planner's plan)", M405_H200 + H200 + SERVER405 + ["--max-chips=8"], ("tpot_ms", 0), 53.9, "tpot-server"),
     ("X12", "TPOT, 405B 8x B200 Server (planner's plan)", M405_V51 + B200 + SERVER405 + BUDGET_405_B200["Server"] + ["--max-chips=8"], ("tpot_ms", 0), 101.3, "tpot-server"),
     ("X14", "TPOT, 405B 8x B200 Interactive (planner's plan)", M405_V51 + B200 + INTERACTIVE405 + BUDGET_405_B200["Interactive"] + ["--max-chips=8"], ("tpot_ms", 0), 62.3, "tpot-interactive"),
