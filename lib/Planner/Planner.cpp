@@ -36,6 +36,14 @@ double precisionBytes(const std::string &p) {
   return 0;
 }
 
+namespace {
+/// Why `precision` is not one: the formats that are.
+std::string unknownPrecision(const std::string &precision) {
+  return "precision '" + precision +
+         "' is not fp32, bf16, fp16, fp8, int8 or fp4";
+}
+} // namespace
+
 std::vector<WeightShare> weightMix(const std::string &spec,
                                    std::string &error) {
   std::vector<WeightShare> mix;
@@ -45,25 +53,28 @@ std::vector<WeightShare> weightMix(const std::string &spec,
   };
   if (spec.find_first_of(":,") == std::string::npos) {
     if (precisionBytes(spec) == 0) {
-      error = "precision '" + spec +
-              "' is not fp32, bf16, fp16, fp8, int8 or fp4";
+      error = unknownPrecision(spec);
       return {};
     }
     return {WeightShare{spec, 1.0}};
   }
+  const char *form = " (a mix is FORMAT:SHARE,FORMAT:SHARE,...)";
+  if (spec.find_first_of(" \t\n") != std::string::npos)
+    return fail(std::string("has a blank") + form);
   double sum = 0;
   size_t begin = 0;
   while (begin <= spec.size()) {
     size_t end = std::min(spec.find(',', begin), spec.size());
     std::string item = spec.substr(begin, end - begin);
     begin = end + 1;
+    if (item.empty())
+      return fail(std::string("has an empty item") + form);
     size_t colon = item.find(':');
     if (colon == std::string::npos)
-      return fail("'" + item +
-                  "' has no share (a mix is FORMAT:SHARE,FORMAT:SHARE,...)");
+      return fail("'" + item + "' has no share" + form);
     std::string format = item.substr(0, colon), share = item.substr(colon + 1);
     if (precisionBytes(format) == 0)
-      return fail("'" + format + "' is not fp32, bf16, fp16, fp8, int8 or fp4");
+      return fail(unknownPrecision(format));
     char *last = nullptr;
     double x = std::strtod(share.c_str(), &last);
     if (share.empty() || *last != '\0' || !(x > 0) || x > 1)
@@ -328,6 +339,9 @@ struct System {
     double share = 1, rate = 0, halfRows = 0;
   };
   std::vector<MatmulFormat> weightFormats;
+  /// The weights' mean bytes (weightBytes; 0 for a spec weightMix
+  /// rejects, which price() refuses).
+  double bytesPerWeight = 0;
   /// The FLOP/s of attention's matmuls (q.k, p.v), which read the KV cache
   /// and run in its format (an fp8 cache beside fp4 weights: the fp8 rate).
   double attnRate = 0;
@@ -360,8 +374,10 @@ struct System {
       weightFormats.push_back(MatmulFormat{
           w.share, peak * target.matrixEfficiency(wF),
           double(target.matrixHalfRows(wF))});
+      bytesPerWeight += w.share * precisionBytes(w.format);
     }
-    // A cache format the chip does not compute in keeps the weights' rate.
+    // A cache format the chip does not compute in runs at the weights'
+    // rate as the rows grow (their formats' rates in their shares).
     NumericFormat kvF = matrixFormat(target, r.kv);
     double attnPeak = target.peakFlopsPerChip(kvF);
     attnRate = attnPeak > 0 ? attnPeak * target.matrixEfficiency(kvF)
@@ -395,9 +411,9 @@ struct System {
   /// `tp` chips, for `tokens` tokens: its own roofline (its weights read,
   /// compute bound at large batches).
   double lmHead(double params, double tokens, int64_t tp,
-                double weightBytes) const {
+                double bytesEach) const {
     return Roofline{tokens * 2.0 * params / double(tp) / matmulRateAt(tokens),
-                    params / double(tp) * weightBytes / (memBw * eff.memory)}
+                    params / double(tp) * bytesEach / (memBw * eff.memory)}
         .time();
   }
   /// An all-reduce of `bytes` over `n` chips: two steps of direct
@@ -629,7 +645,9 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
                           const Request &r, int64_t tp, int64_t pp, int64_t ep,
                           int64_t dp, int64_t batch, int64_t micro) {
   System s(target, r);
-  const double wB = weightBytes(r.weights), kvB = precisionBytes(r.kv),
+  if (s.bytesPerWeight <= 0)
+    return std::nullopt; // weights validate() rejects
+  const double wB = s.bytesPerWeight, kvB = precisionBytes(r.kv),
                aB = precisionBytes(r.activations);
   const double Ls = std::ceil(double(m.layers) / double(pp));
   // Attention splits by key-value heads (graph-partition's rules). Past
@@ -998,7 +1016,7 @@ std::string validate(const Request &r) {
     return bad;
   for (const std::string *p : {&r.kv, &r.activations})
     if (precisionBytes(*p) == 0)
-      return "precision '" + *p + "' is not fp32, bf16, fp16, fp8, int8 or fp4";
+      return unknownPrecision(*p);
   if (r.maxChips < 1)
     return "--max-chips must be at least 1";
   if (r.concurrency < 0 || r.requestRate < 0 || r.ttft < 0 || r.tpot < 0)
@@ -1251,7 +1269,8 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
   // the quarter steps between them (within 12.5% of any batch a serving
   // engine could choose).
   bool spatial = !system.hasOffChipMemory();
-  std::vector<WeightShare> mix = weightMix(r.weights, error);
+  std::string unused;
+  const std::vector<WeightShare> mix = weightMix(r.weights, unused);
   if (spatial && r.compile && mix.size() > 1) {
     error = "--weights=" + r.weights + ": a mix of weight formats is not "
             "compiled yet (partial: a compiled layer runs one format); "
@@ -1459,7 +1478,8 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     std::map<Key, std::optional<double>> cache;
     std::map<Key, std::string> why;
     int64_t past = r.inputLen + r.outputLen / 2;
-    const std::string precision = layerPrecision(system, r.weights);
+    // (One format here: a mix is refused above.)
+    const std::string precision = layerPrecision(system, mix.front().format);
     const std::string systemName =
         r.systemSource.empty() ? system.name() : r.systemSource;
     const std::string kvStorage = layerKvStorage(r.kv);

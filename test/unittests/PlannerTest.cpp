@@ -79,6 +79,14 @@ TEST(PlannerTest, WeightMix) {
   EXPECT_DOUBLE_EQ(mix[0].share + mix[1].share, 1);
   EXPECT_DOUBLE_EQ(mix[0].share, 0.9 / 0.9995);
   EXPECT_TRUE(error.empty()) << error;
+  // One format with its share is that format; three formats.
+  mix = weightMix("fp4:1", error);
+  ASSERT_EQ(mix.size(), 1u);
+  EXPECT_EQ(mix[0].format, "fp4");
+  mix = weightMix("fp4:0.5,fp8:0.25,bf16:0.25", error);
+  ASSERT_EQ(mix.size(), 3u);
+  EXPECT_EQ(mix[2].format, "bf16");
+  EXPECT_DOUBLE_EQ(weightBytes("fp4:0.5,fp8:0.25,bf16:0.25"), 1.0);
   // The mean bytes of a weight: 0.8125 x 1 + 0.1875 x 0.5.
   EXPECT_DOUBLE_EQ(weightBytes("fp8:0.8125,fp4:0.1875"), 0.90625);
   EXPECT_EQ(weightBytes("bf16"), 2);
@@ -89,14 +97,21 @@ TEST(PlannerTest, WeightMix) {
                           "0.9, not 1"},
       {"fp8:0.5,fp4", "--weights=fp8:0.5,fp4: 'fp4' has no share (a mix is "
                       "FORMAT:SHARE,FORMAT:SHARE,...)"},
-      {"fp8:0.5,fp4:0.5,", "--weights=fp8:0.5,fp4:0.5,: '' has no share"},
+      {"fp8:0.5,fp4:0.5,", "--weights=fp8:0.5,fp4:0.5,: has an empty item"},
+      {",fp8:1", "--weights=,fp8:1: has an empty item"},
+      {"fp8: 0.5,fp4:0.5", "--weights=fp8: 0.5,fp4:0.5: has a blank"},
+      {"fp8:0.5, fp4:0.5", "has a blank"},
+      {"fp8:0.5,fp4:0.5 ", "has a blank"},
+      {"fp8:,fp4:1", "fp8's share '' is not a number in (0, 1]"},
+      {":0.5,fp4:0.5", "precision '' is not fp32"},
+      {"fp8:inf,fp4:1", "fp8's share 'inf' is not a number in (0, 1]"},
       {"fp8:0.5,fp8:0.5", "--weights=fp8:0.5,fp8:0.5: fp8 is named twice"},
       {"fp8:1.5,fp4:0.5", "fp8's share '1.5' is not a number in (0, 1]"},
       {"fp8:0,fp4:1", "fp8's share '0' is not a number in (0, 1]"},
       {"fp8:nan,fp4:1", "fp8's share 'nan' is not a number in (0, 1]"},
       {"fp8:0.5x,fp4:0.5", "fp8's share '0.5x' is not a number in (0, 1]"},
-      {"fp9:0.5,fp4:0.5", "--weights=fp9:0.5,fp4:0.5: 'fp9' is not fp32, "
-                          "bf16, fp16, fp8, int8 or fp4"},
+      {"fp9:0.5,fp4:0.5", "--weights=fp9:0.5,fp4:0.5: precision 'fp9' is "
+                          "not fp32, bf16, fp16, fp8, int8 or fp4"},
   };
   for (const auto &[spec, why] : bad) {
     error.clear();
@@ -128,6 +143,22 @@ TEST(PlannerTest, WeightMixSplitsTheMatmulsInItsShares) {
   EXPECT_NEAR(mix->weightsPerChip,
               0.75 * fp8->weightsPerChip + 0.25 * fp4->weightsPerChip,
               1e-9 * mix->weightsPerChip);
+  // The decode step too: at 1,024 sequences (1,024 rows a matmul, where
+  // fp4 sustains 0.444 x 1024 / 1424 of its peak) its matmuls and LM head
+  // are compute bound in every format.
+  auto decode = [&](const char *weights) {
+    r.weights = weights;
+    std::optional<Plan> p = price(m, b200, r, 1, 1, 1, 1, 1024);
+    EXPECT_TRUE(p.has_value());
+    return p ? p->tpot : 0.0;
+  };
+  double d8 = decode("fp8"), d4 = decode("fp4"),
+         dMix = decode("fp8:0.75,fp4:0.25");
+  ASSERT_NE(d8, d4);
+  EXPECT_NEAR(dMix, 0.75 * d8 + 0.25 * d4, 1e-9 * dMix);
+  // A spec validate() rejects prices nothing.
+  r.weights = "fp8:0.5";
+  EXPECT_FALSE(price(m, b200, r, 1, 1, 1, 1, 4).has_value());
 }
 
 TEST(PlannerTest, ModelCostByHand) {

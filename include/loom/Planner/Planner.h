@@ -47,7 +47,8 @@ struct WeightShare {
 /// matmul's bytes and FLOPs in these shares (which layers are in which
 /// format is not known to it). Empty, with `error` saying why, for an
 /// unknown format, a share outside (0, 1], a format named twice or shares
-/// that do not sum to 1 (within 0.001; they are then scaled to 1).
+/// that do not sum to 1 (within 0.001; they are then scaled to 1); a
+/// mix has no blanks or empty items.
 std::vector<WeightShare> weightMix(const std::string &spec,
                                    std::string &error);
 
@@ -271,8 +272,8 @@ struct Result {
   std::vector<Alone> alone;
 };
 
-/// The format `target`'s matrix unit multiplies weights stored as `weights`
-/// in: that format when the unit runs it, else one of the same width it
+/// The format `target`'s matrix unit multiplies weights stored in the one
+/// format `weights` (a format of a weightMix, not a mix) in: that format when the unit runs it, else one of the same width it
 /// runs (fp8 or int8 for one byte, and for fp4; bf16 or fp16 for two; fp32
 /// or tf32), else the weights' own (the vector unit). fp8 weights on
 /// tsp-v1 (int8 and fp16) run as int8, fp4 on H100 as fp8. The cost model
@@ -280,8 +281,8 @@ struct Result {
 rt::NumericFormat matrixFormat(const TargetModel &target,
                                const std::string &weights);
 
-/// The kernel precision a layer with weights stored as `weights` compiles
-/// at on `target`: as matrixFormat, among the formats the compiler has
+/// The kernel precision a layer with weights stored in the one format
+/// `weights` (not a mix) compiles at on `target`: as matrixFormat, among the formats the compiler has
 /// (fp4 compiles at fp8 or int8): int8 weights on an fp8-only chip at fp8,
 /// fp8 weights on tsp-v1 at int8. With none the unit runs, the weights'
 /// own, or fp8 for fp4 (whose matmuls then run on the vector unit).
