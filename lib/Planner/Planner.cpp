@@ -96,12 +96,16 @@ std::vector<WeightShare> weightMix(const std::string &spec,
   return mix;
 }
 
-double weightBytes(const std::string &spec) {
-  std::string error;
+double weightBytes(const std::vector<WeightShare> &mix) {
   double bytes = 0;
-  for (const WeightShare &w : weightMix(spec, error))
+  for (const WeightShare &w : mix)
     bytes += w.share * precisionBytes(w.format);
   return bytes;
+}
+
+double weightBytes(const std::string &spec) {
+  std::string error;
+  return weightBytes(weightMix(spec, error));
 }
 
 double ModelCost::totalParams() const {
@@ -364,7 +368,9 @@ struct System {
     // (fp8 weights on tsp-v1 as int8, fp4 on H100 as fp8), as the
     // compiled layers do.
     std::string bad;
-    for (const WeightShare &w : weightMix(r.weights, bad)) {
+    const std::vector<WeightShare> mix = weightMix(r.weights, bad);
+    bytesPerWeight = weightBytes(mix);
+    for (const WeightShare &w : mix) {
       NumericFormat wF = matrixFormat(target, w.format);
       double peak = target.peakFlopsPerChip(wF);
       if (peak <= 0) {
@@ -374,7 +380,6 @@ struct System {
       weightFormats.push_back(MatmulFormat{
           w.share, peak * target.matrixEfficiency(wF),
           double(target.matrixHalfRows(wF))});
-      bytesPerWeight += w.share * precisionBytes(w.format);
     }
     // A cache format the chip does not compute in runs at the weights'
     // rate as the rows grow (their formats' rates in their shares).
@@ -1393,7 +1398,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
             [&](const Plan &a, const Plan &b) { return better(a, b, r); });
 
   if (result.plans.empty()) {
-    double weights = m.totalParams() * weightBytes(r.weights);
+    double weights = m.totalParams() * weightBytes(mix);
     System s(system, r);
     if (!result.nearest && (r.tp > 0 || r.pp > 0 || r.batch > 0)) {
       error = "no plan with the degrees asked for (" +
@@ -1501,8 +1506,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       double vec = double(p.batch) * m.hidden *
                    (compiled ? wireBytes : precisionBytes(r.activations));
       return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
-             s.lmHead(m.headParams, double(p.batch), p.tp,
-                      weightBytes(r.weights));
+             s.lmHead(m.headParams, double(p.batch), p.tp, s.bytesPerWeight);
     };
     auto setTpot = [&](Plan &p, double tpot) {
       p.ttftAlone += double(p.prefillSteps) * (tpot - p.tpot);

@@ -32,6 +32,18 @@ LlmConfig tinyConfig() {
   return c;
 }
 
+/// The tiny model widened to 2,048 hidden (16 heads of 128, 8,192 MLP),
+/// `kvHeads` key-value heads: large enough to fill a chip.
+LlmConfig wideConfig(int64_t kvHeads) {
+  LlmConfig c = tinyConfig();
+  c.hidden = 2048;
+  c.heads = 16;
+  c.kvHeads = kvHeads;
+  c.headDim = 128;
+  c.intermediate = 8192;
+  return c;
+}
+
 /// A request of 100 input and 20 output tokens, which the tiny model's 128
 /// positions hold.
 Request tinyRequest() {
@@ -268,12 +280,7 @@ TEST(PlannerTest, TheTargetsEfficiencyIsTheRooflines) {
 // stages as one (4 stage times and 3 hops of the whole prompt). A model
 // of 2,048 hidden, so that a chunk's stage outlasts its hop.
 TEST(PlannerTest, SpatialPromptChunksArePipelinedThroughTheStages) {
-  LlmConfig c = tinyConfig();
-  c.hidden = 2048;
-  c.heads = 16;
-  c.kvHeads = 4;
-  c.headDim = 128;
-  c.intermediate = 8192;
+  LlmConfig c = wideConfig(4);
   c.layers = 8;
   c.maxPositions = 4096;
   Request r = tinyRequest();
@@ -653,13 +660,7 @@ TEST(PlannerTest, KvCachePerChipFollowsTheHeadSplit) {
 
 TEST(PlannerTest, CapacityRejectsWhatDoesNotFit) {
   TargetModel tiny = loadTarget("tiny"); // 4 MiB of SRAM per chip
-  LlmConfig c = tinyConfig();
-  c.hidden = 2048;
-  c.heads = 16;
-  c.kvHeads = 16;
-  c.headDim = 128;
-  c.intermediate = 8192;
-  ModelCost m = modelCost(c);
+  ModelCost m = modelCost(wideConfig(16));
   Request r;
   EXPECT_FALSE(price(m, tiny, r, 1, 1, 1, 1, 1).has_value());
 }

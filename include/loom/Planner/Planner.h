@@ -55,6 +55,8 @@ std::vector<WeightShare> weightMix(const std::string &spec,
 /// The mean bytes of a weight stored as `spec` (weightMix): its formats'
 /// bytes in their shares; 0 for a spec weightMix rejects.
 double weightBytes(const std::string &spec);
+/// The same of a mix weightMix returned (0 for an empty one).
+double weightBytes(const std::vector<WeightShare> &mix);
 
 /// What one model costs, per layer and per token.
 struct ModelCost {
