@@ -1,5 +1,6 @@
 //===- GraphOps.cpp - graph dialect: verifiers and folders ----------------===//
 #include "loom/Dialect/Graph/IR/Graph.h"
+#include "loom/Dialect/Graph/IR/OpClasses.h"
 #include "loom/Runtime/TargetDesc.h"
 
 #include "mlir/Dialect/Traits.h"
@@ -605,3 +606,32 @@ LogicalResult AllGatherOp::verify() {
       return emitOpError("every result should be ") << shapeString(*expected);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Op families (OpClasses.h)
+//===----------------------------------------------------------------------===//
+
+namespace loom::graph {
+
+bool isElementwise(mlir::Operation *op) {
+  return llvm::isa<
+      // Unary.
+      NegOp, AbsOp, SqrtOp, ReciprocalOp, ExpOp, LogOp, ErfOp, TanhOp,
+      SigmoidOp, ReluOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
+      CoshOp, AsinhOp, AcoshOp, AtanhOp, FloorOp, CeilOp, RoundOp, SignOp,
+      SoftsignOp, SoftplusOp, NotOp, HardSwishOp, LeakyReluOp, EluOp, CeluOp,
+      SeluOp, HardSigmoidOp, ThresholdedReluOp, ShrinkOp, IsNaNOp, IsInfOp,
+      CastOp,
+      // Binary, with broadcasting.
+      AddOp, SubOp, MulOp, DivOp, MinOp, MaxOp, ModOp, AndOp, OrOp, XorOp,
+      BitShiftOp, PReluOp, PowOp, EqualOp, LessOp, GreaterOp, LessEqualOp,
+      GreaterEqualOp, SelectOp>(op);
+}
+
+bool isReduction(mlir::Operation *op) {
+  return llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp,
+                   ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
+                   ReduceLogSumOp, ReduceLogSumExpOp>(op);
+}
+
+} // namespace loom::graph

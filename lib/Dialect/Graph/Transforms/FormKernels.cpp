@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "loom/Dialect/Graph/IR/Graph.h"
+#include "loom/Dialect/Graph/IR/OpClasses.h"
 #include "loom/Dialect/Graph/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -27,21 +28,6 @@ namespace loom::graph {
 
 namespace {
 
-bool isElementwise(mlir::Operation *op) {
-  return llvm::isa<
-      // Unary.
-      NegOp, AbsOp, SqrtOp, ReciprocalOp, ExpOp, LogOp, ErfOp, TanhOp,
-      SigmoidOp, ReluOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
-      CoshOp, AsinhOp, AcoshOp, AtanhOp, FloorOp, CeilOp, RoundOp, SignOp,
-      SoftsignOp, SoftplusOp, NotOp, HardSwishOp, LeakyReluOp, EluOp, CeluOp,
-      SeluOp, HardSigmoidOp, ThresholdedReluOp, ShrinkOp, IsNaNOp, IsInfOp,
-      CastOp,
-      // Binary, with broadcasting.
-      AddOp, SubOp, MulOp, DivOp, MinOp, MaxOp, ModOp, AndOp, OrOp, XorOp,
-      BitShiftOp, PReluOp, PowOp, EqualOp, LessOp, GreaterOp, LessEqualOp,
-      GreaterEqualOp, SelectOp>(op);
-}
-
 /// Ops that anchor a kernel and absorb its elementwise epilogue.
 bool isAnchor(mlir::Operation *op) {
   return llvm::isa<MatMulOp, EinsumOp, ConvOp, ConvTransposeOp>(op) &&
@@ -56,10 +42,8 @@ std::optional<llvm::StringRef> kindOf(mlir::Operation *op) {
     return llvm::StringRef("conv");
   if (isElementwise(op))
     return llvm::StringRef("elementwise");
-  if (llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp,
-                ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
-                ReduceLogSumOp, ReduceLogSumExpOp, ArgMaxOp, ArgMinOp,
-                MaxPoolOp, AvgPoolOp>(op))
+  if (isReduction(op) ||
+      llvm::isa<ArgMaxOp, ArgMinOp, MaxPoolOp, AvgPoolOp>(op))
     return llvm::StringRef("reduction");
   if (llvm::isa<SoftmaxOp, LogSoftmaxOp, HardmaxOp>(op))
     return llvm::StringRef("softmax");

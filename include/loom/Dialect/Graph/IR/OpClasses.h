@@ -1,0 +1,26 @@
+//===- OpClasses.h - Families of graph ops ----------------------*- C++ -*-===//
+//
+// Which graph ops behave alike, for the passes that group or split them
+// (graph-form-kernels, the tile decomposition).
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_DIALECT_GRAPH_IR_OPCLASSES_H
+#define LOOM_DIALECT_GRAPH_IR_OPCLASSES_H
+
+namespace mlir {
+class Operation;
+} // namespace mlir
+
+namespace loom::graph {
+
+/// True for the elementwise ops (unary, and binary or ternary with numpy
+/// broadcasting): each result element depends only on the operands'
+/// elements at the same (broadcast) position.
+bool isElementwise(mlir::Operation *op);
+
+/// True for the reduce_* ops (axes and keepdims attributes).
+bool isReduction(mlir::Operation *op);
+
+} // namespace loom::graph
+
+#endif // LOOM_DIALECT_GRAPH_IR_OPCLASSES_H
