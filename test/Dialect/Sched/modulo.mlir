@@ -9,29 +9,29 @@
 
 // The busiest unit is mm's matrix unit, 22 cycles per input, so a new input
 // starts every 22 cycles (II) while one input takes 42 (latency): mm of
-// input k+1 runs while relu of input k does.
-// The weight is resident (one copy for every input) and, read only by a
-// bf16 matmul, stored in bf16: 8 rows x 16 x 2 bytes a tile.
-// CHECK: sched.buffer 2 %{{.*}} tile 0 offset {{[0-9]+}} size 256 live 0 to 42 {resident}
+// input k+1 runs while relu of input k does. mm splits by output rows
+// (matmul.rows): each tile reads its 8 rows of x and the whole weight,
+// which is resident (one copy for every input) and, read only by a bf16
+// matmul, stored in bf16: 16 x 16 x 2 bytes on each tile.
+// CHECK: sched.buffer 2 %{{.*}} tile 0 offset {{[0-9]+}} size 512 live 0 to 42 {resident}
 // CHECK: sched.instr 0 "matrix"[0] start 0 duration 22 kernel 0
 // mm's result lives from cycle 0 until the transfer has read it at 32, more
 // than one interval: two copies rotate, so input k+1 does not overwrite it.
-// CHECK: sched.buffer 4 %{{.*}} tile 0 offset 0 size 512 live 0 to 32 {copies = 2 : i64}
+// CHECK: sched.buffer 4 %{{.*}} tile 0 offset 0 size 512 live 0 to 32 {box = array<i64: 0, 0, 8, 16>, copies = 2 : i64}
 // CHECK: sched.instr 2 "dma"[0] start 22 duration 10 kernel -1 bytes 512 deps [0, 1]
 // CHECK: sched.instr 4 "link"[0] start 22 duration 10
 // relu's input lives 20 cycles (22 to 42): one copy, at offset 0 of tile 1,
 // and relu's output fits beside it over [10, 20) modulo 22.
-// CHECK: sched.buffer 6 %{{.*}} tile 1 offset 0 size 512 live 22 to 42 :
+// CHECK: sched.buffer 6 %{{.*}} tile 1 offset 0 size 512 live 22 to 42 {box = array<i64: 0, 0, 8, 16>}
 // CHECK: sched.instr 6 "vector"[1] start 32 duration 10 kernel 1 bytes 0 deps [2, 3, 4, 5] reads [6] writes [8]
-// CHECK: sched.buffer 8 %{{.*}} tile 1 offset 512 size 512 live 32 to 42 :
+// CHECK: sched.buffer 8 %{{.*}} tile 1 offset 512 size 512 live 32 to 42 {box = array<i64: 0, 0, 8, 16>}
 // CHECK: sched.summary {initiation_interval = 22 : i64, mapping = "pipelined", {{.*}}total_cycles = 42 : i64}
 
-// With 1536 bytes of SRAM a tile, tile 0 cannot hold two copies of mm's
-// result beside the input and the weight: at the 22-cycle interval they
-// overflow, so the interval grows (doubling, then halving the gap) to 32,
-// where mm's result lives one interval and needs one copy; one input at a
-// time would be 42 cycles.
-// SRAM: sched.buffer 4 %{{.*}} tile 0 offset {{[0-9]+}} size 512 live 0 to 32 :
+// With 1536 bytes of SRAM a tile, tile 0 cannot hold two copies of mm's result beside the input and the weight: at the
+// 22-cycle interval they overflow, so the interval grows (doubling, then
+// halving the gap) to 32, where mm's result lives one interval and needs
+// one copy; one input at a time would be 42 cycles.
+// SRAM: sched.buffer 4 %{{.*}} tile 0 offset {{[0-9]+}} size 512 live 0 to 32 {box = array<i64: 0, 0, 8, 16>} :
 // SRAM: sched.summary {initiation_interval = 32 : i64, mapping = "pipelined"
 
 // MAXII: error: {{.*}}spatial-to-sched: matrix unit of tile 4 (1,0) is oversubscribed: it is busy 22 cycles per input for 'mm', more than the initiation interval limit of 20 cycles (max-ii)

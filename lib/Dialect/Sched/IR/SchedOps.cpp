@@ -38,6 +38,19 @@ LogicalResult BufferOp::verify() {
   if (getLiveStart() < 0 || getLiveEnd() < getLiveStart())
     return emitOpError("live range [") << getLiveStart() << ", " << getLiveEnd()
                                        << ") ends before it starts";
+  if (std::optional<ArrayRef<int64_t>> box = getBox()) {
+    auto shape = cast<RankedTensorType>(getValue().getType()).getShape();
+    if (box->size() != 2 * shape.size())
+      return emitOpError("box has ")
+             << box->size() << " entries for a rank-" << shape.size()
+             << " tensor (lo and hi of every dimension)";
+    for (size_t d = 0; d < shape.size(); ++d)
+      if ((*box)[d] < 0 || (*box)[d] > (*box)[shape.size() + d] ||
+          (*box)[shape.size() + d] > shape[d])
+        return emitOpError("box dimension ")
+               << d << " [" << (*box)[d] << ", " << (*box)[shape.size() + d]
+               << ") is not inside [0, " << shape[d] << ")";
+  }
   return success();
 }
 

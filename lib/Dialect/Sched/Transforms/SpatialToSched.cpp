@@ -62,6 +62,8 @@ struct BufferRecord {
   int64_t offset = 0;
   int64_t copies = 1;
   bool resident = false;
+  /// The elements of the value it holds, when not all of them.
+  std::optional<spatial::ShardBox> box;
 };
 
 std::vector<int64_t> shapeOf(Value v) {
@@ -71,6 +73,13 @@ std::vector<int64_t> shapeOf(Value v) {
 
 /// Bytes per element of `v` as stored (spatial::storageElementBytes).
 int64_t elemBytesOf(Value v) { return spatial::storageElementBytes(v); }
+
+/// A box as the sched.buffer attribute stores it: lo then hi.
+std::vector<int64_t> boxAttr(const spatial::ShardBox &box) {
+  std::vector<int64_t> v = box.lo;
+  v.insert(v.end(), box.hi.begin(), box.hi.end());
+  return v;
+}
 
 int64_t ceilDiv(int64_t a, double rate) {
   return rate > 0 ? static_cast<int64_t>(std::ceil(double(a) / rate)) : 0;
@@ -387,10 +396,14 @@ void SpatialToSchedPass::runOnOperation() {
       continue;
     }
     if (auto transfer = dyn_cast<spatial::TransferOp>(op)) {
-      Placement from{spatial::regionFromAttr(transfer.getFromRegion()),
-                     transfer.getFromShardDim()};
-      Placement to{spatial::regionFromAttr(transfer.getToRegion()),
-                   transfer.getToShardDim()};
+      Placement from = spatial::withLayout(
+          {spatial::regionFromAttr(transfer.getFromRegion()),
+           transfer.getFromShardDim()},
+          transfer.getFromLayout());
+      Placement to = spatial::withLayout(
+          {spatial::regionFromAttr(transfer.getToRegion()),
+           transfer.getToShardDim()},
+          transfer.getToLayout());
       int64_t elemBytes = elemBytesOf(transfer.getResult());
       const int64_t fromChip = transfer.getFromChip();
       const int64_t toChip = transfer.getToChip();
@@ -602,10 +615,14 @@ void SpatialToSchedPass::runOnOperation() {
     std::vector<int64_t> shape = shapeOf(v);
     int64_t n = p->region.tiles();
     for (int64_t i = 0; i < n; ++i) {
-      int64_t elems = spatial::shardBox(shape, p->shardDim, n, i).elements();
+      spatial::ShardBox box = spatial::placementBox(shape, *p, i);
+      int64_t elems = box.elements();
       if (elems == 0)
         continue;
       BufferRecord b;
+      // The box is recorded unless it is the whole tensor.
+      if (box.hi != shape || llvm::any_of(box.lo, [](int64_t l) { return l; }))
+        b.box = box;
       b.id = static_cast<int64_t>(buffers.size());
       b.value = v;
       b.tile = globalTile(p->chip, p->region.tileIndex(i, gridCols));
@@ -822,7 +839,9 @@ void SpatialToSchedPass::runOnOperation() {
             b.getI64IntegerAttr(r.tile), b.getI64IntegerAttr(r.offset),
             b.getI64IntegerAttr(r.size), b.getI64IntegerAttr(r.start),
             b.getI64IntegerAttr(r.end), b.getI64IntegerAttr(r.copies),
-            r.resident ? b.getUnitAttr() : UnitAttr());
+            r.resident ? b.getUnitAttr() : UnitAttr(),
+            r.box ? b.getDenseI64ArrayAttr(boxAttr(*r.box))
+                  : DenseI64ArrayAttr());
   };
   b.setInsertionPointToStart(&entry);
   for (BlockArgument arg : func.getArguments())

@@ -56,6 +56,48 @@ ShardBox shardBox(const std::vector<int64_t> &shape, int64_t shardDim,
   return box;
 }
 
+std::vector<int64_t> Placement::layout() const {
+  if (block == 0 && haloLo == 0 && haloHi == 0)
+    return {};
+  return {block, haloLo, haloHi};
+}
+
+ShardBox placementBox(const std::vector<int64_t> &shape, const Placement &p,
+                      int64_t index) {
+  const int64_t tiles = p.region.tiles();
+  if (p.shardDim == kReplicated) {
+    ShardBox box;
+    box.lo.assign(shape.size(), 0);
+    box.hi = shape;
+    return box;
+  }
+  if (p.shardDim < 0 || (p.block == 0 && p.haloLo == 0 && p.haloHi == 0))
+    return shardBox(shape, p.shardDim, tiles, index);
+  ShardBox box;
+  box.lo.assign(shape.size(), 0);
+  box.hi = shape;
+  const int64_t size = shape[p.shardDim];
+  const int64_t block = p.block > 0 ? p.block : (size + tiles - 1) / tiles;
+  int64_t lo = index * block - p.haloLo;
+  int64_t hi = (index + 1) * block + p.haloHi;
+  // The last tile takes whatever a short block leaves (a strided
+  // convolution's input rows past the last full block).
+  if (index == tiles - 1)
+    hi = std::max(hi, size);
+  box.lo[p.shardDim] = std::clamp<int64_t>(lo, 0, size);
+  box.hi[p.shardDim] = std::clamp<int64_t>(hi, box.lo[p.shardDim], size);
+  return box;
+}
+
+ShardBox intersectBoxes(const ShardBox &a, const ShardBox &b) {
+  ShardBox box = a;
+  for (size_t d = 0; d < a.lo.size() && d < b.lo.size(); ++d) {
+    box.lo[d] = std::max(a.lo[d], b.lo[d]);
+    box.hi[d] = std::max(box.lo[d], std::min(a.hi[d], b.hi[d]));
+  }
+  return box;
+}
+
 int64_t overlapElements(const ShardBox &a, const ShardBox &b) {
   if (a.lo.size() != b.lo.size())
     return 0;
@@ -116,16 +158,33 @@ std::vector<ShardFlow> reshardFlows(const std::vector<int64_t> &shape,
                                     int64_t gridCols) {
   std::vector<ShardFlow> flows;
   int64_t srcTiles = src.region.tiles(), dstTiles = dst.region.tiles();
+  // The part of the tensor each source tile is the sender of: its block
+  // without the halo (a replicated source: see below).
+  Placement owners = src;
+  owners.haloLo = owners.haloHi = 0;
   for (int64_t j = 0; j < dstTiles; ++j) {
-    ShardBox want = shardBox(shape, dst.shardDim, dstTiles, j);
+    ShardBox want = placementBox(shape, dst, j);
     if (want.elements() == 0)
       continue;
+    const int64_t to = dst.region.tileIndex(j, gridCols);
+    if (src.shardDim == kReplicated) {
+      // Every source tile holds it all: the nearest sends (the tile's own
+      // copy if it has one; across chips, the first tile).
+      int64_t from = src.region.tileIndex(0, gridCols);
+      auto hops = [&](int64_t a) {
+        return std::llabs(a / gridCols - to / gridCols) +
+               std::llabs(a % gridCols - to % gridCols);
+      };
+      for (int64_t i = 0; i < srcTiles && src.chip == dst.chip; ++i)
+        if (int64_t t = src.region.tileIndex(i, gridCols); hops(t) < hops(from))
+          from = t;
+      flows.push_back({from, to, want.elements()});
+      continue;
+    }
     for (int64_t i = 0; i < srcTiles; ++i) {
-      int64_t n =
-          overlapElements(want, shardBox(shape, src.shardDim, srcTiles, i));
+      int64_t n = overlapElements(want, placementBox(shape, owners, i));
       if (n > 0)
-        flows.push_back({src.region.tileIndex(i, gridCols),
-                         dst.region.tileIndex(j, gridCols), n});
+        flows.push_back({src.region.tileIndex(i, gridCols), to, n});
     }
   }
   return flows;

@@ -25,6 +25,15 @@ TileRegion regionFromAttr(llvm::ArrayRef<int64_t> region) {
   return TileRegion{region[0], region[1], region[2], region[3]};
 }
 
+Placement withLayout(Placement p, llvm::ArrayRef<int64_t> layout) {
+  if (layout.size() == 3) {
+    p.block = layout[0];
+    p.haloLo = layout[1];
+    p.haloHi = layout[2];
+  }
+  return p;
+}
+
 std::optional<Placement> placementOf(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     auto func = dyn_cast<FunctionOpInterface>(arg.getOwner()->getParentOp());
@@ -38,20 +47,25 @@ std::optional<Placement> placementOf(Value value) {
       return std::nullopt;
     auto chip = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
                                                    kArgChipAttr);
-    return Placement{regionFromAttr(region.asArrayRef()), dim.getInt(),
-                     chip ? chip.getInt() : 0};
+    auto layout = func.getArgAttrOfType<DenseI64ArrayAttr>(arg.getArgNumber(),
+                                                           kArgLayoutAttr);
+    return withLayout(Placement{regionFromAttr(region.asArrayRef()),
+                                dim.getInt(), chip ? chip.getInt() : 0},
+                      layout ? layout.asArrayRef() : ArrayRef<int64_t>());
   }
   Operation *def = value.getDefiningOp();
   if (auto w = dyn_cast<WeightOp>(def))
-    return Placement{regionFromAttr(w.getRegion()), w.getShardDim(),
-                     w.getChip()};
+    return withLayout(Placement{regionFromAttr(w.getRegion()),
+                                w.getShardDim(), w.getChip()},
+                      w.getLayout());
   if (auto k = dyn_cast<KernelOp>(def))
     return Placement{regionFromAttr(k.getRegion()),
                      k.getShardDims()[cast<OpResult>(value).getResultNumber()],
                      k.getChip()};
   if (auto t = dyn_cast<TransferOp>(def))
-    return Placement{regionFromAttr(t.getToRegion()), t.getToShardDim(),
-                     t.getToChip()};
+    return withLayout(Placement{regionFromAttr(t.getToRegion()),
+                                t.getToShardDim(), t.getToChip()},
+                      t.getToLayout());
   if (auto c = dyn_cast<CollectiveOp>(def))
     return Placement{TileRegion{}, -1,
                      c.getChips()[cast<OpResult>(value).getResultNumber()]};
@@ -72,10 +86,28 @@ static LogicalResult verifyRegion(Operation *op, StringRef name,
   return success();
 }
 
-/// Checks that a shard dimension is -1 or a dimension of `type`.
+/// Checks a layout attribute: empty, or (block, halo_lo, halo_hi) with a
+/// block of at least one element on a real shard dimension.
+static LogicalResult verifyLayout(Operation *op, StringRef name,
+                                  ArrayRef<int64_t> layout, int64_t dim) {
+  if (layout.empty())
+    return success();
+  if (layout.size() != 3)
+    return op->emitOpError()
+           << name << " must have 3 entries (block, halo_lo, halo_hi)";
+  if (dim < 0)
+    return op->emitOpError()
+           << name << " needs a shard dimension, not " << dim;
+  if (layout[0] < 0)
+    return op->emitOpError() << name << " block must be non-negative";
+  return success();
+}
+
+/// Checks that a shard dimension is -1, -2 (replicated) or a dimension of
+/// `type`.
 static LogicalResult verifyShardDim(Operation *op, int64_t dim, Type type) {
   int64_t rank = cast<RankedTensorType>(type).getRank();
-  if (dim < -1 || dim >= rank)
+  if (dim < kReplicated || dim >= rank)
     return op->emitOpError()
            << "shard dimension " << dim << " is out of range for rank " << rank;
   return success();
@@ -90,6 +122,8 @@ LogicalResult WeightOp::verify() {
     return failure();
   if (getChip() < 0)
     return emitOpError("chip ") << getChip() << " is negative";
+  if (failed(verifyLayout(*this, "layout", getLayout(), getShardDim())))
+    return failure();
   return verifyShardDim(*this, getShardDim(), getType());
 }
 
@@ -112,9 +146,13 @@ LogicalResult KernelOp::verify() {
     return emitOpError("has ")
            << getShardDims().size() << " shard dimensions for "
            << getNumResults() << " results";
-  for (auto [dim, type] : llvm::zip(getShardDims(), getResultTypes()))
+  for (auto [dim, type] : llvm::zip(getShardDims(), getResultTypes())) {
     if (failed(verifyShardDim(*this, dim, type)))
       return failure();
+    if (dim == kReplicated)
+      return emitOpError("a result is computed once: its shard dimension "
+                         "cannot be -2 (replicated)");
+  }
   StringRef p = getPrecision();
   if (!loom::rt::kernelPrecisionFormat(p))
     return emitOpError("precision must be ")
@@ -130,7 +168,11 @@ LogicalResult TransferOp::verify() {
   if (failed(verifyRegion(*this, "from_region", getFromRegion())) ||
       failed(verifyRegion(*this, "to_region", getToRegion())) ||
       failed(verifyShardDim(*this, getFromShardDim(), getType())) ||
-      failed(verifyShardDim(*this, getToShardDim(), getType())))
+      failed(verifyShardDim(*this, getToShardDim(), getType())) ||
+      failed(verifyLayout(*this, "from_layout", getFromLayout(),
+                          getFromShardDim())) ||
+      failed(verifyLayout(*this, "to_layout", getToLayout(),
+                          getToShardDim())))
     return failure();
   if (getBytes() < 0 || getHops() < 0)
     return emitOpError("bytes and hops must be non-negative");

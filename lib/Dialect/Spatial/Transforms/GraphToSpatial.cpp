@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "loom/Dialect/Graph/IR/Graph.h"
 #include "loom/Dialect/Spatial/IR/Spatial.h"
+#include "loom/Dialect/Spatial/Transforms/Decompose.h"
 #include "loom/Dialect/Spatial/Transforms/KernelCost.h"
 #include "loom/Dialect/Spatial/Transforms/Mapping.h"
 #include "loom/Dialect/Spatial/Transforms/Passes.h"
@@ -154,7 +155,7 @@ void GraphToSpatialPass::addResident(const std::vector<int64_t> &shape,
   int64_t base = p.chip * model_->target().tilesPerChip();
   for (int64_t i = 0; i < tiles; ++i)
     count[base + p.region.tileIndex(i, mesh_->cols())] +=
-        shardBox(shape, p.shardDim, tiles, i).elements() * elemBytes;
+        placementBox(shape, p, i).elements() * elemBytes;
 }
 
 std::optional<TileRegion>
@@ -538,7 +539,9 @@ Value GraphToSpatialPass::placed(Value v, const Placement &want, OpBuilder &b,
     return v;
   std::vector<int64_t> key = {want.region.row, want.region.col,
                               want.region.rows, want.region.cols,
-                              want.shardDim, want.chip};
+                              want.shardDim, want.chip,
+                              want.block,    want.haloLo,
+                              want.haloHi};
   auto cached = transfers_.find({v.getAsOpaquePointer(), key});
   if (cached != transfers_.end())
     return cached->second;
@@ -580,7 +583,8 @@ Value GraphToSpatialPass::placed(Value v, const Placement &want, OpBuilder &b,
       b.getI64IntegerAttr(hops),
       b.getDenseI64ArrayAttr(std::vector<int64_t>(links.begin(), links.end())),
       b.getI64IntegerAttr(want.chip), b.getI64IntegerAttr(want.chip),
-      b.getDenseI64ArrayAttr({}));
+      b.getDenseI64ArrayAttr({}), b.getDenseI64ArrayAttr(have->layout()),
+      b.getDenseI64ArrayAttr(want.layout()));
   transfers_[{v.getAsOpaquePointer(), key}] = t;
   return t;
 }
@@ -736,7 +740,8 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
     auto w = WeightOp::create(b, c.getLoc(), c.getType(), c.getValue(),
                               regionAttr(b, p.region),
                               b.getI64IntegerAttr(p.shardDim),
-                              b.getI64IntegerAttr(p.chip));
+                              b.getI64IntegerAttr(p.chip),
+                              b.getDenseI64ArrayAttr(p.layout()));
     addResident(shapeOf(w), storedElementBytes(c), p);
     weights[c.getOperation()] = w;
     return w;
@@ -780,10 +785,24 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
     if (!region)
       return kernel.emitError() << "graph-to-spatial: " << error;
     b.setInsertionPoint(kernel);
-    SmallVector<Value> inputs;
+    // What each tile computes and which bytes of each input that takes.
+    Block &body = kernel.getBody().front();
+    std::vector<KernelInputInfo> infos;
     for (Value in : kernel.getInputs()) {
-      Placement want{*region, chooseShardDim(shapeOf(in), region->tiles()),
-                     chip};
+      bool constant = static_cast<bool>(in.getDefiningOp<graph::ConstantOp>());
+      KernelInputInfo info{constant ? storedElementBytes(in) : elemBytesOf(in),
+                           constant, std::nullopt};
+      if (std::optional<Placement> have = placementOf(in);
+          have && have->chip == chip)
+        info.current = have;
+      infos.push_back(info);
+    }
+    Decomposition dec =
+        decomposeKernel(body, *region, mesh_->cols(), infos, weightRoom(chip),
+                        model_->target().sramBytesPerTile());
+    SmallVector<Value> inputs;
+    for (auto [i, in] : llvm::enumerate(kernel.getInputs())) {
+      Placement want = placementFor(dec.inputs[i], shapeOf(in), *region, chip);
       if (auto c = in.getDefiningOp<graph::ConstantOp>()) {
         inputs.push_back(placed(weightFor(c, want), want, b, kernel.getLoc()));
         continue;
@@ -794,6 +813,9 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
                           regionAttr(b, want.region));
           func.setArgAttr(arg.getArgNumber(), kArgShardDimAttr,
                           b.getI64IntegerAttr(want.shardDim));
+          if (!want.plain() && want.shardDim >= 0)
+            func.setArgAttr(arg.getArgNumber(), kArgLayoutAttr,
+                            b.getDenseI64ArrayAttr(want.layout()));
           if (chips_ > 1)
             func.setArgAttr(arg.getArgNumber(), kArgChipAttr,
                             b.getI64IntegerAttr(chip));
@@ -801,13 +823,8 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
       }
       inputs.push_back(placed(in, want, b, kernel.getLoc()));
     }
-    SmallVector<int64_t> shardDims;
-    for (Type t : kernel.getResultTypes()) {
-      auto rt = cast<RankedTensorType>(t);
-      shardDims.push_back(chooseShardDim(
-          std::vector<int64_t>(rt.getShape().begin(), rt.getShape().end()),
-          region->tiles()));
-    }
+    SmallVector<int64_t> shardDims(dec.resultDims.begin(),
+                                   dec.resultDims.end());
     std::string name = onnxNodeName(kernel.getLoc());
     if (name.empty())
       name = "kernel" + std::to_string(nextId);
@@ -821,7 +838,7 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
         b.getI64IntegerAttr(static_cast<int64_t>(desc->matrixFlops())),
         b.getI64IntegerAttr(desc->sramBytesRead + desc->sramBytesWritten),
         b.getI64IntegerAttr(group), b.getI64IntegerAttr(chip),
-        kernel.getStorageAttr());
+        kernel.getStorageAttr(), b.getStringAttr(dec.name));
     sk.getBody().takeBody(kernel.getBody());
     Operation *yield = sk.getBody().front().getTerminator();
     b.setInsertionPoint(yield);

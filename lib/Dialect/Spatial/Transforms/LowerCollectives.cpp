@@ -108,7 +108,8 @@ FailureOr<SmallVector<Value>> Lowering::kernel(
       b_.getStringAttr("compute"), b_.getI64IntegerAttr(0),
       b_.getI64IntegerAttr(0), b_.getI64IntegerAttr(0),
       b_.getI64IntegerAttr(chip),
-      wire_ ? b_.getStringAttr(rt::numericFormatName(*wire_)) : StringAttr());
+      wire_ ? b_.getStringAttr(rt::numericFormatName(*wire_)) : StringAttr(),
+      b_.getStringAttr("single_tile"));
   Block *body = new Block();
   k.getBody().push_back(body);
   for (Value in : inputs)
@@ -148,7 +149,8 @@ Value Lowering::send(Value v, int64_t from, int64_t to) {
       whole, b_.getI64IntegerAttr(-1), b_.getI64IntegerAttr(bytes),
       b_.getI64IntegerAttr(static_cast<int64_t>(route.size())),
       b_.getDenseI64ArrayAttr({}), b_.getI64IntegerAttr(from),
-      b_.getI64IntegerAttr(to), b_.getDenseI64ArrayAttr(route));
+      b_.getI64IntegerAttr(to), b_.getDenseI64ArrayAttr(route),
+      b_.getDenseI64ArrayAttr({}), b_.getDenseI64ArrayAttr({}));
 }
 
 FailureOr<SmallVector<Value>>

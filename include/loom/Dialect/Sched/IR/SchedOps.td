@@ -85,12 +85,17 @@ def Sched_BufferOp : Sched_Op<"buffer"> {
     `initiation_interval` below its `total_cycles`) iteration k of the
     stream uses slot `k mod copies`, at `offset + (k mod copies) * size`;
     `resident` buffers (weights) have one slot shared by every iteration.
+    `box` (lo of every dimension, then hi) is the part of the tensor the
+    buffer holds, elements `[lo, hi)`; absent, it holds the whole tensor.
+    Boxes of one tensor on different tiles may overlap: a halo or a
+    multicast operand.
   }];
   let arguments = (ins Sched_I64Attr:$id, AnyRankedTensor:$value, Sched_I64Attr:$tile,
                        Sched_I64Attr:$offset, Sched_I64Attr:$size, Sched_I64Attr:$live_start,
                        Sched_I64Attr:$live_end,
                        DefaultValuedAttr<Sched_I64Attr, "1">:$copies,
-                       UnitAttr:$resident);
+                       UnitAttr:$resident,
+                       OptionalAttr<DenseI64ArrayAttr>:$box);
   let assemblyFormat = [{
     $id $value `tile` $tile `offset` $offset `size` $size `live` $live_start
     `to` $live_end attr-dict `:` type($value)

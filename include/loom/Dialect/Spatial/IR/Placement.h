@@ -8,6 +8,15 @@
 // the region) lives on the region's i-th tile. d = -1 keeps the whole tensor
 // on the region's first tile.
 //
+// A kernel's operands are often needed in a wider form than that plain
+// shard: a convolution split by output rows reads its input's rows with a
+// halo, a matmul split by output columns reads all of A on every tile. A
+// placement therefore also carries a block size and a halo (block i holds
+// [i * block - haloLo, (i + 1) * block + haloHi) along the shard dimension,
+// clipped to the tensor), or is replicated (kReplicated: the whole tensor on
+// every tile of the region, a multicast). Kernel results are always plain
+// shards: every element has one owner.
+//
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_DIALECT_SPATIAL_IR_PLACEMENT_H
 #define LOOM_DIALECT_SPATIAL_IR_PLACEMENT_H
@@ -36,15 +45,34 @@ struct TileRegion {
   }
 };
 
+/// The shard dimension of a placement that holds the whole tensor on every
+/// tile of its region.
+inline constexpr int64_t kReplicated = -2;
+
 /// Where a tensor lives: a region of one chip's tiles and the dimension it
-/// is split along.
+/// is split along (-1: whole on the first tile; kReplicated: whole on every
+/// tile), with the block size and halo of each tile's part (see above).
 struct Placement {
   TileRegion region;
   int64_t shardDim = -1;
   int64_t chip = 0;
+  /// Elements of each block along shardDim; 0 for ceil(size / tiles).
+  int64_t block = 0;
+  /// Elements each block reaches before and after its own (may be negative:
+  /// a strided convolution's last input rows can be unneeded).
+  int64_t haloLo = 0;
+  int64_t haloHi = 0;
 
+  /// True if every element lives on exactly one tile (a plain shard).
+  bool plain() const {
+    return shardDim != kReplicated && block == 0 && haloLo == 0 &&
+           haloHi == 0;
+  }
+  /// The (block, haloLo, haloHi) triple as stored in IR; empty when plain.
+  std::vector<int64_t> layout() const;
   bool operator==(const Placement &o) const {
-    return region == o.region && shardDim == o.shardDim && chip == o.chip;
+    return region == o.region && shardDim == o.shardDim && chip == o.chip &&
+           block == o.block && haloLo == o.haloLo && haloHi == o.haloHi;
   }
 };
 
@@ -64,8 +92,14 @@ struct ShardBox {
 /// holds when sharded along `shardDim`.
 ShardBox shardBox(const std::vector<int64_t> &shape, int64_t shardDim,
                   int64_t tiles, int64_t index);
+/// The block the `index`-th tile of placement `p` holds of a tensor of
+/// `shape` (its halo included, clipped to the tensor).
+ShardBox placementBox(const std::vector<int64_t> &shape, const Placement &p,
+                      int64_t index);
 /// The elements two boxes share.
 int64_t overlapElements(const ShardBox &a, const ShardBox &b);
+/// The box two boxes share (empty extents where they do not meet).
+ShardBox intersectBoxes(const ShardBox &a, const ShardBox &b);
 
 /// The directed links of a rows x cols mesh of tiles and XY routes on it.
 /// Links are numbered by tile (row-major), then direction east, west,
@@ -103,9 +137,11 @@ struct ShardFlow {
 };
 
 /// The flows that move a tensor of `shape` from placement `src` to `dst`,
-/// in a fixed order (destination tile, then source tile). Every element has
-/// one owner in `src`, so the flows are exact; a flow with from == to is a
-/// copy within a tile.
+/// in a fixed order (destination tile, then source tile). Each element a
+/// destination tile needs comes from one source tile: its owner in a plain
+/// `src`; the tile's own copy, else the first tile, in a replicated one; the
+/// tile whose block (halo aside) holds it otherwise. So the flows are exact;
+/// a flow with from == to is a copy within a tile.
 std::vector<ShardFlow> reshardFlows(const std::vector<int64_t> &shape,
                                     const Placement &src, const Placement &dst,
                                     int64_t gridCols);

@@ -25,6 +25,8 @@ namespace loom::spatial {
 /// Names of the function-argument attributes that place a model input.
 inline constexpr const char *kArgRegionAttr = "spatial.region";
 inline constexpr const char *kArgShardDimAttr = "spatial.shard_dim";
+/// Its layout (block, halo_lo, halo_hi), when not a plain shard.
+inline constexpr const char *kArgLayoutAttr = "spatial.layout";
 /// Function attributes set by graph-to-spatial: how kernels share tiles
 /// ("sequential", "pipelined" or "hybrid") and the number of pipeline
 /// groups; spatial-to-sched modulo-schedules the last two.
@@ -53,6 +55,8 @@ inline int64_t tensorParallelOf(mlir::Operation *func) {
 
 /// A region attribute (row, col, rows, cols) as a TileRegion.
 TileRegion regionFromAttr(llvm::ArrayRef<int64_t> region);
+/// `p` with the block and halo of a layout attribute (empty: unchanged).
+Placement withLayout(Placement p, llvm::ArrayRef<int64_t> layout);
 /// The placement of a value in spatial form: a weight's, a kernel result's,
 /// a transfer result's or a placed function argument's. std::nullopt for
 /// anything else.

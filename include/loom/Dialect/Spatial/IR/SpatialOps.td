@@ -32,7 +32,13 @@ def Spatial_Dialect : Dialect {
     blocks along that dimension, block `i` (row-major in the region) on tile
     `i`; the block size is `ceil(size / tiles)`, so trailing tiles may hold
     less or nothing. A shard dimension of -1 keeps the whole tensor on the
-    region's first tile.
+    region's first tile, and -2 puts the whole tensor on every tile of the
+    region (replicated: a multicast operand). An optional `layout =
+    array<i64: block, halo_lo, halo_hi>` widens each tile's block: block `i`
+    holds elements `[i * block - halo_lo, (i + 1) * block + halo_hi)` of the
+    shard dimension, clipped to the tensor (the last block to its end), which
+    is how a convolution split by output rows gets its input rows with their
+    halo.
 
     - `spatial.weight`: a constant resident in the SRAM of its placement for
       the whole program.
@@ -64,7 +70,8 @@ def Spatial_WeightOp : Spatial_Op<"weight", [Pure]> {
   }];
   let arguments = (ins ElementsAttr:$value, DenseI64ArrayAttr:$region,
                        Spatial_I64Attr:$shard_dim,
-                       DefaultValuedAttr<Spatial_I64Attr, "0">:$chip);
+                       DefaultValuedAttr<Spatial_I64Attr, "0">:$chip,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$layout);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
   let hasVerifier = 1;
@@ -105,7 +112,8 @@ def Spatial_KernelOp : Spatial_Op<"kernel", [IsolatedFromAbove,
                        StrAttr:$bound, Spatial_I64Attr:$flops, Spatial_I64Attr:$bytes,
                        DefaultValuedAttr<Spatial_I64Attr, "0">:$group,
                        DefaultValuedAttr<Spatial_I64Attr, "0">:$chip,
-                       OptionalAttr<StrAttr>:$storage);
+                       OptionalAttr<StrAttr>:$storage,
+                       OptionalAttr<StrAttr>:$decomposition);
   let results = (outs Variadic<AnyRankedTensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
@@ -127,7 +135,9 @@ def Spatial_TransferOp : Spatial_Op<"transfer", [Pure,
   let summary = "Moves a tensor between placements over the on-chip mesh";
   let description = [{
     The result is the source, re-sharded from (`from_region`,
-    `from_shard_dim`) to (`to_region`, `to_shard_dim`). `bytes` counts the
+    `from_shard_dim`, `from_layout`) to (`to_region`, `to_shard_dim`,
+    `to_layout`); a destination may be replicated or haloed, so several
+    tiles can receive the same bytes. `bytes` counts the
     bytes that change tiles plus those copied within a tile; `hops` is the
     longest route (XY dimension-order routing); `links` lists, sorted, the
     ids of the directed mesh links the routes use (see `loom::spatial::Mesh`).
@@ -148,7 +158,9 @@ def Spatial_TransferOp : Spatial_Op<"transfer", [Pure,
                        DenseI64ArrayAttr:$links,
                        DefaultValuedAttr<Spatial_I64Attr, "0">:$from_chip,
                        DefaultValuedAttr<Spatial_I64Attr, "0">:$to_chip,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$chip_links);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$chip_links,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$from_layout,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$to_layout);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$source attr-dict `:` type($result)";
   let hasVerifier = 1;
