@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "loom/Target/ProgramEmitter.h"
+#include "loom/Runtime/Program.h"
 #include "loom/Target/ChipNetwork.h"
 
 #include "loom/Dialect/Graph/IR/Graph.h"
@@ -249,7 +250,8 @@ ProgramWriter::buildKernel(spatial::KernelOp kernel) {
       fbb_.CreateVector(outputs), kernel.getFlops(), kernel.getBytes(),
       fbb_.CreateString(kernel.getBound().str()), kernel.getCycles(),
       static_cast<int32_t>(kernel.getGroup()),
-      static_cast<int32_t>(kernel.getChip()));
+      static_cast<int32_t>(kernel.getChip()),
+      fbb_.CreateString(kernel.getDecomposition().value_or("").str()));
 }
 
 fb::Unit unitOf(StringRef unit) {
@@ -377,11 +379,18 @@ LogicalResult ProgramWriter::write(
                      return a.getId() < b.getId();
                    });
   std::vector<flatbuffers::Offset<fb::Buffer>> bufferOffsets;
-  for (sched::BufferOp b : buffers)
+  for (sched::BufferOp b : buffers) {
+    flatbuffers::Offset<flatbuffers::Vector<int64_t>> lo = 0, hi = 0;
+    if (std::optional<ArrayRef<int64_t>> box = b.getBox()) {
+      size_t rank = box->size() / 2;
+      lo = fbb_.CreateVector(box->take_front(rank).vec());
+      hi = fbb_.CreateVector(box->drop_front(rank).vec());
+    }
     bufferOffsets.push_back(fb::CreateBuffer(
         fbb_, b.getId(), idOf(b.getValue()), b.getTile(), b.getOffset(),
         b.getSize(), b.getLiveStart(), b.getLiveEnd(),
-        static_cast<int32_t>(b.getCopies()), b.getResident()));
+        static_cast<int32_t>(b.getCopies()), b.getResident(), lo, hi));
+  }
   // Links, numbered as spatial-to-sched books them: each chip's mesh
   // links, then the chip links.
   int64_t chips = 1, tp = 1, pp = 1;
@@ -432,7 +441,7 @@ LogicalResult ProgramWriter::write(
                                                 : outNames[i]);
   auto outputNamesVec = fbb_.CreateVectorOfStrings(positionNames);
   fb::ProgramBuilder pb(fbb_);
-  pb.add_version(1);
+  pb.add_version(rt::kProgramVersion);
   pb.add_model(model);
   pb.add_target_name(targetName);
   pb.add_target_json(targetJson);

@@ -198,6 +198,8 @@ private:
   void loadKernels(const loom::program::Program &fb);
   void loadInstrs(const loom::program::Program &fb);
   void loadBuffers(const loom::program::Program &fb);
+  /// Checks a buffer's box lies in its tensor (rank and bounds).
+  void checkBox(const ProgramBuffer &b, const std::string &where);
   void loadLinks(const loom::program::Program &fb);
   void checkTensorRef(int32_t id, const std::string &where, bool allowAbsent);
   /// "the 4 x 4 tile grid", or for several chips "the 2 chips of 4 x 4
@@ -238,9 +240,10 @@ static void indexIds(const Items &items, std::unordered_map<int32_t, int64_t> &i
 
 void ProgramLoader::load(const loom::program::Program &fb) {
   p_.version = fb.version();
-  if (p_.version != 1)
+  if (p_.version != kProgramVersion)
     fail("unsupported program version " + std::to_string(p_.version) +
-         " (this runtime reads version 1)");
+         " (this runtime reads version " + std::to_string(kProgramVersion) +
+         ", tile programs); recompile the model with this loom");
   p_.model = str(fb.model());
   p_.targetName = str(fb.target_name());
   p_.targetJson = fb.target_json() ? fb.target_json()->str() : "";
@@ -488,6 +491,21 @@ void ProgramLoader::loadLinks(const loom::program::Program &fb) {
   indexIds(p_.links, p_.linkIdx_, "link");
 }
 
+void ProgramLoader::checkBox(const ProgramBuffer &b, const std::string &where) {
+  if (b.boxLo.empty() && b.boxHi.empty())
+    return;
+  const Shape &shape = p_.tensor(b.tensor).shape;
+  if (b.boxLo.size() != shape.size() || b.boxHi.size() != shape.size())
+    fail(where + ": its box has " + std::to_string(b.boxLo.size()) + " and " +
+         std::to_string(b.boxHi.size()) + " bounds for a rank-" +
+         std::to_string(shape.size()) + " tensor");
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (b.boxLo[d] < 0 || b.boxLo[d] > b.boxHi[d] || b.boxHi[d] > shape[d])
+      fail(where + ": box dimension " + std::to_string(d) + " [" +
+           std::to_string(b.boxLo[d]) + ", " + std::to_string(b.boxHi[d]) +
+           ") is not inside [0, " + std::to_string(shape[d]) + ")");
+}
+
 void ProgramLoader::loadBuffers(const loom::program::Program &fb) {
   if (!fb.buffers())
     return;
@@ -504,6 +522,10 @@ void ProgramLoader::loadBuffers(const loom::program::Program &fb) {
     pb.liveEnd = b->live_end();
     pb.copies = b->copies();
     pb.resident = b->resident();
+    if (b->box_lo())
+      pb.boxLo.assign(b->box_lo()->begin(), b->box_lo()->end());
+    if (b->box_hi())
+      pb.boxHi.assign(b->box_hi()->begin(), b->box_hi()->end());
     std::string where = "buffer " + std::to_string(pb.id);
     if (pb.copies < 1)
       fail(where + ": copies must be at least 1, got " +
@@ -526,6 +548,7 @@ void ProgramLoader::loadBuffers(const loom::program::Program &fb) {
     if (pb.liveStart < 0 || pb.liveEnd < pb.liveStart)
       fail(where + ": bad lifetime [" + std::to_string(pb.liveStart) + ", " +
            std::to_string(pb.liveEnd) + ")");
+    checkBox(pb, where);
     p_.buffers.push_back(pb);
   }
   indexIds(p_.buffers, p_.bufferIdx_, "buffer");
@@ -600,6 +623,7 @@ void ProgramLoader::loadKernels(const loom::program::Program &fb) {
            std::to_string(p_.tileRows) + " x " + std::to_string(p_.tileCols) +
            " tile grid");
     pk.chip = k->chip();
+    pk.decomposition = str(k->decomposition());
     if (pk.chip < 0 || pk.chip >= p_.chips)
       fail(where + ": chip " + std::to_string(pk.chip) +
            " is outside the program's " + std::to_string(p_.chips) + " chips");

@@ -10,6 +10,7 @@
 #include "loom/Runtime/Progress.h"
 #include "loom/Runtime/Reference.h"
 #include "loom/Runtime/ScheduleVerifier.h"
+#include "TileRun.h"
 
 #include <nlohmann/json.hpp>
 
@@ -472,16 +473,6 @@ SimResult Simulator::runFunctional(const std::vector<Tensor> &inputs,
   return runFunctional(named, hooks);
 }
 
-/// The debugging corruption of FunctionalHooks::corruptKernel.
-static Tensor corrupted(const Tensor &t) {
-  if (!isFloat(t.dtype()))
-    return t;
-  Tensor out(t.dtype(), t.shape());
-  for (int64_t i = 0; i < t.numElements(); ++i)
-    out.setDouble(i, t.getDouble(i) + 1.0);
-  return out;
-}
-
 /// Keeps freed tensor memory in the heap for reuse instead of returning it
 /// to the kernel after every op: a functional run allocates and frees
 /// activations of the same sizes over and over, and fresh pages cost a
@@ -539,114 +530,16 @@ SimResult Simulator::runFunctional(const std::map<std::string, Tensor> &inputs,
       values[id] = roundToStorage(values[id], t.storage);
   }
 
-  // The last op (in global order) to read each tensor; program outputs are
-  // kept to the end.
-  std::unordered_map<int32_t, int64_t> lastUse;
-  int64_t opIndex = 0;
-  for (const ProgramKernel &k : p.kernels)
-    for (const ProgramOp &op : k.ops) {
-      for (int32_t id : op.inputs)
-        if (id >= 0)
-          lastUse[id] = opIndex;
-      ++opIndex;
-    }
-  for (int32_t id : p.outputs)
-    lastUse[id] = std::numeric_limits<int64_t>::max();
-
+  // Every tile runs its part of every kernel on its own buffers.
+  std::map<int32_t, Tensor> computed =
+      detail::runTilePrograms(p, values, hooks);
   auto fetch = [&](int32_t id, const std::string &where) -> Tensor {
-    auto it = values.find(id);
-    if (it != values.end())
-      return it->second;
-    const ProgramTensor &t = p.tensor(id);
-    if (t.kind == TensorKind::Constant) {
-      if (!t.hasData)
-        throw Error(p.path + ": " + where + ": constant " +
-                    describeTensor(p, id) +
-                    " has no data (a timing-only program); run it in timing "
-                    "mode");
-      // Once per run: a splat is expanded (and a bool constant checked)
-      // here, then held like a computed value until its last use.
-      Tensor v;
-      try {
-        v = t.value();
-      } catch (const Error &e) {
-        throw Error(p.path + ": " + where + ": " + e.what());
-      }
-      return values[id] = std::move(v);
-    }
-    throw Error(p.path + ": " + where + ": reads " + describeTensor(p, id) +
-                " before any op computes it");
+    auto it = computed.find(id);
+    if (it == computed.end())
+      throw Error(p.path + ": " + where + ": " + describeTensor(p, id) +
+                  " was not computed");
+    return it->second;
   };
-
-  opIndex = 0;
-  Progress bar("simulate", static_cast<int64_t>(p.kernels.size()));
-  int64_t kernelsDone = 0;
-  for (const ProgramKernel &k : p.kernels) {
-    bar.update(kernelsDone++, k.name);
-    FastOptions fast;
-    // The loader accepts only known precisions.
-    fast.inputRounding =
-        inputRoundingOf(k.precision).value_or(InputRounding::None);
-    for (size_t oi = 0; oi < k.ops.size(); ++oi, ++opIndex) {
-      const ProgramOp &op = k.ops[oi];
-      std::string where = p.describeKernel(k.id) + " op " + std::to_string(oi) +
-                          " '" + op.name + "'" +
-                          (op.onnxNode.empty()
-                               ? ""
-                               : " (onnx node '" + op.onnxNode + "')");
-      size_t n = op.inputs.size();
-      while (n > 0 && op.inputs[n - 1] < 0)
-        --n;
-      std::vector<Tensor> args;
-      args.reserve(n);
-      for (size_t i = 0; i < n; ++i)
-        args.push_back(op.inputs[i] < 0 ? Tensor() : fetch(op.inputs[i], where));
-      std::vector<ResultType> types;
-      for (int32_t id : op.outputs) {
-        const ProgramTensor &t = p.tensor(id);
-        types.push_back({t.shape, t.dtype});
-      }
-      std::vector<Tensor> outs;
-      try {
-        outs = executeOp(op.name, op.attrs, args, types, ExecMode::Fast, fast);
-      } catch (const Error &e) {
-        throw Error(p.path + ": " + where + ": " + e.what());
-      }
-      if (outs.size() != op.outputs.size())
-        throw Error(p.path + ": " + where + ": produced " +
-                    std::to_string(outs.size()) + " results, the program has " +
-                    std::to_string(op.outputs.size()));
-      args.clear();
-      for (size_t i = 0; i < outs.size(); ++i) {
-        int32_t id = op.outputs[i];
-        // A tensor stored narrow is rounded as it is written.
-        if (NumericFormat f = p.tensor(id).storage; f != NumericFormat::F32)
-          outs[i] = roundToStorage(outs[i], f);
-        auto lu = lastUse.find(id);
-        // A result nobody reads is dropped at once.
-        if (lu == lastUse.end() || lu->second <= opIndex)
-          values.erase(id);
-        else
-          values[id] = std::move(outs[i]);
-      }
-      for (size_t i = 0; i < n; ++i) {
-        int32_t id = op.inputs[i];
-        if (id >= 0 && lastUse[id] == opIndex)
-          values.erase(id);
-      }
-    }
-    if (hooks.corruptKernel == k.id)
-      for (int32_t id : k.outputs)
-        if (auto it = values.find(id); it != values.end())
-          it->second = corrupted(it->second);
-    if (hooks.afterKernel) {
-      std::map<int32_t, Tensor> outs;
-      for (int32_t id : k.outputs)
-        if (auto it = values.find(id); it != values.end())
-          outs.emplace(id, it->second);
-      hooks.afterKernel(k, outs);
-    }
-  }
 
   // Outputs split across chips are gathered: the parts concatenated along
   // their axis (replicas: part 0), in the order of their first part.

@@ -168,16 +168,17 @@ Program matmulAdd(const std::string &precision = "fp32") {
   k.cycles = 40;
   p.kernels = {k};
   p.links = {{0, 0, 1}, {1, 1, 0}};
-  // Buffer 3 (y) reuses buffer 0's (x) bytes once x is dead at cycle 30.
+  // Buffer 3 (y) reuses buffer 0's (x) bytes once x is dead at cycle 30;
+  // b (buffer 5) is resident beside them for the add.
   p.buffers = {
       {0, 0, 0, 0, 24, 0, 30},  {1, 1, 0, 32, 24, 0, 30},
       {2, 3, 0, 64, 16, 10, 40}, {3, 4, 0, 0, 16, 30, 60},
-      {4, 4, 1, 0, 16, 40, 70},
+      {4, 4, 1, 0, 16, 40, 70}, {5, 2, 0, 96, 8, 0, 52, 1, true},
   };
   p.instrs = {
       instr(0, 0, Unit::Dma, 0, 0, 10, {}, {}, {0, 1}, 48),
       instr(1, 0, Unit::Matrix, 0, 10, 20, {0}, {0, 1}, {2}),
-      instr(2, 0, Unit::Vector, 0, 30, 10, {1}, {2}, {3}),
+      instr(2, 0, Unit::Vector, 0, 30, 10, {1}, {2, 5}, {3}),
       instr(3, -1, Unit::MeshLink, 0, 40, 8, {2}, {3}, {4}, 16),
       instr(4, 0, Unit::Vector, 1, 48, 4, {3}, {4}, {}),
   };
@@ -297,11 +298,12 @@ TEST(Simulator, Stats) {
   EXPECT_TRUE(s.chipStats.empty());
   EXPECT_TRUE(s.chipLinks.empty());
   // Tile 0: x + W (48) live together, then W + h (40), h + y (32); x dies
-  // at 30 exactly when y is born, so the peak is 24 + 24 + 16 = 64.
+  // at 30 exactly when y is born, so the peak is 24 + 24 + 16 = 64, and
+  // the resident b (8) beside it all: 72.
   ASSERT_EQ(s.sramPeakPerTile.size(), 2u);
-  EXPECT_EQ(s.sramPeakPerTile[0], 64);
+  EXPECT_EQ(s.sramPeakPerTile[0], 72);
   EXPECT_EQ(s.sramPeakPerTile[1], 16);
-  EXPECT_EQ(s.sramPeakBytes, 64);
+  EXPECT_EQ(s.sramPeakBytes, 72);
   ASSERT_EQ(s.links.size(), 2u);
   EXPECT_EQ(s.links[0].bytes, 16);
   EXPECT_EQ(s.links[1].bytes, 0);
@@ -324,7 +326,7 @@ TEST(Simulator, Stats) {
   auto j = nlohmann::json::parse(s.toJson());
   EXPECT_EQ(j["total_cycles"], 52);
   EXPECT_EQ(j["units"]["matrix"]["busy_cycles"], 20);
-  EXPECT_EQ(j["sram_peak_bytes"], 64);
+  EXPECT_EQ(j["sram_peak_bytes"], 72);
   EXPECT_EQ(j["links"][0]["bytes"], 16);
   EXPECT_EQ(j["kernels"][0]["onnx_nodes"][1], "Add_1");
   // Deterministic.

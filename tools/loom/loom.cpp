@@ -446,7 +446,8 @@ int runCheck(int argc, char **argv) {
   Args args = parseArgs(argc, argv,
                         {"target", "input", "dim", "kv-precision", "precision",
                          "rtol", "atol",
-                         "scale-tol", "debug-corrupt-kernel", "mapping",
+                         "scale-tol", "debug-corrupt-kernel", "debug-drop-instr",
+                         "mapping",
                          "objective", "chips", "tp", "pp"},
                         {});
   MappingOptions mapping = mappingOptions(args);
@@ -497,6 +498,11 @@ int runCheck(int argc, char **argv) {
   int corrupt = static_cast<int>(parseNumber("debug-corrupt-kernel", -1));
   if (!args.has("debug-corrupt-kernel"))
     corrupt = -1;
+  // Fault injection: one instr of the compiled program does nothing (a
+  // halo's DMA, say), so check shows the kernel that needed its bytes.
+  int dropInstr = static_cast<int>(parseNumber("debug-drop-instr", -1));
+  if (!args.has("debug-drop-instr"))
+    dropInstr = -1;
 
   auto module = importModel(ctx, args);
   const std::string &model = args.positional[0];
@@ -552,6 +558,7 @@ int runCheck(int argc, char **argv) {
   } first;
   loom::rt::FunctionalHooks hooks;
   hooks.corruptKernel = corrupt;
+  hooks.dropInstr = dropInstr;
   hooks.afterKernel = [&](const loom::rt::ProgramKernel &k,
                           const std::map<int32_t, loom::rt::Tensor> &outs) {
     // Across chips, kernels are per-chip slices of the graph's kernels

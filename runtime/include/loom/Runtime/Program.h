@@ -104,6 +104,10 @@ struct ProgramOp {
   std::string onnxNode;
 };
 
+/// The program file version this runtime reads and the compiler writes:
+/// 2, tile programs (buffers carry the boxes of their tensors).
+inline constexpr int32_t kProgramVersion = 2;
+
 struct ProgramKernel {
   int32_t id = 0;
   std::string name;
@@ -122,6 +126,8 @@ struct ProgramKernel {
   int32_t group = 0;
   /// The chip the region is on (tileRow/tileCol are chip-local).
   int32_t chip = 0;
+  /// How the work is split over the region's tiles ("conv.out_rows", ...).
+  std::string decomposition;
 };
 
 struct ProgramInstr {
@@ -157,6 +163,9 @@ struct ProgramBuffer {
   /// slot shared by all iterations and is live always.
   int32_t copies = 1;
   bool resident = false;
+  /// The elements of the tensor it holds, [boxLo[d], boxHi[d]); both empty
+  /// for the whole tensor (use box()).
+  std::vector<int64_t> boxLo, boxHi;
 
   /// Bytes of SRAM it occupies: size * copies.
   int64_t footprint() const { return size * copies; }
@@ -186,7 +195,7 @@ public:
 
   /// The file (or name) it was loaded from.
   std::string path;
-  int32_t version = 1;
+  int32_t version = kProgramVersion;
   std::string model, targetName, targetJson;
   /// The tile grid of one chip.
   int32_t tileRows = 1, tileCols = 1;

@@ -149,6 +149,11 @@ struct FunctionalHooks {
   /// Debugging aid: add 1 to every float output of this kernel id, to show
   /// that a divergence is found and attributed to the right kernel.
   int32_t corruptKernel = -1;
+  /// Fault injection: the instr of this id does nothing (its DMA copies no
+  /// bytes, its kernel part computes nothing), so a dropped halo or
+  /// partial-sum transfer shows as a wrong answer at the kernel that needed
+  /// it (loom check --debug-drop-instr).
+  int32_t dropInstr = -1;
 };
 
 class Simulator {

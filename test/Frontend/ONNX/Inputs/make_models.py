@@ -354,7 +354,32 @@ def same_output_twice():
 
 # Model name (a path under OUT_DIR, without .onnx) -> builder. A builder that
 # takes an argument gets the folder the model goes in, for its side files.
+def conv_chain():
+    # Two 3x3 convolutions of few channels on a 32x32 image: on the tiny
+    # target each splits by output rows, so the second reads its input's
+    # rows with a halo of one row from the neighbouring tiles.
+    rng = np.random.default_rng(7)
+    w1 = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "W1")
+    w2 = numpy_helper.from_array(rng.standard_normal((4, 4, 3, 3)).astype(np.float32), "W2")
+    c1 = helper.make_node("Conv", ["X", "W1"], ["A"], name="conv_a", pads=[1, 1, 1, 1])
+    r1 = helper.make_node("Relu", ["A"], ["B"], name="relu_a")
+    c2 = helper.make_node("Conv", ["B", "W2"], ["Y"], name="conv_b", pads=[1, 1, 1, 1])
+    return model([c1, r1, c2], [tensor("X", [1, 3, 32, 32])],
+                 [tensor("Y", [1, 4, 32, 32])], [w1, w2])
+
+
+def wide_matmul():
+    # [16, 64] x [64, 128]: on the tiny target a column split, B's columns
+    # sharded and A multicast to every tile.
+    rng = np.random.default_rng(8)
+    b = numpy_helper.from_array(rng.standard_normal((64, 128)).astype(np.float32), "B")
+    mm = helper.make_node("MatMul", ["A", "B"], ["Y"], name="mm")
+    return model([mm], [tensor("A", [16, 64])], [tensor("Y", [16, 128])], [b])
+
+
 MODELS = {
+    "conv_chain": conv_chain,
+    "wide_matmul": wide_matmul,
     "gemm": gemm,
     "gemm_plain": gemm_plain,
     "split": split,
