@@ -94,9 +94,11 @@ std::vector<uint8_t> emit(const Program &p, bool sortInstrs = true) {
         in.latency));
   std::vector<flatbuffers::Offset<fbp::Buffer>> buffers;
   for (const ProgramBuffer &bf : p.buffers)
-    buffers.push_back(fbp::CreateBuffer(b, bf.id, bf.tensor, bf.tile,
-                                        bf.offset, bf.size, bf.liveStart,
-                                        bf.liveEnd, bf.copies, bf.resident));
+    buffers.push_back(fbp::CreateBuffer(
+        b, bf.id, bf.tensor, bf.tile, bf.offset, bf.size, bf.liveStart,
+        bf.liveEnd, bf.copies, bf.resident,
+        bf.boxLo.empty() ? 0 : b.CreateVector(bf.boxLo),
+        bf.boxHi.empty() ? 0 : b.CreateVector(bf.boxHi)));
   std::vector<flatbuffers::Offset<fbp::Link>> links;
   for (const ProgramLink &l : p.links)
     links.push_back(fbp::CreateLink(b, l.id, l.fromTile, l.toTile, l.chipLink,
@@ -566,6 +568,31 @@ TEST(ProgramLoad, OtherReferences) {
   p = matmulAdd();
   p.links[1].toTile = 1;
   EXPECT_HAS(loadError(p), "link 1: tiles 1 and 1 are not neighbours");
+}
+
+TEST(ProgramLoad, RefusesAnOlderVersion) {
+  // Version 1 programs carry no buffer boxes: their tiles' parts cannot be
+  // run, so the loader asks for a recompile.
+  Program p = matmulAdd();
+  p.version = 1;
+  std::string err = errorOf([&] { load(emit(p)); });
+  EXPECT_HAS(err, "unsupported program version 1");
+  EXPECT_HAS(err, "recompile");
+  p.version = kProgramVersion;
+  EXPECT_EQ(errorOf([&] { load(emit(p)); }), "");
+}
+
+TEST(ProgramLoad, BufferBoxes) {
+  // A box must have the tensor's rank and lie inside it.
+  Program p = matmulAdd();
+  p.buffers[0].boxLo = {0, 0};
+  p.buffers[0].boxHi = {1, 3};
+  EXPECT_EQ(errorOf([&] { load(emit(p)); }), "");
+  p.buffers[0].boxHi = {1, 4};
+  EXPECT_HAS(errorOf([&] { load(emit(p)); }),
+             "buffer 0: box dimension 1 [0, 4) is not inside [0, 3)");
+  p.buffers[0].boxHi = {1};
+  EXPECT_HAS(errorOf([&] { load(emit(p)); }), "for a rank-2 tensor");
 }
 
 TEST(ProgramLoad, ShapesAndData) {
