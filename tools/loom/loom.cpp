@@ -31,6 +31,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "loom/Dialect/Graph/IR/Graph.h"
+#include "loom/Dialect/Spatial/Transforms/KernelCost.h"
 #include "loom/Dialect/Graph/Transforms/Passes.h"
 #include "loom/Dialect/Graph/Transforms/Pipeline.h"
 #include "loom/Dialect/Sched/IR/Sched.h"
@@ -50,6 +51,7 @@
 #include <limits>
 #include <cstdio>
 #include <filesystem>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -529,15 +531,18 @@ int runCheck(int argc, char **argv) {
     if (failed(pm.run(*kernelModule)))
       usageError(model + ": " + diags.first);
   }
-  std::vector<std::vector<loom::rt::Tensor>> kernelRef;
-  std::vector<std::string> kernelLoc;
+  // By kernel name (the ONNX node of its anchor), in order: the program's
+  // kernels follow the graph's, but graph-to-spatial may add some (a K
+  // split's partial products), which have no reference and are skipped.
+  std::map<std::string, std::deque<std::vector<loom::rt::Tensor>>> kernelRef;
   auto kernelFunc = kernelModule->lookupSymbol<func::FuncOp>("main");
   auto refOut = loom::evaluate(
       kernelFunc, inputs,
       [&](Operation *op, const std::vector<loom::rt::Tensor> &results) {
         if (isa<loom::graph::KernelOp>(op) &&
             op->getParentOp() == kernelFunc.getOperation())
-          kernelRef.push_back(results);
+          kernelRef[loom::spatial::onnxNodeName(op->getLoc())].push_back(
+              results);
       });
   if (!refOut)
     usageError(model + ": reference on kernels: " + diags.first);
@@ -564,10 +569,14 @@ int runCheck(int argc, char **argv) {
     // Across chips, kernels are per-chip slices of the graph's kernels
     // (and collectives add their own), so they do not line up with the
     // reference kernels: only the outputs are compared.
-    if (mapping.multiChip() || first.kernel >= 0 || k.id < 0 ||
-        static_cast<size_t>(k.id) >= kernelRef.size())
+    if (mapping.multiChip() || first.kernel >= 0)
       return;
-    const auto &expected = kernelRef[k.id];
+    auto ref = kernelRef.find(k.name);
+    if (ref == kernelRef.end() || ref->second.empty())
+      return;
+    const std::vector<loom::rt::Tensor> expected =
+        std::move(ref->second.front());
+    ref->second.pop_front();
     for (size_t i = 0; i < k.outputs.size() && i < expected.size(); ++i) {
       auto it = outs.find(k.outputs[i]);
       if (it == outs.end())

@@ -11,6 +11,7 @@
 #include "loom/Dialect/Spatial/Transforms/KernelCost.h"
 #include "loom/Dialect/Spatial/Transforms/Mapping.h"
 #include "loom/Dialect/Spatial/Transforms/Passes.h"
+#include "SplitContraction.h"
 #include "loom/Target/ChipNetwork.h"
 #include "loom/Target/CostModel.h"
 
@@ -97,6 +98,10 @@ private:
                                        CostBreakdown &cost, std::string &error);
   /// Where a region of `size` goes in the sequential mapping.
   TileRegion chooseOrigin(graph::KernelOp kernel, const TileRegion &size);
+  /// Splits the K dimension of matmul kernels whose outputs leave most of
+  /// the chip's tiles idle, where the cost model finds the partial
+  /// products plus their reduction faster (SplitContraction.h).
+  void splitContractions(func::FuncOp func);
   /// Plans the mapping of the whole function (see Mapping.h); sets
   /// `plan_` for a packed mapping and the function's mapping attributes.
   LogicalResult planMapping(func::FuncOp func);
@@ -532,6 +537,53 @@ LogicalResult GraphToSpatialPass::planMapping(func::FuncOp func) {
   return success();
 }
 
+void GraphToSpatialPass::splitContractions(func::FuncOp func) {
+  const TargetModel &target = model_->target();
+  const auto &matrix = target.desc().chip.tile.matrix;
+  const int64_t tiles = target.tilesPerChip();
+  if (tiles < 2)
+    return;
+  SmallVector<graph::KernelOp> kernels;
+  for (Operation &op : func.getBody().front())
+    if (auto k = dyn_cast<graph::KernelOp>(op); k && k.getKind() == "matmul")
+      kernels.push_back(k);
+  std::string error;
+  for (graph::KernelOp kernel : kernels) {
+    std::optional<KernelDesc> desc = describeKernel(
+        kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error,
+        kernel.getStorage());
+    if (!desc || desc->kind != KernelKind::MatMul || desc->batch != 1)
+      continue;
+    // Chunks of at least one native block of K.
+    std::optional<int64_t> parts =
+        kSplitParts(kernel, tiles, std::max<int64_t>(1, matrix.blockK));
+    if (!parts)
+      continue;
+    CostBreakdown whole, partial, reduce;
+    KernelDesc p = *desc;
+    p.batch = *parts;
+    p.k = desc->k / *parts;
+    p.epilogueOpsPerOutput = 0;
+    p.sramBytesWritten = desc->sramBytesWritten * *parts;
+    KernelDesc r = KernelDesc::reduction(*parts * desc->m * desc->n,
+                                         desc->m * desc->n, desc->format);
+    r.opsPerElement += desc->epilogueOpsPerOutput;
+    if (!chooseSize(*desc, whole, error) || !chooseSize(p, partial, error) ||
+        !chooseSize(r, reduce, error))
+      continue;
+    // The partial sums cross the mesh once, spread over the parts' links.
+    const auto &mesh = target.desc().chip.mesh;
+    const double link = mesh ? mesh->linkBytesPerCycle : 0;
+    const double moved =
+        link > 0 ? static_cast<double>(p.sramBytesWritten) /
+                       (link * static_cast<double>(*parts))
+                 : 0;
+    if (partial.totalCycles + reduce.totalCycles + moved <
+        0.8 * whole.totalCycles)
+      splitK(kernel, *parts);
+  }
+}
+
 Value GraphToSpatialPass::placed(Value v, const Placement &want, OpBuilder &b,
                                  Location loc) {
   std::optional<Placement> have = placementOf(v);
@@ -674,6 +726,7 @@ void GraphToSpatialPass::runOnOperation() {
     return signalPassFailure();
   }
 
+  splitContractions(func);
   if (failed(planMapping(func)))
     return signalPassFailure();
   chipBudgets(func);

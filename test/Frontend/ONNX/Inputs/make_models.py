@@ -377,7 +377,22 @@ def wide_matmul():
     return model([mm], [tensor("A", [16, 64])], [tensor("Y", [16, 128])], [b])
 
 
+def deep_matmul():
+    # [4, 2048] x [2048, 16] + bias, relu: 64 outputs (one matrix block on
+    # tiny) but a long K, so the contraction splits over the tiles and the
+    # partial sums are reduced across them.
+    rng = np.random.default_rng(9)
+    b = numpy_helper.from_array(rng.standard_normal((2048, 16)).astype(np.float32), "B")
+    c = numpy_helper.from_array(rng.standard_normal((16,)).astype(np.float32), "C")
+    mm = helper.make_node("MatMul", ["A", "B"], ["M"], name="deep")
+    add = helper.make_node("Add", ["M", "C"], ["S"], name="deep_bias")
+    relu = helper.make_node("Relu", ["S"], ["Y"], name="deep_relu")
+    return model([mm, add, relu], [tensor("A", [4, 2048])],
+                 [tensor("Y", [4, 16])], [b, c])
+
+
 MODELS = {
+    "deep_matmul": deep_matmul,
     "conv_chain": conv_chain,
     "wide_matmul": wide_matmul,
     "gemm": gemm,

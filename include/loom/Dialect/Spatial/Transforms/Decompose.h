@@ -13,9 +13,10 @@
 // an op without a rule needs its operands whole on every tile, which is
 // correct and costs bytes, never a wrong answer.
 //
-// Not yet built (partial): splitting a contraction's K dimension with a
-// partial-sum reduction across tiles, and two-dimensional splits (rows and
-// columns at once).
+// A contraction's K dimension is split before this, by rewriting the
+// kernel into partial products and their reduction (SplitContraction.h),
+// so the rules here see a batched matmul and a reduce_sum. Not yet built
+// (partial): two-dimensional splits (rows and columns at once).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_DIALECT_SPATIAL_TRANSFORMS_DECOMPOSE_H
