@@ -217,10 +217,8 @@ Decomposition decomposeKernel(Block &body, const TileRegion &region,
         heldBytes[t] += n * info.elementBytes;
         if (!info.current)
           d.inputElements += n;
-        if (info.constant) {
-          d.constantElements += n;
+        if (info.constant)
           constantBytes[t] += n * info.elementBytes;
-        }
       }
       if (info.current) {
         Placement want = p;

@@ -77,10 +77,9 @@ struct Decomposition {
   /// What each tile needs of each body argument (the kernel's inputs).
   std::vector<TileSplit> inputs;
   /// Elements the inputs bring to the tiles (a multicast counted once per
-  /// tile; of a placed input only those that change tiles), and of those
-  /// the constants': the choice's costs.
+  /// tile; of a placed input only those that change tiles): the choice's
+  /// cost.
   int64_t inputElements = 0;
-  int64_t constantElements = 0;
   /// The most result elements one tile computes.
   int64_t maxTileElements = 0;
 };
