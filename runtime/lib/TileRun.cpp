@@ -76,7 +76,10 @@ void copyRegion(const Block &src, Block &dst, const Box &region) {
 /// A block of `box` of a tensor of type `dtype` that nothing has written:
 /// floats are NaN, so a read of an element no transfer delivered shows.
 Block poisoned(DType dtype, const Box &box) {
-  Block b{box, Tensor(dtype, box.extents())};
+  const bool isNaNable = dtype == DType::F32 || dtype == DType::F64;
+  // Floats are filled below; other types start zeroed.
+  Block b{box, isNaNable ? Tensor::uninitialized(dtype, box.extents())
+                         : Tensor(dtype, box.extents())};
   if (dtype == DType::F32) {
     float *v = b.data.mutableData<float>();
     std::fill(v, v + b.data.numElements(),
