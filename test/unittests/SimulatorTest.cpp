@@ -1118,6 +1118,29 @@ TEST(ProgramLoad, MultiChipErrors) {
   EXPECT_EQ(broken([](Program &) {}), "");
 }
 
+TEST(Simulator, TileProgramsReportWhatNoInstrWrote) {
+  // Dropping the transfer of h to chip 1 leaves the add reading a buffer
+  // nothing wrote: an error naming the instr, the kernel and the buffer.
+  Program two = load(emit(twoChipProgram()));
+  FunctionalHooks dropTransfer;
+  dropTransfer.dropInstr = 2;
+  std::string err = errorOf([&] {
+    Simulator(two).runFunctional({{"x", xValue()}}, dropTransfer);
+  });
+  EXPECT_HAS(err, "instr 5 of kernel 1 'add'");
+  EXPECT_HAS(err, "reads buffer 3 (tensor 3 'h'");
+  EXPECT_HAS(err, "before anything wrote it");
+  // Dropping the matmul leaves the output with elements no tile wrote.
+  Program one = load(emit(matmulAdd()));
+  FunctionalHooks dropKernel;
+  dropKernel.dropInstr = 1;
+  err = errorOf([&] {
+    Simulator(one).runFunctional({{"x", xValue()}}, dropKernel);
+  });
+  EXPECT_HAS(err, "output tensor 4 'y'");
+  EXPECT_HAS(err, "held by no buffer any tile wrote");
+}
+
 TEST(Simulator, TwoChipFunctionalRunExpandsTheSplat) {
   Program loaded = load(emit(twoChipProgram()));
   SimResult r = Simulator(loaded).runFunctional({{"x", xValue()}});
