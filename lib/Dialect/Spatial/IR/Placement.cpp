@@ -6,6 +6,12 @@
 
 namespace loom::spatial {
 
+/// Manhattan distance between two tiles of a grid `cols` wide.
+static int64_t gridHops(int64_t from, int64_t to, int64_t cols) {
+  return std::llabs(from / cols - to / cols) +
+         std::llabs(from % cols - to % cols);
+}
+
 int64_t chooseShardDim(const std::vector<int64_t> &shape, int64_t tiles) {
   if (tiles <= 1)
     return -1;
@@ -89,15 +95,6 @@ ShardBox placementBox(const std::vector<int64_t> &shape, const Placement &p,
   return box;
 }
 
-ShardBox intersectBoxes(const ShardBox &a, const ShardBox &b) {
-  ShardBox box = a;
-  for (size_t d = 0; d < a.lo.size() && d < b.lo.size(); ++d) {
-    box.lo[d] = std::max(a.lo[d], b.lo[d]);
-    box.hi[d] = std::max(box.lo[d], std::min(a.hi[d], b.hi[d]));
-  }
-  return box;
-}
-
 int64_t overlapElements(const ShardBox &a, const ShardBox &b) {
   if (a.lo.size() != b.lo.size())
     return 0;
@@ -149,8 +146,7 @@ std::vector<int64_t> Mesh::routeXY(int64_t from, int64_t to) const {
 }
 
 int64_t Mesh::hops(int64_t from, int64_t to) const {
-  return std::llabs(from / cols_ - to / cols_) +
-         std::llabs(from % cols_ - to % cols_);
+  return gridHops(from, to, cols_);
 }
 
 std::vector<ShardFlow> reshardFlows(const std::vector<int64_t> &shape,
@@ -171,12 +167,9 @@ std::vector<ShardFlow> reshardFlows(const std::vector<int64_t> &shape,
       // Every source tile holds it all: the nearest sends (the tile's own
       // copy if it has one; across chips, the first tile).
       int64_t from = src.region.tileIndex(0, gridCols);
-      auto hops = [&](int64_t a) {
-        return std::llabs(a / gridCols - to / gridCols) +
-               std::llabs(a % gridCols - to % gridCols);
-      };
       for (int64_t i = 0; i < srcTiles && src.chip == dst.chip; ++i)
-        if (int64_t t = src.region.tileIndex(i, gridCols); hops(t) < hops(from))
+        if (int64_t t = src.region.tileIndex(i, gridCols);
+            gridHops(t, to, gridCols) < gridHops(from, to, gridCols))
           from = t;
       flows.push_back({from, to, want.elements()});
       continue;

@@ -1,8 +1,8 @@
 //===- Decompose.cpp - A kernel's work split over its tiles ---------------===//
 //
 // The backward walk over a kernel's body and the choice among its result's
-// dimensions; the per-family rules are in DecomposeContraction.cpp and
-// DecomposeVector.cpp. See Decompose.h.
+// dimensions; the per-family rules are in DecomposeContraction.cpp,
+// DecomposeVector.cpp and DecomposeDataMovement.cpp. See Decompose.h.
 //
 //===----------------------------------------------------------------------===//
 #include "loom/Dialect/Spatial/Transforms/Decompose.h"

@@ -98,8 +98,6 @@ ShardBox placementBox(const std::vector<int64_t> &shape, const Placement &p,
                       int64_t index);
 /// The elements two boxes share.
 int64_t overlapElements(const ShardBox &a, const ShardBox &b);
-/// The box two boxes share (empty extents where they do not meet).
-ShardBox intersectBoxes(const ShardBox &a, const ShardBox &b);
 
 /// The directed links of a rows x cols mesh of tiles and XY routes on it.
 /// Links are numbered by tile (row-major), then direction east, west,
