@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Runtime/Simulator.h"
-#include "loom/Runtime/Progress.h"
 #include "loom/Runtime/Reference.h"
 #include "loom/Runtime/ScheduleVerifier.h"
 #include "TileRun.h"

@@ -134,6 +134,17 @@ private:
   /// Per kernel: its tiles not yet run, and the buffers its instrs write.
   std::map<int32_t, int64_t> tilesLeft_;
   std::map<int32_t, std::set<int32_t>> kernelWrites_;
+  /// Per kernel, the tensors its ops compute (computedBy's cache: the
+  /// same for each of its tiles).
+  std::map<int32_t, std::set<int32_t>> computed_;
+
+  const std::set<int32_t> &computedBy(const ProgramKernel &k) {
+    auto [it, fresh] = computed_.try_emplace(k.id);
+    if (fresh)
+      for (const ProgramOp &op : k.ops)
+        it->second.insert(op.outputs.begin(), op.outputs.end());
+    return it->second;
+  }
 };
 
 std::string TileRunner::describeInstr(const ProgramInstr &in) const {
@@ -241,9 +252,7 @@ void TileRunner::runKernel(const ProgramInstr &in, TileWork &work) {
   const std::string where = describeInstr(in);
   // A buffer of a value the kernel computes itself is not an input: the
   // kernel writes it (a producer's buffer read back by its epilogue).
-  std::set<int32_t> computed;
-  for (const ProgramOp &op : k.ops)
-    computed.insert(op.outputs.begin(), op.outputs.end());
+  const std::set<int32_t> &computed = computedBy(k);
   std::map<int32_t, Block> inputs;
   for (int32_t id : work.reads) {
     if (computed.count(p_.buffer(id).tensor))
@@ -312,7 +321,6 @@ Tensor TileRunner::gather(int32_t id, const std::set<int32_t> &buffers,
   const ProgramTensor &t = p_.tensor(id);
   Block whole = poisoned(t.dtype, Box::whole(t.shape));
   // Which elements some buffer held (only for a complete gather).
-  std::vector<char> covered;
   Block mask;
   if (complete)
     mask = Block{whole.box, Tensor(DType::U8, t.shape)};
