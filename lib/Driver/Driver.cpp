@@ -358,11 +358,7 @@ void MappingOptions::validate() const {
 }
 
 std::string targetJsonText(const std::string &nameOrPath) {
-  std::string path = nameOrPath;
-  if (TargetModel::isPresetName(nameOrPath))
-    path = TargetModel::presetsDir() + "/" + nameOrPath + ".json";
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  return buffer ? (*buffer)->getBuffer().str() : std::string();
+  return TargetModel::fileText(nameOrPath);
 }
 
 std::string scheduleSummary(ModuleOp module, const TargetModel &target,

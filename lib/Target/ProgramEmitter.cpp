@@ -420,7 +420,7 @@ LogicalResult ProgramWriter::write(
           static_cast<int32_t>(l.from * tilesPerChip),
           static_cast<int32_t>(l.to * tilesPerChip), true,
           static_cast<int32_t>(l.from), static_cast<int32_t>(l.to),
-          l.bytesPerCycle, l.latencyCycles));
+          l.bytesPerCycle, l.latencyCycles, l.adaptiveBytesPerCycle));
     }
   auto topology = fbb_.CreateString(net.topologyName());
 

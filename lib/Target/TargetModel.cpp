@@ -885,6 +885,18 @@ std::optional<TargetModel> TargetModel::loadFile(const std::string &path,
   return parse(contents.str(), path, error);
 }
 
+std::string TargetModel::fileText(const std::string &nameOrPath) {
+  std::string path = nameOrPath;
+  if (isPresetName(nameOrPath))
+    path = presetsDir() + "/" + nameOrPath + ".json";
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::string();
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 std::string TargetModel::presetsDir() {
   if (const char *fromEnv = std::getenv("LOOM_TARGETS_DIR");
       fromEnv && *fromEnv) {

@@ -15,10 +15,13 @@ namespace loom {
 using namespace mlir;
 
 LogicalResult verifyModuleSchedule(ModuleOp module, const TargetModel &target,
+                                   const std::string &targetJson,
                                    size_t maxViolations) {
   std::vector<uint8_t> bytes;
   ProgramSource source;
   source.constantData = false;
+  // The program carries its target, whose chip the timing rules read.
+  source.targetJson = targetJson;
   if (failed(emitProgram(module, target, bytes, source)))
     return failure();
   std::vector<rt::Violation> violations;
@@ -74,6 +77,7 @@ struct VerifySchedulePass
       return signalPassFailure();
     }
     if (failed(verifyModuleSchedule(getOperation(), *t,
+                                    TargetModel::fileText(target),
                                     std::max<int64_t>(1, maxViolations))))
       signalPassFailure();
   }

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Runtime/Program.h"
+#include "loom/Target/TargetModel.h"
 #include "loom/Runtime/OpExecutor.h"
 
 #include "loom/Target/Program_generated.h"
@@ -276,6 +277,27 @@ void ProgramLoader::load(const loom::program::Program &fb) {
   if (p_.sramBytesPerTile <= 0)
     fail("sram_bytes_per_tile must be positive, got " +
          std::to_string(p_.sramBytesPerTile));
+  {
+    // The timing rules read the chip's fields: the target must be whole.
+    std::string error;
+    std::optional<TargetModel> target =
+        TargetModel::parse(p_.targetJson, "target_json", error);
+    if (!target)
+      fail(p_.targetJson.empty() ? std::string("no target description "
+                                               "(target_json is empty)")
+                                 : error);
+    p_.chip = target->desc().chip;
+  }
+  // The grid and SRAM the schedule uses are the target's.
+  if (p_.chip->tileRows != p_.tileRows || p_.chip->tileCols != p_.tileCols)
+    fail("tile grid " + std::to_string(p_.tileRows) + " x " +
+         std::to_string(p_.tileCols) + " differs from target_json's chip (" +
+         std::to_string(p_.chip->tileRows) + " x " +
+         std::to_string(p_.chip->tileCols) + ")");
+  if (p_.chip->tile.sram.bytes != p_.sramBytesPerTile)
+    fail("sram_bytes_per_tile " + std::to_string(p_.sramBytesPerTile) +
+         " differs from target_json's chip.tile.sram.bytes " +
+         std::to_string(p_.chip->tile.sram.bytes));
   p_.clockHz = fb.clock_hz();
   if (!(std::isfinite(p_.clockHz) && p_.clockHz > 0))
     fail("clock_hz must be a positive number");
@@ -447,6 +469,7 @@ void ProgramLoader::loadLinks(const loom::program::Program &fb) {
       pl.toChip = l->to_chip();
       pl.bytesPerCycle = l->bytes_per_cycle();
       pl.latencyCycles = l->latency_cycles();
+      pl.adaptiveBytesPerCycle = l->adaptive_bytes_per_cycle();
       for (int32_t c : {pl.fromChip, pl.toChip})
         if (c < 0 || c >= p_.chips)
           fail(where + ": chip " + std::to_string(c) +
@@ -466,9 +489,11 @@ void ProgramLoader::loadLinks(const loom::program::Program &fb) {
              std::to_string(pl.fromChip * perChip) + " and " +
              std::to_string(pl.toChip * perChip) + ")");
       if (!(std::isfinite(pl.bytesPerCycle) && pl.bytesPerCycle >= 0) ||
+          !(std::isfinite(pl.adaptiveBytesPerCycle) &&
+            pl.adaptiveBytesPerCycle >= 0) ||
           pl.latencyCycles < 0)
-        fail(where + ": bytes_per_cycle and latency_cycles must be "
-                     "non-negative");
+        fail(where + ": bytes_per_cycle, adaptive_bytes_per_cycle and "
+                     "latency_cycles must be non-negative");
     } else {
       pl.fromChip = static_cast<int32_t>(pl.fromTile / perChip);
       pl.toChip = static_cast<int32_t>(pl.toTile / perChip);

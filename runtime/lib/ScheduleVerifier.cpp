@@ -9,10 +9,13 @@
 
 #include "loom/Runtime/ScheduleVerifier.h"
 
+#include "loom/Runtime/InstrTiming.h"
+
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -40,6 +43,10 @@ const char *violationKindName(ViolationKind kind) {
     return "sram-overlap";
   case ViolationKind::Latency:
     return "latency";
+  case ViolationKind::Timing:
+    return "timing";
+  case ViolationKind::DataFlow:
+    return "data-flow";
   }
   return "?";
 }
@@ -129,7 +136,8 @@ public:
                        &Verifier::checkLocality, &Verifier::checkLiveness,
                        &Verifier::checkResources, &Verifier::checkSramBounds,
                        &Verifier::checkCopies, &Verifier::checkSramOverlap,
-                       &Verifier::checkLatency}) {
+                       &Verifier::checkLatency, &Verifier::checkDataFlow,
+                       &Verifier::checkTiming}) {
       (this->*check)();
       if (full())
         break;
@@ -630,6 +638,94 @@ private:
             instr(in) + " ends after the program's total_cycles " +
                 std::to_string(p_.totalCycles),
             in.id);
+  }
+
+  /// Every kernel instr reads, on its tile, the boxes of the kernel's
+  /// inputs that its ops need for the boxes it writes (a convolution's rows
+  /// with their halo, a matmul's whole K): re-derived from the ops
+  /// (checkTileOperands), not from the scheduler's placement. The Vector
+  /// instr beside a kernel's Matrix instr on one tile is the same
+  /// computation (its epilogue) and reads through it.
+  void checkDataFlow() {
+    std::set<std::pair<int32_t, int32_t>> matrixOn;
+    for (const ProgramInstr &in : p_.instrs)
+      if (in.kernel >= 0 && in.unit == Unit::Matrix)
+        matrixOn.insert({in.kernel, in.resource});
+    auto tensorOf = [&](int32_t id) -> const ProgramTensor & {
+      auto pos = find(tensorPos_, id);
+      if (!pos)
+        throw Error("no tensor with id " + std::to_string(id));
+      return p_.tensors[*pos];
+    };
+    for (const ProgramInstr &in : p_.instrs) {
+      if (full())
+        return;
+      auto kernelAt = find(kernelPos_, in.kernel);
+      // A kernel without ops (a timing-only program built in code) has no
+      // data flow to check.
+      if (in.kernel < 0 || !kernelAt || p_.kernels[*kernelAt].ops.empty() ||
+          (in.unit == Unit::Vector && matrixOn.count({in.kernel, in.resource})))
+        continue;
+      std::map<int32_t, Box> held, out;
+      auto hold = [&](std::map<int32_t, Box> &m, int32_t bufferId) {
+        const ProgramBuffer &b = p_.buffers[*find(bufferPos_, bufferId)];
+        Box box = b.boxLo.empty() ? Box::whole(tensorOf(b.tensor).shape)
+                                  : Box{b.boxLo, b.boxHi};
+        auto [it, fresh] = m.emplace(b.tensor, box);
+        if (!fresh)
+          it->second = it->second.unite(box);
+      };
+      try {
+        for (int32_t id : in.reads)
+          hold(held, id);
+        for (int32_t id : in.writes)
+          hold(out, id);
+        // Only what the kernel computes (a DMA instr of a kernel that loads
+        // its inputs, in programs built in code, computes nothing).
+        const std::vector<int32_t> &outs = p_.kernels[*kernelAt].outputs;
+        if (std::any_of(out.begin(), out.end(), [&](const auto &o) {
+              return std::find(outs.begin(), outs.end(), o.first) == outs.end();
+            }))
+          continue;
+        checkTileOperands(p_.kernels[*kernelAt].ops, tensorOf, held, out);
+      } catch (const Error &e) {
+        add(ViolationKind::DataFlow,
+            instr(in) + " does not read what its ops need: " + e.what(),
+            in.id);
+      }
+    }
+  }
+
+  /// Every instr lasts at least what its timing rule gives for the shape
+  /// re-derived from the program (InstrTiming.h), and a transfer's instr
+  /// says it carries at least the bytes its buffers derive. A program
+  /// built in code without a target chip has no rules to check.
+  void checkTiming() {
+    if (!p_.chip)
+      return;
+    std::vector<InstrTiming> rules;
+    try {
+      rules = instrTimings(p_);
+    } catch (const Error &e) {
+      add(ViolationKind::Timing, e.what());
+      return;
+    }
+    for (size_t i = 0; i < p_.instrs.size() && !full(); ++i) {
+      const ProgramInstr &in = p_.instrs[i];
+      const InstrTiming &t = rules[i];
+      if (in.duration < t.cycles)
+        add(ViolationKind::Timing,
+            instr(in) + " lasts " + std::to_string(in.duration) +
+                " cycles, less than the " + std::to_string(t.cycles) +
+                " its timing rule gives (" + t.rule + ")",
+            in.id);
+      else if (in.kernel < 0 && in.bytes < t.bytes)
+        add(ViolationKind::Timing,
+            instr(in) + " says it carries " + std::to_string(in.bytes) +
+                " bytes, but the buffers it moves hold " +
+                std::to_string(t.bytes) + " (" + t.rule + ")",
+            in.id);
+    }
   }
 
   const Program &p_;

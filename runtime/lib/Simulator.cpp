@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Runtime/Simulator.h"
+
+#include "loom/Runtime/InstrTiming.h"
 #include "loom/Runtime/Reference.h"
 #include "loom/Runtime/ScheduleVerifier.h"
 #include "TileRun.h"
@@ -124,6 +126,23 @@ SimStats computeStats(const Program &p) {
     s.kernels.push_back(std::move(ks));
   }
 
+  // What the ISA's rules give each instr (the verifier has proven every
+  // duration at least that).
+  std::vector<InstrTiming> rules;
+  if (p.chip)
+    rules = instrTimings(p);
+  for (size_t i = 0; i < rules.size(); ++i) {
+    const ProgramInstr &in = p.instrs[i];
+    int64_t end = in.start, arrival = 0;
+    addSat(end, rules[i].cycles);
+    arrival = end;
+    addSat(arrival, in.latency);
+    s.ruleTotalCycles = std::max(s.ruleTotalCycles, arrival);
+    if (in.kernel >= 0) {
+      KernelStats &ks = s.kernels[kernelPos.at(in.kernel)];
+      ks.ruleCycles = std::max(ks.ruleCycles, end);
+    }
+  }
   for (const ProgramInstr &in : p.instrs) {
     s.totalCycles = std::max(s.totalCycles, in.arrival());
     addSat(s.units[static_cast<size_t>(in.unit)].busyCycles, in.duration);
@@ -152,6 +171,10 @@ SimStats computeStats(const Program &p) {
       ++ks.numInstrs;
     }
   }
+  // Rule ends are absolute until here: make them spans from the start.
+  for (KernelStats &ks : s.kernels)
+    if (ks.numInstrs > 0 && ks.ruleCycles > 0)
+      ks.ruleCycles -= ks.startCycle;
   s.seconds = static_cast<double>(s.totalCycles) / p.clockHz;
   s.mapping = p.mapping;
   s.pipelineGroups = p.pipelineGroups;
@@ -217,6 +240,8 @@ std::string SimStats::toText() const {
   os << "total cycles:     " << totalCycles;
   if (declaredTotalCycles != totalCycles)
     os << " (program says " << declaredTotalCycles << ")";
+  if (ruleTotalCycles > 0 && ruleTotalCycles != totalCycles)
+    os << " (by the ISA's timing rules " << ruleTotalCycles << ")";
   os << "\n";
   os << "time:             " << fixed(seconds * 1e6, 3) << " us at "
      << fixed(clockHz / 1e6, 1) << " MHz\n";
@@ -300,12 +325,12 @@ std::string SimStats::toText() const {
   }
   os << "kernels:\n";
   os << "  " << std::setw(5) << "id" << "  " << std::setw(12) << "start"
-     << std::setw(12) << "cycles" << std::setw(12) << "estimate"
-     << "  name (onnx nodes)\n";
+     << std::setw(12) << "cycles" << std::setw(12) << "by rules"
+     << std::setw(12) << "estimate" << "  name (onnx nodes)\n";
   for (const KernelStats &k : kernels) {
     os << "  " << std::setw(5) << k.id << "  " << std::setw(12) << k.startCycle
-       << std::setw(12) << k.cycles() << std::setw(12) << k.estimatedCycles
-       << "  " << k.name;
+       << std::setw(12) << k.cycles() << std::setw(12) << k.ruleCycles
+       << std::setw(12) << k.estimatedCycles << "  " << k.name;
     if (!k.onnxNodes.empty()) {
       os << " (";
       for (size_t i = 0; i < k.onnxNodes.size(); ++i)
@@ -366,6 +391,7 @@ Json kernelJson(const KernelStats &k) {
   j["busy_cycles"] = k.busyCycles;
   j["instrs"] = k.numInstrs;
   j["estimated_cycles"] = k.estimatedCycles;
+  j["rule_cycles"] = k.ruleCycles;
   return j;
 }
 
@@ -378,6 +404,7 @@ std::string SimStats::toJson() const {
   j["clock_hz"] = clockHz;
   j["total_cycles"] = totalCycles;
   j["declared_total_cycles"] = declaredTotalCycles;
+  j["rule_total_cycles"] = ruleTotalCycles;
   j["roofline_cycles"] = rooflineCycles;
   j["seconds"] = seconds;
   j["mapping"] = mapping;

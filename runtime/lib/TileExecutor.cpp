@@ -9,6 +9,7 @@
 #include "loom/Runtime/TileExecutor.h"
 
 #include <algorithm>
+#include <limits>
 #include <cstring>
 #include <optional>
 #include <unordered_map>
@@ -1332,6 +1333,67 @@ executeOnTile(const std::vector<ProgramOp> &ops,
     out.emplace(id, Block{box, crop(it->second, box)});
   }
   return out;
+}
+
+void checkTileOperands(
+    const std::vector<ProgramOp> &ops,
+    const std::function<const ProgramTensor &(int32_t)> &tensorOf,
+    const std::map<int32_t, Box> &held,
+    const std::map<int32_t, Box> &outputBoxes) {
+  std::map<int32_t, size_t> producer = producers(ops);
+  std::vector<Step> steps = planBackward(ops, tensorOf, outputBoxes);
+  std::map<int32_t, Block> blocks;
+  for (const auto &[id, box] : held)
+    blocks.emplace(id, Block{box, Tensor()});
+  checkCoverage(ops, steps, producer, tensorOf, blocks, outputBoxes);
+}
+
+TileWork tileWork(const std::vector<ProgramOp> &ops,
+                  const std::function<const ProgramTensor &(int32_t)> &tensorOf,
+                  const std::map<int32_t, Box> &outputBoxes) {
+  producers(ops);
+  std::vector<Step> steps = planBackward(ops, tensorOf, outputBoxes);
+  TileWork work;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Step &s = steps[i];
+    if (!s.run || s.resultBoxes.empty())
+      continue;
+    const ProgramOp &op = ops[i];
+    OpCost cost = opCost(op.name, s.operandShapes, s.resultShapes[0]);
+    const Box &out = s.resultBoxes[0];
+    auto add = [&](int64_t elements) {
+      int64_t ops = 0;
+      if (__builtin_mul_overflow(elements, cost.ops, &ops) ||
+          __builtin_add_overflow(work.vectorOps, ops, &work.vectorOps))
+        work.vectorOps = std::numeric_limits<int64_t>::max();
+    };
+    switch (cost.kind) {
+    case OpCost::Contraction:
+      if (s.operandShapes.size() < 2)
+        throw Error(describeOp(ops, i) + ": needs two operands");
+      if (op.name == "matmul") {
+        work.contractions.push_back(matmulContraction(
+            s.operandShapes[0], s.operandShapes[1], out.lo, out.hi));
+      } else {
+        auto g = op.attrs.find("group");
+        int64_t groups =
+            g != op.attrs.end() && !g->second.ints.empty() ? g->second.ints[0]
+                                                            : 1;
+        work.contractions.push_back(
+            convContraction(s.operandShapes[1], groups, out.lo, out.hi));
+      }
+      break;
+    case OpCost::PerOutput:
+      add(out.elements());
+      break;
+    case OpCost::PerInput:
+      add(s.operandBoxes.empty() ? 0 : s.operandBoxes[0].elements());
+      break;
+    case OpCost::DataMovement:
+      break;
+    }
+  }
+  return work;
 }
 
 } // namespace loom::rt

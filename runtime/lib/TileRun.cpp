@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "TileRun.h"
 
+#include "loom/Runtime/InstrTiming.h"
+
 #include "loom/Runtime/Progress.h"
 #include "loom/Runtime/TileExecutor.h"
 
@@ -19,13 +21,6 @@
 
 namespace loom::rt::detail {
 namespace {
-
-/// The box of its tensor that buffer `b` holds.
-Box boxOf(const Program &p, const ProgramBuffer &b) {
-  if (b.boxLo.empty())
-    return Box::whole(p.tensor(b.tensor).shape);
-  return Box{b.boxLo, b.boxHi};
-}
 
 /// Copies the elements of `region` (inside both blocks' boxes) from `src`
 /// into `dst`, one contiguous run at a time: the last dimension and every
@@ -220,7 +215,7 @@ void TileRunner::bind(const std::unordered_map<int32_t, Tensor> &inputs) {
       continue;
     Block whole{Box::whole(value->shape()), *value};
     for (size_t pos : positions) {
-      Box box = boxOf(p_, p_.buffers[pos]);
+      Box box = bufferBox(p_, p_.buffers[pos]);
       mem_[pos] = Block{box, crop(whole, box)};
     }
   }
@@ -233,7 +228,7 @@ const Block &TileRunner::readable(int32_t id, const std::string &where) const {
     const ProgramTensor &t = p_.tensor(b.tensor);
     throw Error(where + ": reads buffer " + std::to_string(id) + " (tensor " +
                 std::to_string(b.tensor) + " '" + t.name + "' " +
-                boxOf(p_, b).str() + ") before anything wrote it");
+                bufferBox(p_, b).str() + ") before anything wrote it");
   }
   return *mem_[static_cast<size_t>(pos)];
 }
@@ -242,7 +237,7 @@ Block &TileRunner::writable(int32_t id) {
   size_t pos = static_cast<size_t>(p_.bufferIndex(id));
   if (!mem_[pos]) {
     const ProgramBuffer &b = p_.buffer(id);
-    mem_[pos] = poisoned(p_.tensor(b.tensor).dtype, boxOf(p_, b));
+    mem_[pos] = poisoned(p_.tensor(b.tensor).dtype, bufferBox(p_, b));
   }
   return *mem_[pos];
 }
@@ -269,7 +264,7 @@ void TileRunner::runKernel(const ProgramInstr &in, TileWork &work) {
   std::map<int32_t, Box> outputBoxes;
   for (int32_t id : results) {
     const ProgramBuffer &b = p_.buffer(id);
-    Box box = boxOf(p_, b);
+    Box box = bufferBox(p_, b);
     auto [it, fresh] = outputBoxes.emplace(b.tensor, box);
     if (!fresh)
       it->second = it->second.unite(box);

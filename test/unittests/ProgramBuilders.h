@@ -15,6 +15,30 @@
 
 namespace loom::rt::testing {
 
+/// A target description for a hand-built program of a `rows` x `cols` grid
+/// with `sramBytes` a tile, whose rates are so high that every timing rule
+/// gives 1 cycle (docs/isa.md): tests of other checks set their durations
+/// freely. The loader requires one matching the program's grid and SRAM.
+inline std::string fastTargetJson(int64_t rows, int64_t cols,
+                                  int64_t sramBytes) {
+  return R"({"name": "test-chip", "description": "unit tests",
+  "chip": {"name": "test", "clock_hz": 1.0e9,
+    "tiles": {"rows": )" +
+         std::to_string(rows) + R"(, "cols": )" + std::to_string(cols) +
+         R"(},
+    "tile": {
+      "matrix": {"macs_per_cycle": {"fp32": 1000000000, "bf16": 1000000000},
+                 "block": {"m": 1, "n": 1, "k": 1}, "latency_cycles": 0},
+      "vector": {"lanes": 1000000000, "latency_cycles": 0},
+      "sram": {"bytes": )" +
+         std::to_string(sramBytes) + R"(, "bytes_per_cycle": 1.0e12}},
+    "mesh": {"link_bytes_per_cycle": 1.0e12, "hop_latency_cycles": 0}},
+  "system": {"chips": 4, "chips_per_node": 4, "nodes_per_rack": 1,
+    "links": {"per_chip": 4, "bytes_per_second": 1.0e12,
+              "latency_seconds": 1.0e-6, "topology": "ring"},
+    "power_watts_per_chip": 10}})";
+}
+
 /// A tensor; with `data`, an f32 constant holding it.
 inline ProgramTensor tensor(int32_t id, std::string name, Shape shape,
                             TensorKind kind, std::vector<float> data = {}) {
@@ -209,6 +233,9 @@ inline Program largeTwoChipProgram(int64_t rounds) {
       p.links.push_back({t, t, dest(t)});
   p.links.push_back(chipLink(1000, 0, 1, kPerChip));
   p.links.push_back(chipLink(1001, 1, 0, kPerChip));
+  // Fast enough for the 10-cycle instrs below (rule link.chip).
+  p.links[p.links.size() - 2].bytesPerCycle = 64;
+  p.links.back().bytesPerCycle = 64;
   int32_t nextInstr = 0, nextBuffer = 0;
   for (int64_t r = 0; r < rounds; ++r) {
     int64_t base = r * 100;

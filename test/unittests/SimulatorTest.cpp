@@ -104,9 +104,13 @@ std::vector<uint8_t> emit(const Program &p, bool sortInstrs = true) {
     links.push_back(fbp::CreateLink(b, l.id, l.fromTile, l.toTile, l.chipLink,
                                     l.fromChip, l.toChip, l.bytesPerCycle,
                                     l.latencyCycles));
+  const std::string targetJson =
+      p.targetJson.empty()
+          ? fastTargetJson(p.tileRows, p.tileCols, p.sramBytesPerTile)
+          : p.targetJson;
   auto root = fbp::CreateProgramDirect(
       b, p.version, p.model.c_str(), p.targetName.c_str(),
-      p.targetJson.c_str(), p.tileRows, p.tileCols, p.sramBytesPerTile,
+      targetJson.c_str(), p.tileRows, p.tileCols, p.sramBytesPerTile,
       p.clockHz, &tensors, &p.inputs, &p.outputs, &kernels, &instrs, &buffers,
       &links, p.totalCycles, p.sramPeakBytes, p.sramLowerBoundBytes,
       p.rooflineCycles, p.mapping.c_str(), p.pipelineGroups,

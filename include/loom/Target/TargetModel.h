@@ -61,6 +61,9 @@ public:
   /// The directory preset names resolve in: $LOOM_TARGETS_DIR if set, else
   /// the source tree's targets/ directory fixed at build time.
   static std::string presetsDir();
+  /// The JSON text of the preset or file `nameOrPath` resolves to, as a
+  /// program file carries it (target_json); empty if it cannot be read.
+  static std::string fileText(const std::string &nameOrPath);
   /// Names of the presets in presetsDir(), sorted.
   static std::vector<std::string> presetNames();
   /// True if `nameOrPath` would be looked up as a preset name.

@@ -23,8 +23,11 @@ namespace loom {
 
 /// Verifies the schedule of `module` for `target`; emits one error per
 /// violation (at most `maxViolations`) and returns failure if any.
+/// `targetJson` is the target's JSON text, which the program carries and
+/// whose chip the instructions' timing rules read.
 mlir::LogicalResult verifyModuleSchedule(mlir::ModuleOp module,
                                          const TargetModel &target,
+                                         const std::string &targetJson,
                                          size_t maxViolations = 8);
 
 /// The pass, with its `target` option.

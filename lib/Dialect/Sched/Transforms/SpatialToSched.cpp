@@ -10,7 +10,9 @@
 #include "loom/Dialect/Sched/Transforms/ReservationTable.h"
 #include "loom/Dialect/Sched/Transforms/SramAllocator.h"
 #include "loom/Dialect/Spatial/IR/Spatial.h"
+#include "loom/Dialect/Spatial/Transforms/Decompose.h"
 #include "loom/Dialect/Spatial/Transforms/KernelCost.h"
+#include "loom/Runtime/Isa.h"
 #include "loom/Target/ChipNetwork.h"
 #include "loom/Target/CostModel.h"
 
@@ -81,8 +83,20 @@ std::vector<int64_t> boxAttr(const spatial::ShardBox &box) {
   return v;
 }
 
-int64_t ceilDiv(int64_t a, double rate) {
-  return rate > 0 ? static_cast<int64_t>(std::ceil(double(a) / rate)) : 0;
+/// Bytes of `v` (as stored) that chip-local tile `local` holds under its
+/// placement: the box of the tile's part, 0 off its region.
+int64_t bytesOnTile(Value v, int64_t local, int64_t gridCols) {
+  std::optional<Placement> p = spatial::placementOf(v);
+  if (!p)
+    return 0;
+  const spatial::TileRegion &r = p->region;
+  int64_t row = local / gridCols, col = local % gridCols;
+  if (row < r.row || row >= r.row + r.rows || col < r.col ||
+      col >= r.col + r.cols)
+    return 0;
+  int64_t index = (row - r.row) * r.cols + (col - r.col);
+  return spatial::placementBox(shapeOf(v), *p, index).elements() *
+         elemBytesOf(v);
 }
 
 /// The kernel a value's SRAM is charged to: its producer, or for weights,
@@ -277,9 +291,6 @@ void SpatialToSchedPass::runOnOperation() {
   };
   const double linkRate =
       target->hasMesh() ? target->desc().chip.mesh->linkBytesPerCycle : 0;
-  const int64_t hopLatency =
-      target->hasMesh() ? target->desc().chip.mesh->hopLatencyCycles : 0;
-  const double sramRate = target->desc().chip.tile.sram.bytesPerCycle;
   auto unitResource = [&](int64_t tile, int unit) { return 3 * tile + unit; };
   auto linkResource = [&](int64_t chip, int64_t link) {
     return 3 * tiles + chip * meshLinks + link;
@@ -359,22 +370,38 @@ void SpatialToSchedPass::runOnOperation() {
       const char *unit = unitIndex == 0   ? "matrix"
                          : unitIndex == 2 ? "dma"
                                           : "vector";
-      // The epilogue streams through the vector unit as the matrix unit
-      // produces outputs: it needs only its own vector cycles of the
-      // kernel's run (reserved from its start).
-      const int64_t epilogueCycles =
-          epilogue ? std::min<int64_t>(
-                         kernel.getCycles(),
-                         model.epilogueCycles(*desc, region.tiles()))
-                   : 0;
+      // Every tile's instrs last what the ISA's timing rules give for the
+      // part of the kernel it computes (rt::tileWorkOf: its result boxes
+      // propagated through the body); the epilogue streams through the
+      // vector unit beside the matrix unit (reserved from its start).
+      std::vector<Placement> resultPlacements;
+      for (Value v : kernel.getResults())
+        resultPlacements.push_back(
+            spatial::placementOf(v).value_or(Placement{region, -1, 0}));
+      std::optional<rt::NumericFormat> format =
+          rt::kernelPrecisionFormat(kernel.getPrecision());
       std::vector<InstrRecord> instrs;
       for (int64_t i = 0; i < region.tiles(); ++i) {
-        int64_t tile = globalTile(kernel.getChip(), region.tileIndex(i, gridCols));
+        const int64_t local = region.tileIndex(i, gridCols);
+        int64_t tile = globalTile(kernel.getChip(), local);
+        rt::TileWork work = spatial::tileWorkOf(
+            kernel.getBody().front(), resultPlacements, region, i);
+        for (Value v : kernel.getInputs())
+          work.sramBytes += bytesOnTile(v, local, gridCols);
+        for (Value v : kernel.getResults())
+          work.sramBytes += bytesOnTile(v, local, gridCols);
+        const rt::TileDesc &tileDesc = target->desc().chip.tile;
         InstrRecord r;
         r.unit = unit;
         r.resource = unitResource(tile, unitIndex);
         r.kernel = kernel.getId();
-        r.duration = kernel.getCycles();
+        r.duration =
+            unitIndex == 0
+                ? rt::matrixInstrCycles(tileDesc,
+                                        format.value_or(rt::NumericFormat::F32),
+                                        work)
+            : unitIndex == 2 ? rt::dmaKernelInstrCycles(tileDesc, work)
+                             : rt::vectorInstrCycles(tileDesc, work);
         r.tile = tile;
         r.reads.assign(kernel.getInputs().begin(), kernel.getInputs().end());
         // The matrix unit produces the results (an epilogue's vector instr
@@ -385,7 +412,7 @@ void SpatialToSchedPass::runOnOperation() {
           InstrRecord v = r;
           v.unit = "vector";
           v.resource = unitResource(tile, 1);
-          v.duration = epilogueCycles;
+          v.duration = rt::epilogueInstrCycles(tileDesc, work);
           v.reads.clear();
           v.writes.assign(kernel.getResults().begin(),
                           kernel.getResults().end());
@@ -453,16 +480,16 @@ void SpatialToSchedPass::runOnOperation() {
         const ChipNetwork::Timing timing = net.timing(route, total);
         const double rate = timing.bytesPerCycle;
         const int64_t latency = timing.latencyCycles;
-        // The tile's injection rate: its mesh link's (its SRAM's without a
-        // mesh); a slower route holds its links, not the DMA.
-        const double inject = linkRate > 0 ? linkRate : sramRate;
+        // Each tile injects at its mesh link's rate (its SRAM's without a
+        // mesh: rule transfer.chip); a slower route holds its links, not
+        // the DMA.
         std::vector<InstrRecord> instrs;
         for (const auto &[tile, bytes] : sent) {
           InstrRecord r;
           r.unit = "dma";
           r.resource = unitResource(tile, 2);
           r.bytes = bytes;
-          r.duration = std::max<int64_t>(1, ceilDiv(bytes, inject));
+          r.duration = rt::chipInjectCycles(target->desc().chip, bytes);
           r.tile = tile;
           r.reads = {transfer.getSource()};
           r.writes = {transfer.getResult()};
@@ -474,7 +501,7 @@ void SpatialToSchedPass::runOnOperation() {
           r.unit = "chip_link";
           r.resource = chipLinkResource(l);
           r.bytes = total;
-          r.duration = std::max<int64_t>(1, ceilDiv(total, rate));
+          r.duration = rt::chipLinkCycles(rate, total);
           r.latency = latency;
           r.reads = {transfer.getSource()};
           r.writes = {transfer.getResult()};
@@ -511,15 +538,14 @@ void SpatialToSchedPass::runOnOperation() {
             << " bytes must cross " << describeLink(mesh, linkBytes.begin()->first);
         return signalPassFailure();
       }
-      int64_t latency = hopLatency * transfer.getHops();
       std::vector<InstrRecord> instrs;
       for (const auto &[tile, bytes] : sent) {
         InstrRecord r;
         r.unit = "dma";
         r.resource = unitResource(tile, 2);
         r.bytes = bytes;
-        r.duration =
-            ceilDiv(bytes, remote[tile] ? linkRate : sramRate) + latency;
+        r.duration = rt::meshTransferCycles(
+            target->desc().chip, bytes, transfer.getHops(), remote[tile]);
         r.tile = tile;
         r.reads = {transfer.getSource()};
         r.writes = {transfer.getResult()};
@@ -531,7 +557,8 @@ void SpatialToSchedPass::runOnOperation() {
         r.unit = "link";
         r.resource = linkResource(fromChip, link);
         r.bytes = bytes;
-        r.duration = ceilDiv(bytes, linkRate) + latency;
+        r.duration = rt::meshLinkCycles(target->desc().chip, bytes,
+                                        transfer.getHops());
         // What it carries: the source shards it reads from, the result
         // shards it delivers to, so its timing is tied to the data.
         r.reads = {transfer.getSource()};

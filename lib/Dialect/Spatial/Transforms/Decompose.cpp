@@ -271,4 +271,92 @@ Decomposition decomposeKernel(Block &body, const TileRegion &region,
   return *best;
 }
 
+rt::TileWork tileWorkOf(Block &body, const std::vector<Placement> &results,
+                        const TileRegion &region, int64_t index) {
+  rt::TileWork work;
+  Operation *yield = body.getTerminator();
+  const int64_t tiles = region.tiles();
+  llvm::DenseMap<Value, TileSplit> need;
+  bool any = false;
+  for (auto [i, v] : llvm::enumerate(yield->getOperands())) {
+    if (i >= results.size())
+      break;
+    const Placement &p = results[i];
+    std::vector<int64_t> shape = detail::shapeOfValue(v);
+    TileSplit s;
+    if (p.shardDim == kReplicated) {
+      s = TileSplit::whole();
+    } else if (p.shardDim < 0 || tiles <= 1) {
+      // On the first tile only.
+      if (index != 0)
+        continue;
+      s = TileSplit::whole();
+    } else {
+      int64_t size = shape[p.shardDim];
+      s = TileSplit::along(p.shardDim,
+                           p.block > 0 ? p.block : (size + tiles - 1) / tiles,
+                           p.haloLo, p.haloHi);
+    }
+    need[v] = mergeSplits(need.lookup(v), s);
+    any = true;
+  }
+  if (!any)
+    return work;
+  std::vector<std::vector<TileSplit>> operandNeeds;
+  std::vector<Operation *> ops;
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    std::vector<TileSplit> res;
+    for (Value r : op.getResults())
+      res.push_back(need.lookup(r));
+    std::vector<TileSplit> operands = operandSplits(&op, res);
+    for (auto [v, s] : llvm::zip(op.getOperands(), operands))
+      need[v] = mergeSplits(need.lookup(v), s);
+    ops.push_back(&op);
+    operandNeeds.push_back(std::move(operands));
+  }
+  auto boxOn = [&](Value v, const TileSplit &s) {
+    std::vector<int64_t> shape = detail::shapeOfValue(v);
+    return placementBox(shape, placementFor(s, shape, region, 0), index);
+  };
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Operation *op = ops[i];
+    if (op->getNumResults() == 0)
+      continue;
+    TileSplit s = need.lookup(op->getResult(0));
+    if (!s.needed())
+      continue;
+    ShardBox box = boxOn(op->getResult(0), s);
+    if (box.elements() == 0)
+      continue;
+    StringRef name = op->getName().getStringRef();
+    name.consume_front("graph.");
+    std::vector<std::vector<int64_t>> operandShapes;
+    for (Value v : op->getOperands())
+      operandShapes.push_back(detail::shapeOfValue(v));
+    std::vector<int64_t> resultShape = detail::shapeOfValue(op->getResult(0));
+    rt::OpCost cost = rt::opCost(name, operandShapes, resultShape);
+    switch (cost.kind) {
+    case rt::OpCost::Contraction:
+      if (auto conv = dyn_cast<graph::ConvOp>(op))
+        work.contractions.push_back(rt::convContraction(
+            operandShapes[1], conv.getGroup(), box.lo, box.hi));
+      else
+        work.contractions.push_back(rt::matmulContraction(
+            operandShapes[0], operandShapes[1], box.lo, box.hi));
+      break;
+    case rt::OpCost::PerOutput:
+      work.vectorOps += box.elements() * cost.ops;
+      break;
+    case rt::OpCost::PerInput:
+      if (!operandNeeds[i].empty() && operandNeeds[i][0].needed())
+        work.vectorOps +=
+            boxOn(op->getOperand(0), operandNeeds[i][0]).elements() * cost.ops;
+      break;
+    case rt::OpCost::DataMovement:
+      break;
+    }
+  }
+  return work;
+}
+
 } // namespace loom::spatial

@@ -38,10 +38,12 @@
 #define LOOM_RUNTIME_PROGRAM_H
 
 #include "loom/Runtime/OpExecutor.h"
+#include "loom/Runtime/TargetDesc.h"
 #include "loom/Runtime/Tensor.h"
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -183,6 +185,9 @@ struct ProgramLink {
   /// Chip links: the bundle's bandwidth and wire latency.
   double bytesPerCycle = 0;
   int64_t latencyCycles = 0;
+  /// Under adaptive routing: the rate of the non-minimal alternative a
+  /// large transfer may take instead (0: none).
+  double adaptiveBytesPerCycle = 0;
 };
 
 class Program {
@@ -197,6 +202,10 @@ public:
   std::string path;
   int32_t version = kProgramVersion;
   std::string model, targetName, targetJson;
+  /// The chip of the target, parsed and validated from targetJson at load
+  /// (the loader refuses a program without one): the fields the ISA's
+  /// timing rules read (Isa.h). Absent only in a program built in code.
+  std::optional<ChipDesc> chip;
   /// The tile grid of one chip.
   int32_t tileRows = 1, tileCols = 1;
   int64_t sramBytesPerTile = 0;

@@ -33,7 +33,16 @@
 //     iterations: each buffer's footprint (all copies) is taken over its
 //     lifetime modulo II (always, when it lives II cycles or more, and for
 //     resident buffers);
-//  9. no instr ends after the program's total_cycles (its stated latency).
+//  9. no instr ends after the program's total_cycles (its stated latency);
+// 10. every kernel instr reads, on its tile, what its ops need of the
+//     kernel's inputs for the boxes it writes (re-derived from the ops by
+//     rt::checkTileOperands: a convolution's rows with their halo, a
+//     matmul's whole K);
+// 11. every instr lasts at least its timing rule's cycles for the shape
+//     re-derived from the program (InstrTiming.h: the kernel's ops on the
+//     boxes it writes, the bytes of the boxes a transfer moves), and a
+//     transfer's instr says it carries at least those bytes (skipped for a
+//     program built in code without a target chip; a loaded one has one).
 // Checks run in that order; violations are named by instr, buffer, kernel
 // and ONNX node, tiles as "tile 5 (1,1)" (row, column) or, in a multi-chip
 // program, "tile 5 (chip 1, 0,1)" (chip, then row and column on it), and
@@ -62,10 +71,12 @@ enum class ViolationKind {
   BufferCopies,
   SramOverlap,
   Latency,
+  DataFlow,
+  Timing,
 };
 /// "deadlock", "dependency", "data-arrival", "locality", "liveness",
 /// "resource-conflict", "sram-bounds", "buffer-copies", "sram-overlap",
-/// "latency".
+/// "latency", "data-flow", "timing".
 const char *violationKindName(ViolationKind kind);
 
 struct Violation {

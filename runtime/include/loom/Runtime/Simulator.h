@@ -56,6 +56,10 @@ struct KernelStats {
   int64_t numInstrs = 0;
   /// The cost model's estimate, from the program.
   int64_t estimatedCycles = 0;
+  /// First instr start to the last end its instrs' timing rules give
+  /// (InstrTiming.h, re-derived from the program: at most cycles() in a
+  /// program the verifier accepts); 0 for a program without a chip.
+  int64_t ruleCycles = 0;
 };
 
 struct LinkStats {
@@ -82,6 +86,9 @@ struct SimStats {
   double clockHz = 0;
   /// The end of the last instr.
   int64_t totalCycles = 0;
+  /// The last end (arrival) the instrs' timing rules give when each starts
+  /// at its scheduled cycle; 0 for a program without a chip.
+  int64_t ruleTotalCycles = 0;
   /// What the program says (total_cycles, sram_peak_bytes); reported beside
   /// the simulated figures.
   int64_t declaredTotalCycles = 0, declaredSramPeakBytes = 0;

@@ -45,6 +45,7 @@
 #ifndef LOOM_RUNTIME_TILEEXECUTOR_H
 #define LOOM_RUNTIME_TILEEXECUTOR_H
 
+#include "loom/Runtime/Isa.h"
 #include "loom/Runtime/OpExecutor.h"
 #include "loom/Runtime/Program.h"
 #include "loom/Runtime/Tensor.h"
@@ -133,6 +134,28 @@ executeOnTile(const std::vector<ProgramOp> &ops,
               const std::map<int32_t, Block> &inputs,
               const std::map<int32_t, Box> &outputBoxes, ExecMode mode,
               const FastOptions &fast = {});
+
+/// Checks, without values, that a tile holding the boxes `held` (tensor id
+/// -> box) of a kernel's inputs can compute `outputBoxes`: the check
+/// executeOnTile makes before it runs an op. Throws Error naming the op,
+/// the tensor and the rows that are missing.
+void checkTileOperands(
+    const std::vector<ProgramOp> &ops,
+    const std::function<const ProgramTensor &(int32_t)> &tensorOf,
+    const std::map<int32_t, Box> &held,
+    const std::map<int32_t, Box> &outputBoxes);
+
+/// The work of computing `outputBoxes` (tensor id -> box) of a kernel's
+/// values on one tile, for the ISA's timing rules (Isa.h): each op the
+/// outputs need, by the backward propagation executeOnTile runs, costs
+/// opCost over the result box it must produce (a contraction from that box,
+/// a reduction or pooling over the box of its input it reads). An op
+/// without a block rule runs whole in the simulator, but the tile's share
+/// of its work is still the box it produces. `sramBytes` is left 0 (the
+/// instruction's buffers give it). Throws Error as executeOnTile does.
+TileWork tileWork(const std::vector<ProgramOp> &ops,
+                  const std::function<const ProgramTensor &(int32_t)> &tensorOf,
+                  const std::map<int32_t, Box> &outputBoxes);
 
 } // namespace loom::rt
 

@@ -23,6 +23,7 @@
 #define LOOM_DIALECT_SPATIAL_TRANSFORMS_DECOMPOSE_H
 
 #include "loom/Dialect/Spatial/IR/Placement.h"
+#include "loom/Runtime/Isa.h"
 
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Operation.h"
@@ -120,6 +121,18 @@ Decomposition decomposeKernel(mlir::Block &body, const TileRegion &region,
 /// shard when the split is the default block without halo).
 Placement placementFor(const TileSplit &s, const std::vector<int64_t> &shape,
                        const TileRegion &region, int64_t chip);
+
+/// What tile `index` of `region` computes of the kernel `body` whose
+/// results are placed as `results`, for the ISA's timing rules
+/// (runtime/include/loom/Runtime/Isa.h): the splits are propagated back
+/// from the results' placements, and every needed op costs rt::opCost on
+/// the box of its result the tile produces (a contraction from that box, a
+/// reduction or pooling over its operand's box). An unsharded result is
+/// computed on the region's first tile; a replicated one on every tile.
+/// `sramBytes` is left 0.
+rt::TileWork tileWorkOf(mlir::Block &body,
+                        const std::vector<Placement> &results,
+                        const TileRegion &region, int64_t index);
 
 } // namespace loom::spatial
 

@@ -1,0 +1,65 @@
+//===- InstrTiming.h - Each instruction's timing rule, re-derived -*- C++ -*-===//
+//
+// The cycles the ISA's timing rules (Isa.h) give every instruction of a
+// loaded program, from the program alone: the target's chip (target_json),
+// the kernel's ops, the boxes of the buffers each instruction reads and
+// writes, and the tiles and links it names. Nothing the scheduler wrote to
+// describe its own reasoning is read (not an instruction's duration, not
+// its bytes, not a kernel's estimate), so the schedule verifier and the
+// simulator check the scheduler's durations against an independent
+// derivation:
+//  - a kernel's instruction: the work of the boxes it writes (tileWork) on
+//    its unit (kernel.matrix, kernel.epilogue for a Vector instruction
+//    beside a Matrix one of the same kernel and tile, kernel.vector,
+//    kernel.dma), its SRAM bytes those of the buffers it reads and writes;
+//  - a transfer's DMA instruction: the bytes of its source buffer's box
+//    that each buffer it writes holds, summed (its copies); within a chip
+//    transfer.mesh, over the longest XY route (columns first, then rows)
+//    to a tile it writes; across chips transfer.chip;
+//  - a mesh link: the copies of the transfer's DMA instrs (each from the
+//    buffer it reads into a buffer it writes, their boxes' overlap) between
+//    a buffer the link reads and one it writes whose XY route crosses the
+//    link, summed; link.mesh over the longest such route;
+//  - a chip link: those copies between a buffer it reads and one it writes
+//    on another chip, summed; link.chip at the link's own rate.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_RUNTIME_INSTRTIMING_H
+#define LOOM_RUNTIME_INSTRTIMING_H
+
+#include "loom/Runtime/Program.h"
+#include "loom/Runtime/TileExecutor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace loom::rt {
+
+/// The box of its tensor that buffer `b` holds (the whole tensor when its
+/// box is empty).
+Box bufferBox(const Program &p, const ProgramBuffer &b);
+
+/// Bytes of `elements` elements of tensor `t` as stored (its storage
+/// format when narrower than its dtype).
+int64_t storedBytes(const ProgramTensor &t, int64_t elements);
+
+struct InstrTiming {
+  /// The rule's cycles: the least duration the instruction may have.
+  int64_t cycles = 0;
+  /// The bytes it moves (DMA of a transfer, links), re-derived; 0 for a
+  /// kernel's instruction.
+  int64_t bytes = 0;
+  /// The rule and the shape it was applied to, for messages:
+  /// "kernel.matrix: 1 contraction (1 x 64x64x147), 81920 SRAM bytes".
+  std::string rule;
+};
+
+/// The timing of every instruction of `p`, by position in p.instrs.
+/// Throws Error if the program carries no chip (built in code without
+/// one) or a kernel's ops cannot be propagated (naming the instruction).
+std::vector<InstrTiming> instrTimings(const Program &p);
+
+} // namespace loom::rt
+
+#endif // LOOM_RUNTIME_INSTRTIMING_H
