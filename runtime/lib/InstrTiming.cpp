@@ -259,7 +259,7 @@ private:
     std::set<int32_t> writes(in.writes.begin(), in.writes.end());
     int64_t hops = 0;
     // The DMA copies between the buffers it joins whose XY route crosses it.
-    for (const Flow &f : flows())
+    for (const Flow &f : flowsInto(in.writes))
       if (reads.count(f.from) && writes.count(f.to)) {
         const ProgramBuffer &rb = buf(f.from), &wb = buf(f.to);
         if (!routeCrosses(p_, rb.tile, wb.tile, l.fromTile, l.toTile))
@@ -278,7 +278,7 @@ private:
     const ProgramLink &l = link(in.resource);
     std::set<int32_t> reads(in.reads.begin(), in.reads.end());
     std::set<int32_t> writes(in.writes.begin(), in.writes.end());
-    for (const Flow &f : flows())
+    for (const Flow &f : flowsInto(in.writes))
       if (reads.count(f.from) && writes.count(f.to) &&
           p_.chipOf(buf(f.from).tile) != p_.chipOf(buf(f.to).tile))
         addSat(t.bytes, f.bytes);
@@ -297,8 +297,9 @@ private:
     int32_t from = 0, to = 0;
     int64_t bytes = 0;
   };
-  /// Every copy of every transfer DMA instr (computed once).
-  const std::vector<Flow> &flows() {
+  /// The copies of transfer DMA instrs into the buffers `writes` (each
+  /// buffer once), from an index of every copy by destination built once.
+  std::vector<Flow> flowsInto(const std::vector<int32_t> &writes) {
     if (!flowsDone_) {
       flowsDone_ = true;
       for (const ProgramInstr &in : p_.instrs) {
@@ -307,10 +308,16 @@ private:
         for (int32_t w : in.writes)
           for (int32_t r : in.reads)
             if (int64_t b = overlapBytes(buf(r), buf(w)); b > 0)
-              flows_.push_back({r, w, b});
+              flows_[w].push_back({r, w, b});
       }
     }
-    return flows_;
+    std::vector<Flow> out;
+    std::set<int32_t> seen;
+    for (int32_t w : writes)
+      if (seen.insert(w).second)
+        if (auto it = flows_.find(w); it != flows_.end())
+          out.insert(out.end(), it->second.begin(), it->second.end());
+    return out;
   }
 
   const Program &p_;
@@ -319,7 +326,7 @@ private:
       linkPos_;
   std::set<std::pair<int32_t, int32_t>> matrixOn_; // (kernel, tile)
   std::map<std::pair<int32_t, int32_t>, TileWork> works_;
-  std::vector<Flow> flows_;
+  std::unordered_map<int32_t, std::vector<Flow>> flows_; // by destination
   bool flowsDone_ = false;
 };
 

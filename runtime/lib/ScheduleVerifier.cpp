@@ -55,6 +55,31 @@ namespace {
 
 constexpr int kTileUnits = 3; // matrix, vector, dma per tile
 
+/// The parts of `a` outside `b`: at most 2 x rank boxes (one slab below
+/// and one above `b` in each dimension, the rest cut down as it goes).
+std::vector<Box> subtractBox(const Box &a, const Box &b) {
+  Box cut = a.intersect(b);
+  if (cut.empty())
+    return {a};
+  std::vector<Box> out;
+  Box rest = a;
+  for (size_t d = 0; d < a.rank(); ++d) {
+    if (rest.lo[d] < cut.lo[d]) {
+      Box below = rest;
+      below.hi[d] = cut.lo[d];
+      out.push_back(below);
+    }
+    if (cut.hi[d] < rest.hi[d]) {
+      Box above = rest;
+      above.lo[d] = cut.hi[d];
+      out.push_back(above);
+    }
+    rest.lo[d] = cut.lo[d];
+    rest.hi[d] = cut.hi[d];
+  }
+  return out;
+}
+
 /// The pieces of [start, end) on the circle of `period` (or the line when
 /// `period` is 0): up to two [lo, hi) intervals.
 std::vector<std::pair<int64_t, int64_t>> piecesOf(int64_t start, int64_t end,
@@ -137,6 +162,7 @@ public:
                        &Verifier::checkResources, &Verifier::checkSramBounds,
                        &Verifier::checkCopies, &Verifier::checkSramOverlap,
                        &Verifier::checkLatency, &Verifier::checkDataFlow,
+                       &Verifier::checkWrittenCoverage,
                        &Verifier::checkTiming}) {
       (this->*check)();
       if (full())
@@ -696,6 +722,73 @@ private:
     }
   }
 
+  /// Every byte read of a computed tensor's buffer was written there: the
+  /// boxes its writers put in it (a kernel's instr its whole box, a
+  /// transfer's DMA the overlap of the buffer it reads) cover the buffer's
+  /// box. (A buffer several DMAs fill, as a K split's partial sums, is
+  /// not complete because one of them writes it.)
+  void checkWrittenCoverage() {
+    auto boxOf = [&](const ProgramBuffer &b) -> std::optional<Box> {
+      if (!b.boxLo.empty())
+        return Box{b.boxLo, b.boxHi};
+      auto t = find(tensorPos_, b.tensor);
+      if (!t)
+        return std::nullopt;
+      return Box::whole(p_.tensors[*t].shape);
+    };
+    std::vector<bool> read(p_.buffers.size(), false);
+    for (const ProgramInstr &in : p_.instrs)
+      for (int32_t b : in.reads)
+        if (auto pos = find(bufferPos_, b))
+          read[*pos] = true;
+    for (size_t bp = 0; bp < p_.buffers.size() && !full(); ++bp) {
+      const ProgramBuffer &b = p_.buffers[bp];
+      auto t = find(tensorPos_, b.tensor);
+      if (!read[bp] || b.resident || writers_[bp].empty() || !t ||
+          (p_.tensors[*t].kind != TensorKind::Intermediate &&
+           p_.tensors[*t].kind != TensorKind::Output))
+        continue;
+      std::optional<Box> want = boxOf(b);
+      if (!want)
+        continue;
+      std::vector<Box> missing = {*want};
+      for (size_t w : writers_[bp]) {
+        const ProgramInstr &in = p_.instrs[w];
+        if (isLinkUnit(in.unit))
+          continue;
+        std::vector<Box> written;
+        if (in.kernel >= 0) {
+          written.push_back(*want);
+        } else {
+          for (int32_t r : in.reads)
+            if (auto rp = find(bufferPos_, r);
+                rp && p_.buffers[*rp].tensor == b.tensor)
+              if (std::optional<Box> rb = boxOf(p_.buffers[*rp]))
+                written.push_back(rb->intersect(*want));
+        }
+        for (const Box &wb : written) {
+          std::vector<Box> next;
+          for (const Box &m : missing)
+            for (Box &piece : subtractBox(m, wb))
+              next.push_back(std::move(piece));
+          missing = std::move(next);
+          // Pathological fragmentation: stop refining, report what is left.
+          if (missing.size() > 4096)
+            break;
+        }
+        if (missing.empty())
+          break;
+      }
+      if (!missing.empty())
+        add(ViolationKind::DataFlow,
+            buffer(bp) + " is read but " + missing.front().str() +
+                " of its box " + want->str() +
+                " is written by no instr (its writers: " +
+                std::to_string(writers_[bp].size()) + ")",
+            -1, b.id);
+    }
+  }
+
   /// Every instr lasts at least what its timing rule gives for the shape
   /// re-derived from the program (InstrTiming.h), and a transfer's instr
   /// says it carries at least the bytes its buffers derive. A program
@@ -718,6 +811,12 @@ private:
             instr(in) + " lasts " + std::to_string(in.duration) +
                 " cycles, less than the " + std::to_string(t.cycles) +
                 " its timing rule gives (" + t.rule + ")",
+            in.id);
+      else if (in.unit == Unit::MeshLink && in.bytes > 0 && t.bytes == 0)
+        add(ViolationKind::Timing,
+            instr(in) + " says it carries " + std::to_string(in.bytes) +
+                " bytes, but no copy of its transfer routes across it (XY, "
+                "columns first)",
             in.id);
       else if (in.kernel < 0 && in.bytes < t.bytes)
         add(ViolationKind::Timing,

@@ -186,7 +186,9 @@ Program matmulAdd(const std::string &precision = "fp32") {
       instr(1, 0, Unit::Matrix, 0, 10, 20, {0}, {0, 1}, {2}),
       instr(2, 0, Unit::Vector, 0, 30, 10, {1}, {2, 5}, {3}),
       instr(3, -1, Unit::MeshLink, 0, 40, 8, {2}, {3}, {4}, 16),
-      instr(4, 0, Unit::Vector, 1, 48, 4, {3}, {4}, {}),
+      instr(4, 0, Unit::Vector, 1, 48, 4, {3, 9}, {4}, {}),
+      // The DMA that moves y's bytes (the link only carries them).
+      instr(9, -1, Unit::Dma, 0, 40, 8, {2}, {3}, {4}, 16),
   };
   p.totalCycles = 52;
   p.sramPeakBytes = 64;
@@ -294,7 +296,7 @@ TEST(Simulator, Stats) {
   EXPECT_EQ(s.units[0].busyCycles, 20);
   EXPECT_DOUBLE_EQ(s.units[0].utilisation, 20.0 / (52 * 2));
   EXPECT_EQ(s.units[1].busyCycles, 14);
-  EXPECT_EQ(s.units[2].busyCycles, 10);
+  EXPECT_EQ(s.units[2].busyCycles, 18);
   EXPECT_EQ(s.units[3].count, 2);
   EXPECT_DOUBLE_EQ(s.units[3].utilisation, 8.0 / (52 * 2));
   // One chip: no chip links, no per-chip figures.
@@ -314,7 +316,7 @@ TEST(Simulator, Stats) {
   EXPECT_EQ(s.links[0].bytes, 16);
   EXPECT_EQ(s.links[1].bytes, 0);
   EXPECT_EQ(s.maxLinkBytes, 16);
-  EXPECT_EQ(s.dmaBytes, 48);
+  EXPECT_EQ(s.dmaBytes, 64);
   ASSERT_EQ(s.kernels.size(), 1u);
   EXPECT_EQ(s.kernels[0].startCycle, 0);
   EXPECT_EQ(s.kernels[0].cycles(), 52);
@@ -480,8 +482,10 @@ TEST(ScheduleCheck, DoubleBookedLink) {
   EXPECT_HAS(err, "instr 5");
   EXPECT_HAS(err, "instr 3");
   EXPECT_HAS(err, "overlap on the mesh link 0 (tile 0 -> tile 1)");
-  // The reverse link is a different resource.
+  // The reverse link is a different resource (the instr carries no bytes:
+  // none of a transfer's copies routes over it).
   p.instrs.back().resource = 1;
+  p.instrs.back().bytes = 0;
   EXPECT_EQ(scheduleError(p), "");
 }
 
@@ -759,7 +763,7 @@ TEST(Trace, EventsAreComplete) {
       EXPECT_TRUE(e["args"].contains("bytes"));
     }
   }
-  EXPECT_EQ(complete, 5);
+  EXPECT_EQ(complete, 6);
   // 2 tiles x 3 units + 2 links, each named.
   EXPECT_EQ(threadNames.size(), 8u);
   EXPECT_EQ(threadNames[0], "tile 0 (0,0) matrix");
@@ -1134,12 +1138,23 @@ TEST(Simulator, TileProgramsReportWhatNoInstrWrote) {
   EXPECT_HAS(err, "instr 5 of kernel 1 'add'");
   EXPECT_HAS(err, "reads buffer 3 (tensor 3 'h'");
   EXPECT_HAS(err, "before anything wrote it");
-  // Dropping the matmul leaves the output with elements no tile wrote.
+  // Dropping the matmul leaves its result unwritten: the DMA that moves it
+  // to tile 1 says so.
   Program one = load(emit(matmulAdd()));
   FunctionalHooks dropKernel;
   dropKernel.dropInstr = 1;
   err = errorOf([&] {
     Simulator(one).runFunctional({{"x", xValue()}}, dropKernel);
+  });
+  EXPECT_HAS(err, "instr 9 (a transfer) on tile 0 (0,0)");
+  EXPECT_HAS(err, "reads buffer 3 (tensor 4 'y'");
+  EXPECT_HAS(err, "before anything wrote it");
+  // Without the move to tile 1, the output has elements no tile wrote.
+  Program noMove = matmulAdd();
+  noMove.instrs.resize(3);
+  Program loadedNoMove = load(emit(noMove));
+  err = errorOf([&] {
+    Simulator(loadedNoMove).runFunctional({{"x", xValue()}}, dropKernel);
   });
   EXPECT_HAS(err, "output tensor 4 'y'");
   EXPECT_HAS(err, "held by no buffer any tile wrote");

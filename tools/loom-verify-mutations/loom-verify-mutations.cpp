@@ -58,6 +58,22 @@
 //   chip-link-kind     a chip-link instr is pointed at a mesh link, or a
 //                      mesh-link instr at a chip link
 //
+// and the faults of physics and data flow (docs/isa.md), which a verifier
+// of the scheduler's lists alone cannot see:
+//   work-too-fast      a kernel's instr lasts one cycle less than its
+//                      timing rule gives
+//   bytes-too-fast     the same for a transfer's DMA or link instr
+//   fewer-bytes        a transfer's DMA says it carries fewer bytes than
+//                      its buffers' boxes overlap by
+//   wrong-route        a mesh-link instr is moved to a link no XY route of
+//                      its transfer takes
+//   missing-operand    a kernel's instr drops the read of its first op's
+//                      input
+//   missing-halo       a convolution split by output rows holds one input
+//                      row fewer than its halo needs
+//   missing-part       a buffer several DMAs fill from disjoint sources
+//                      (a K split's partial sums) loses one of them
+//
 // Prints a table (per kind: mutations applied, rejected, rejected with the
 // expected kind) and a final line; exits 0 only if every unmutated program
 // passes and every mutation is rejected, else 1 with a one-line reason.
@@ -65,6 +81,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Runtime/Program.h"
+#include "loom/Runtime/InstrTiming.h"
 #include "loom/Runtime/ScheduleVerifier.h"
 
 #include <algorithm>
@@ -719,6 +736,245 @@ Generator linkKind(const Index &ix) {
   };
 }
 
+
+//===----------------------------------------------------------------------===//
+// Physics and data flow: the faults a schedule verifier of lists alone
+// cannot see.
+//===----------------------------------------------------------------------===//
+
+/// An instr of the chosen class (`transfers`: a transfer's DMA or link
+/// instr; else a kernel's instr) is given one cycle less than its timing
+/// rule (docs/isa.md): work or bytes faster than the hardware moves them.
+Generator tooFast(const Index &ix, bool transfers) {
+  std::vector<std::pair<size_t, int64_t>> cands;
+  std::vector<InstrTiming> rules = instrTimings(ix.p);
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i)
+    if ((ix.p.instrs[i].kernel < 0) == transfers && rules[i].cycles > 1)
+      cands.emplace_back(i, rules[i].cycles);
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    auto [i, rule] = rng.pick(cands);
+    const ProgramInstr &in = ix.p.instrs[i];
+    int64_t d = rule - 1;
+    return Mutation{std::string(unitName(in.unit)) + " instr " + str(in.id) +
+                        " duration " + str(in.duration) + " -> " + str(d) +
+                        " (its rule gives " + str(rule) + ")",
+                    ViolationKind::Timing,
+                    [i, d](Program &p) { p.instrs[i].duration = d; }};
+  };
+}
+
+/// A transfer's DMA instr says it carries fewer bytes than the overlap of
+/// the buffer it reads with those it writes (its duration left alone).
+Generator fewerBytes(const Index &ix) {
+  std::vector<std::pair<size_t, int64_t>> cands;
+  std::vector<InstrTiming> rules = instrTimings(ix.p);
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i) {
+    const ProgramInstr &in = ix.p.instrs[i];
+    if (in.kernel < 0 && in.unit == Unit::Dma && rules[i].bytes > 0 &&
+        in.duration >= rules[i].cycles)
+      cands.emplace_back(i, rules[i].bytes);
+  }
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    auto [i, bytes] = rng.pick(cands);
+    int64_t b = int64_t(rng.below(uint64_t(bytes)));
+    return Mutation{"dma instr " + str(ix.p.instrs[i].id) + " bytes " +
+                        str(ix.p.instrs[i].bytes) + " -> " + str(b) +
+                        " (its buffers overlap by " + str(bytes) + ")",
+                    ViolationKind::Timing,
+                    [i, b](Program &p) { p.instrs[i].bytes = b; }};
+  };
+}
+
+/// Row and column of a system-wide tile on its chip.
+std::pair<int64_t, int64_t> rowCol(const Program &p, int64_t t) {
+  int64_t local = t % p.tilesPerChip();
+  return {local / p.tileCols, local % p.tileCols};
+}
+
+/// True if the XY route from tile `a` to tile `b` (one column step at a
+/// time to b's column, then row steps) takes the step u -> v. Walks the
+/// route cell by cell.
+bool walksThrough(const Program &p, int64_t a, int64_t b, int64_t u,
+                  int64_t v) {
+  if (p.chipOf(a) != p.chipOf(b) || p.chipOf(a) != p.chipOf(u))
+    return false;
+  auto [r, c] = rowCol(p, a);
+  auto [br, bc] = rowCol(p, b);
+  auto [ur, uc] = rowCol(p, u);
+  auto [vr, vc] = rowCol(p, v);
+  while (c != bc || r != br) {
+    int64_t nr = r, nc = c;
+    if (c != bc)
+      nc += bc > c ? 1 : -1;
+    else
+      nr += br > r ? 1 : -1;
+    if (r == ur && c == uc && nr == vr && nc == vc)
+      return true;
+    r = nr;
+    c = nc;
+  }
+  return false;
+}
+
+/// A mesh-link instr that carries bytes is moved to a link of its chip
+/// that no route between the buffers it joins takes.
+Generator wrongRoute(const Index &ix) {
+  std::vector<size_t> cands;
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i)
+    if (ix.p.instrs[i].unit == Unit::MeshLink && ix.p.instrs[i].bytes > 0)
+      cands.push_back(i);
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    size_t i = rng.pick(cands);
+    const ProgramInstr &in = ix.p.instrs[i];
+    const ProgramLink &l = ix.p.link(in.resource);
+    const ProgramLink &to = rng.pick(ix.p.links);
+    if (to.chipLink || to.id == l.id || ix.p.chipOf(to.fromTile) !=
+                                            ix.p.chipOf(l.fromTile))
+      return std::nullopt;
+    for (int32_t r : in.reads)
+      for (int32_t w : in.writes)
+        if (walksThrough(ix.p, ix.p.buffers[ix.buffer.at(r)].tile,
+                         ix.p.buffers[ix.buffer.at(w)].tile, to.fromTile,
+                         to.toTile))
+          return std::nullopt;
+    int32_t link = to.id;
+    return Mutation{"mesh-link instr " + str(in.id) + " link " +
+                        str(in.resource) + " -> " + str(link) +
+                        " (off every route it carries)",
+                    ViolationKind::Timing,
+                    [i, link](Program &p) { p.instrs[i].resource = link; }};
+  };
+}
+
+/// A kernel's instr loses the read of its first op's first operand (a
+/// kernel input: the matmul's A, the convolution's input, ...), while it
+/// still writes a box of the kernel's results.
+Generator missingOperand(const Index &ix) {
+  std::vector<std::pair<size_t, size_t>> cands; // (instr, read position)
+  for (size_t i = 0; i < ix.p.instrs.size(); ++i) {
+    const ProgramInstr &in = ix.p.instrs[i];
+    if (in.kernel < 0 || in.writes.empty())
+      continue;
+    const ProgramKernel &k = ix.p.kernel(in.kernel);
+    if (k.ops.empty() || k.ops.front().inputs.empty())
+      continue;
+    int32_t first = k.ops.front().inputs.front();
+    if (std::find(k.inputs.begin(), k.inputs.end(), first) == k.inputs.end())
+      continue;
+    for (size_t r = 0; r < in.reads.size(); ++r)
+      if (ix.p.buffers[ix.buffer.at(in.reads[r])].tensor == first)
+        cands.emplace_back(i, r);
+  }
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    auto [i, r] = rng.pick(cands);
+    const ProgramInstr &in = ix.p.instrs[i];
+    return Mutation{"kernel instr " + str(in.id) + " drops its read of buffer " +
+                        str(in.reads[r]),
+                    ViolationKind::DataFlow, [i, r](Program &p) {
+                      auto &reads = p.instrs[i].reads;
+                      reads.erase(reads.begin() + static_cast<long>(r));
+                    }};
+  };
+}
+
+/// A convolution split by output rows holds one input row fewer than its
+/// halo needs: the buffer of the conv's input it reads loses its last row.
+Generator missingHalo(const Index &ix) {
+  std::vector<size_t> cands; // buffer positions
+  for (const ProgramInstr &in : ix.p.instrs) {
+    if (in.kernel < 0)
+      continue;
+    const ProgramKernel &k = ix.p.kernel(in.kernel);
+    if (k.decomposition != "conv.out_rows")
+      continue;
+    for (const ProgramOp &op : k.ops)
+      if (op.name == "conv" && !op.inputs.empty())
+        for (int32_t r : in.reads) {
+          size_t bp = ix.buffer.at(r);
+          const ProgramBuffer &b = ix.p.buffers[bp];
+          if (b.tensor == op.inputs.front() && b.boxHi.size() > 2 &&
+              b.boxHi[2] - b.boxLo[2] >= 2)
+            cands.push_back(bp);
+        }
+  }
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    size_t bp = rng.pick(cands);
+    const ProgramBuffer &b = ix.p.buffers[bp];
+    return Mutation{"conv input buffer " + str(b.id) + " rows [" +
+                        str(b.boxLo[2]) + ", " + str(b.boxHi[2]) + ") -> [" +
+                        str(b.boxLo[2]) + ", " + str(b.boxHi[2] - 1) + ")",
+                    ViolationKind::DataFlow,
+                    [bp](Program &p) { p.buffers[bp].boxHi[2] -= 1; }};
+  };
+}
+
+/// A buffer several transfer DMAs fill from disjoint sources (a K split's
+/// partial sums arriving from every part, a gathered tensor) loses one of
+/// them: that DMA no longer writes it.
+Generator missingPart(const Index &ix) {
+  auto boxOf = [&ix](const ProgramBuffer &b) {
+    return b.boxLo.empty() ? Box::whole(ix.p.tensor(b.tensor).shape)
+                           : Box{b.boxLo, b.boxHi};
+  };
+  std::vector<std::pair<int32_t, size_t>> cands; // (buffer id, writer)
+  for (const auto &[buf, writers] : ix.writers) {
+    std::vector<size_t> dmas;
+    for (size_t w : writers)
+      if (ix.p.instrs[w].kernel < 0 && ix.p.instrs[w].unit == Unit::Dma &&
+          ix.p.instrs[w].reads.size() == 1)
+        dmas.push_back(w);
+    if (dmas.size() < 2 || dmas.size() != writers.size() -
+                                              std::count_if(writers.begin(),
+                                                            writers.end(),
+                                                            [&](size_t w) {
+                                                              return isLinkUnit(
+                                                                  ix.p.instrs[w]
+                                                                      .unit);
+                                                            }))
+      continue;
+    const Box want = boxOf(ix.p.buffers[ix.buffer.at(buf)]);
+    std::vector<Box> parts;
+    for (size_t w : dmas)
+      parts.push_back(
+          boxOf(ix.p.buffers[ix.buffer.at(ix.p.instrs[w].reads.front())])
+              .intersect(want));
+    bool disjoint = true;
+    for (size_t a = 0; a < parts.size() && disjoint; ++a)
+      for (size_t b = a + 1; b < parts.size() && disjoint; ++b)
+        disjoint = parts[a].intersect(parts[b]).empty();
+    if (!disjoint)
+      continue;
+    for (size_t a = 0; a < dmas.size(); ++a)
+      if (!parts[a].empty())
+        cands.emplace_back(buf, dmas[a]);
+  }
+  std::sort(cands.begin(), cands.end());
+  return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
+    if (cands.empty())
+      return std::nullopt;
+    auto [buf, w] = rng.pick(cands);
+    return Mutation{"dma instr " + str(ix.p.instrs[w].id) +
+                        " no longer writes buffer " + str(buf) +
+                        " (one of the parts that fill it)",
+                    ViolationKind::DataFlow, [w, buf](Program &p) {
+                      auto &writes = p.instrs[w].writes;
+                      writes.erase(
+                          std::remove(writes.begin(), writes.end(), buf),
+                          writes.end());
+                    }};
+  };
+}
+
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
@@ -752,6 +1008,14 @@ const Kind kKinds[] = {
     {"chip-link-early-start", Needs::ChipLinks},
     {"chip-link-early", Needs::ChipLinks},
     {"chip-link-kind", Needs::ChipLinks},
+    // Physics and data flow (docs/isa.md).
+    {"work-too-fast", Needs::Nothing},
+    {"bytes-too-fast", Needs::Nothing},
+    {"fewer-bytes", Needs::Nothing},
+    {"wrong-route", Needs::Nothing},
+    {"missing-operand", Needs::Nothing},
+    {"missing-halo", Needs::Nothing},
+    {"missing-part", Needs::Nothing},
 };
 constexpr size_t kNumKinds = sizeof(kKinds) / sizeof(kKinds[0]);
 
@@ -828,6 +1092,20 @@ std::vector<Mutation> mutationsOf(size_t kind, const Index &ix, Rng &rng,
     return draw(linkEarly(ix, Unit::ChipLink), rng, n);
   case 16:
     return draw(linkKind(ix), rng, n);
+  case 17:
+    return draw(tooFast(ix, false), rng, n);
+  case 18:
+    return draw(tooFast(ix, true), rng, n);
+  case 19:
+    return draw(fewerBytes(ix), rng, n);
+  case 20:
+    return draw(wrongRoute(ix), rng, n);
+  case 21:
+    return draw(missingOperand(ix), rng, n);
+  case 22:
+    return draw(missingHalo(ix), rng, n);
+  case 23:
+    return draw(missingPart(ix), rng, n);
   }
   return {};
 }

@@ -88,4 +88,11 @@ for kind in double-book-chip-link chip-link-early-start chip-link-early chip-lin
   [ "${applied:-0}" -gt 0 ] ||
     fail "no '$kind' mutation was applied (the multi-chip programs have chip links)"
 done
+# The faults of physics and data flow were applied (every program has
+# kernels and transfers; the K split and halo ones where a program offers
+# them).
+for kind in work-too-fast bytes-too-fast fewer-bytes wrong-route missing-operand; do
+  applied=$(printf '%s\n' "$result" | awk -v k="$kind" '$1 == k { print $3 }')
+  [ "${applied:-0}" -gt 0 ] || fail "no '$kind' mutation was applied"
+done
 echo "e2e_verify_mutations: PASS ($total mutations over ${#programs[@]} programs)"

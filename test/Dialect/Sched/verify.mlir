@@ -31,8 +31,8 @@ func.func @sound(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.region = ar
   %2 = spatial.transfer %1 {bytes = 1024 : i64, from_region = array<i64: 0, 0, 2, 1>, from_shard_dim = 0 : i64, hops = 1 : i64, links = array<i64: 0, 10>, to_region = array<i64: 0, 1, 2, 1>, to_shard_dim = 0 : i64} : tensor<16x16xf32>
   sched.instr 2 "dma"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
   sched.instr 3 "dma"[4] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
-  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
-  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
+  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
+  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
   %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
@@ -69,8 +69,8 @@ func.func @early_start(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.regio
   %2 = spatial.transfer %1 {bytes = 1024 : i64, from_region = array<i64: 0, 0, 2, 1>, from_shard_dim = 0 : i64, hops = 1 : i64, links = array<i64: 0, 10>, to_region = array<i64: 0, 1, 2, 1>, to_shard_dim = 0 : i64} : tensor<16x16xf32>
   sched.instr 2 "dma"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
   sched.instr 3 "dma"[4] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
-  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
-  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
+  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
+  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
   %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
@@ -108,8 +108,8 @@ func.func @dropped_dep(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.regio
   %2 = spatial.transfer %1 {bytes = 1024 : i64, from_region = array<i64: 0, 0, 2, 1>, from_shard_dim = 0 : i64, hops = 1 : i64, links = array<i64: 0, 10>, to_region = array<i64: 0, 1, 2, 1>, to_shard_dim = 0 : i64} : tensor<16x16xf32>
   sched.instr 2 "dma"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
   sched.instr 3 "dma"[4] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
-  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
-  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
+  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
+  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
   %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
@@ -147,8 +147,8 @@ func.func @overlapping_buffers(%arg0: tensor<16x16xf32> {graph.name = "x", spati
   %2 = spatial.transfer %1 {bytes = 1024 : i64, from_region = array<i64: 0, 0, 2, 1>, from_shard_dim = 0 : i64, hops = 1 : i64, links = array<i64: 0, 10>, to_region = array<i64: 0, 1, 2, 1>, to_shard_dim = 0 : i64} : tensor<16x16xf32>
   sched.instr 2 "dma"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
   sched.instr 3 "dma"[4] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
-  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
-  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
+  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
+  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
   %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
@@ -187,8 +187,8 @@ func.func @too_few_copies(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.re
   %2 = spatial.transfer %1 {bytes = 1024 : i64, from_region = array<i64: 0, 0, 2, 1>, from_shard_dim = 0 : i64, hops = 1 : i64, links = array<i64: 0, 10>, to_region = array<i64: 0, 1, 2, 1>, to_shard_dim = 0 : i64} : tensor<16x16xf32>
   sched.instr 2 "dma"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
   sched.instr 3 "dma"[4] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
-  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
-  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
+  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
+  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
   %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
@@ -225,7 +225,7 @@ func.func @double_booked_link(%arg0: tensor<16x16xf32> {graph.name = "x", spatia
   %2 = spatial.transfer %1 {bytes = 1024 : i64, from_region = array<i64: 0, 0, 2, 1>, from_shard_dim = 0 : i64, hops = 1 : i64, links = array<i64: 0, 10>, to_region = array<i64: 0, 1, 2, 1>, to_shard_dim = 0 : i64} : tensor<16x16xf32>
   sched.instr 2 "dma"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
   sched.instr 3 "dma"[4] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
-  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
+  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
   // expected-error @below {{overlap on the mesh link 0 (tile 0 -> tile 1)}}
   sched.instr 5 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
@@ -265,8 +265,8 @@ func.func @interval_too_short(%arg0: tensor<16x16xf32> {graph.name = "x", spatia
   %2 = spatial.transfer %1 {bytes = 1024 : i64, from_region = array<i64: 0, 0, 2, 1>, from_shard_dim = 0 : i64, hops = 1 : i64, links = array<i64: 0, 10>, to_region = array<i64: 0, 1, 2, 1>, to_shard_dim = 0 : i64} : tensor<16x16xf32>
   sched.instr 2 "dma"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
   sched.instr 3 "dma"[4] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
-  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
-  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
+  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
+  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
   %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
@@ -304,8 +304,8 @@ func.func @matrix_one_cycle(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.
   %2 = spatial.transfer %1 {bytes = 1024 : i64, from_region = array<i64: 0, 0, 2, 1>, from_shard_dim = 0 : i64, hops = 1 : i64, links = array<i64: 0, 10>, to_region = array<i64: 0, 1, 2, 1>, to_shard_dim = 0 : i64} : tensor<16x16xf32>
   sched.instr 2 "dma"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
   sched.instr 3 "dma"[4] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
-  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
-  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
+  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
+  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
   %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
@@ -343,8 +343,8 @@ func.func @dma_one_cycle(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.reg
 // expected-error @+1 {{schedule violation (timing): instr 2 [transfer, dma unit of tile 0 (0,0), cycles 34-35] lasts 1 cycles, less than the 10 its timing rule gives (transfer.mesh: 512 bytes, 1 hops)}}
   sched.instr 2 "dma"[0] start 34 duration 1 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
   sched.instr 3 "dma"[4] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
-  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
-  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
+  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
+  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
   %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
@@ -382,8 +382,8 @@ func.func @transfer_one_byte(%arg0: tensor<16x16xf32> {graph.name = "x", spatial
 // expected-error @+1 {{schedule violation (timing): instr 2 [transfer, dma unit of tile 0 (0,0), cycles 34-44] says it carries 1 bytes, but the buffers it moves hold 512 (transfer.mesh: 512 bytes, 1 hops)}}
   sched.instr 2 "dma"[0] start 34 duration 10 kernel -1 bytes 1 deps [0, 1] reads [4] writes [6]
   sched.instr 3 "dma"[4] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
-  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
-  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
+  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
+  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
   %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
@@ -421,8 +421,8 @@ func.func @first_read_removed(%arg0: tensor<16x16xf32> {graph.name = "x", spatia
   %2 = spatial.transfer %1 {bytes = 1024 : i64, from_region = array<i64: 0, 0, 2, 1>, from_shard_dim = 0 : i64, hops = 1 : i64, links = array<i64: 0, 10>, to_region = array<i64: 0, 1, 2, 1>, to_shard_dim = 0 : i64} : tensor<16x16xf32>
   sched.instr 2 "dma"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
   sched.instr 3 "dma"[4] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
-  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
-  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
+  sched.instr 4 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [4] writes [6]
+  sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
   %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {

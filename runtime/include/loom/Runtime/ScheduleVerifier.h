@@ -37,11 +37,15 @@
 // 10. every kernel instr reads, on its tile, what its ops need of the
 //     kernel's inputs for the boxes it writes (re-derived from the ops by
 //     rt::checkTileOperands: a convolution's rows with their halo, a
-//     matmul's whole K);
+//     matmul's whole K), and every byte read of a computed tensor's buffer
+//     was written there (its writers' boxes cover the buffer's: a K
+//     split's partial sums arrive from every part);
 // 11. every instr lasts at least its timing rule's cycles for the shape
 //     re-derived from the program (InstrTiming.h: the kernel's ops on the
 //     boxes it writes, the bytes of the boxes a transfer moves), and a
-//     transfer's instr says it carries at least those bytes (skipped for a
+//     transfer's instr says it carries at least those bytes, and a mesh
+//     link instr that says it carries bytes is on the XY route of one of
+//     its transfer's copies (skipped for a
 //     program built in code without a target chip; a loaded one has one).
 // Checks run in that order; violations are named by instr, buffer, kernel
 // and ONNX node, tiles as "tile 5 (1,1)" (row, column) or, in a multi-chip
