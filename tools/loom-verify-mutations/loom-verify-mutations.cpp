@@ -886,24 +886,50 @@ Generator missingOperand(const Index &ix) {
 }
 
 /// A convolution split by output rows holds one input row fewer than its
-/// halo needs: the buffer of the conv's input it reads loses its last row.
+/// halo needs: the buffer of the conv's input it reads loses its last row,
+/// where that row is the last one its output rows need (computed here from
+/// the conv's strides, dilations, pads and kernel: a strided convolution
+/// may hold a row it does not need, and cutting that is no fault).
 Generator missingHalo(const Index &ix) {
+  auto attr = [](const ProgramOp &op, const char *name, size_t i,
+                 int64_t dflt) {
+    auto it = op.attrs.find(name);
+    return it != op.attrs.end() && it->second.ints.size() > i
+               ? it->second.ints[i]
+               : dflt;
+  };
   std::vector<size_t> cands; // buffer positions
   for (const ProgramInstr &in : ix.p.instrs) {
-    if (in.kernel < 0)
+    if (in.kernel < 0 || in.writes.empty())
       continue;
     const ProgramKernel &k = ix.p.kernel(in.kernel);
     if (k.decomposition != "conv.out_rows")
       continue;
-    for (const ProgramOp &op : k.ops)
-      if (op.name == "conv" && !op.inputs.empty())
-        for (int32_t r : in.reads) {
-          size_t bp = ix.buffer.at(r);
-          const ProgramBuffer &b = ix.p.buffers[bp];
-          if (b.tensor == op.inputs.front() && b.boxHi.size() > 2 &&
-              b.boxHi[2] - b.boxLo[2] >= 2)
-            cands.push_back(bp);
-        }
+    // The output rows this instr writes.
+    const ProgramBuffer &out = ix.p.buffers[ix.buffer.at(in.writes.front())];
+    if (out.boxHi.size() < 3 || out.boxHi[2] <= out.boxLo[2])
+      continue;
+    for (const ProgramOp &op : k.ops) {
+      if (op.name != "conv" || op.inputs.size() < 2)
+        continue;
+      const Shape &x = ix.p.tensor(op.inputs[0]).shape;
+      const Shape &w = ix.p.tensor(op.inputs[1]).shape;
+      if (x.size() < 3 || w.size() < 3)
+        continue;
+      int64_t stride = attr(op, "strides", 0, 1);
+      int64_t dilation = attr(op, "dilations", 0, 1);
+      int64_t padTop = attr(op, "pads", 0, 0);
+      int64_t lastNeeded = (out.boxHi[2] - 1) * stride - padTop +
+                           (w[2] - 1) * dilation + 1;
+      int64_t neededHi = std::min<int64_t>(x[2], lastNeeded);
+      for (int32_t r : in.reads) {
+        size_t bp = ix.buffer.at(r);
+        const ProgramBuffer &b = ix.p.buffers[bp];
+        if (b.tensor == op.inputs.front() && b.boxHi.size() > 2 &&
+            b.boxHi[2] == neededHi && b.boxHi[2] - b.boxLo[2] >= 2)
+          cands.push_back(bp);
+      }
+    }
   }
   return [&ix, cands](Rng &rng) -> std::optional<Mutation> {
     if (cands.empty())
