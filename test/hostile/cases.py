@@ -354,6 +354,81 @@ def compile_cases(loom, work):
         model([node("If", ["cond"], ["Y"], name="if_top", then_branch=inner,
                     else_branch=leaf)],
               [vi("cond", [], TensorProto.BOOL)], [vi("Y", [1])]))
+    # Attributes that libonnx's shape inference divides by, indexes with or
+    # squares without a check of its own (SIGFPE, SIGSEGV before the fix).
+    x4 = [vi("X", [1, 4, 4, 4])]
+    k = [floats("K", np.ones((1, 4, 2, 2)))]
+    for name, op, attrs, inputs, inits in (
+            ("conv_stride_zero", "Conv", dict(strides=[0, 1]), ["X", "K"], k),
+            ("conv_dilation_zero", "Conv", dict(dilations=[1, 0]), ["X", "K"],
+             k),
+            ("conv_transpose_stride_zero", "ConvTranspose",
+             dict(strides=[0, 1]), ["X", "K"],
+             [floats("K", np.ones((4, 1, 2, 2)))]),
+            ("maxpool_stride_zero", "MaxPool",
+             dict(kernel_shape=[2, 2], strides=[0, 1]), ["X"], []),
+            ("averagepool_stride_zero", "AveragePool",
+             dict(kernel_shape=[2, 2], strides=[1, 0]), ["X"], []),
+            ("maxpool_kernel_zero", "MaxPool", dict(kernel_shape=[0, 2]),
+             ["X"], []),
+            ("conv_negative_pads", "Conv", dict(pads=[-1, 0, 0, 0]),
+             ["X", "K"], k),
+            ("depth_to_space_blocksize_2p62", "DepthToSpace",
+             dict(blocksize=2**62), ["X"], []),
+            ("depth_to_space_blocksize_zero", "DepthToSpace",
+             dict(blocksize=0), ["X"], []),
+            ("space_to_depth_blocksize_zero", "SpaceToDepth",
+             dict(blocksize=0), ["X"], [])):
+        add(name, model([node(op, inputs, ["Y"], name=name, **attrs)], x4,
+                        [vi("Y", None)], inits), names=name)
+    add("gathernd_batch_dims_negative",
+        model([node("GatherND", ["X", "I"], ["Y"], name="gathernd_batch",
+                    batch_dims=-7)],
+              [vi("X", [2, 2]), vi("I", [2, 1], INT64)], [vi("Y", None)]),
+        names="gathernd_batch")
+    # Attributes of the wrong type were read as the field's default (0)
+    # before they were checked against the op's schema.
+    x22 = [vi("X", [2, 2])]
+
+    def attr(name, value, kind=None):
+        a = helper.make_attribute(name, value)
+        if kind is not None:  # Declared one type, holding another's field.
+            a.type = kind
+        return a
+
+    def typed(name, op, attribute, inputs=("X",), inits=(), ins=None):
+        n = node(op, list(inputs), ["Y"], name=name)
+        n.attribute.append(attribute)
+        add(name, model([n], ins or x22, [vi("Y", None)], inits), names=name)
+
+    typed("leakyrelu_alpha_int", "LeakyRelu", attr("alpha", 2))
+    typed("elu_alpha_int", "Elu", attr("alpha", 2))
+    typed("gemm_alpha_int", "Gemm", attr("alpha", 2), ["X", "W"],
+          [floats("W", np.ones((2, 2)))])
+    typed("softmax_axis_string", "Softmax", attr("axis", "1"))
+    typed("softmax_axis_float", "Softmax", attr("axis", 1.0))
+    typed("softmax_axis_ints", "Softmax", attr("axis", [1]))
+    typed("concat_axis_float", "Concat", attr("axis", 1.0), ["X", "X"])
+    typed("gather_axis_string", "Gather", attr("axis", "1"), ["X", "i"],
+          [ints("i", [0])])
+    typed("layernorm_epsilon_int", "LayerNormalization", attr("epsilon", 1),
+          ["X", "g"], [floats("g", [1.0, 1.0])])
+    typed("reducemean_axes_floats", "ReduceMean", attr("axes", [1.0]))
+    typed("transpose_perm_floats", "Transpose", attr("perm", [1.0, 0.0]))
+    typed("leakyrelu_float_declared_holds_int", "LeakyRelu",
+          attr("alpha", 2, kind=onnx.AttributeProto.FLOAT))
+    typed("relu_unknown_attribute", "Relu", attr("slope", 0.5))
+    n2 = node("LeakyRelu", ["X"], ["Y"], name="leakyrelu_alpha_twice",
+              alpha=0.5)
+    n2.attribute.append(attr("alpha", 0.25))
+    add("attribute_twice", model([n2], x22, [vi("Y", None)]),
+        names="leakyrelu_alpha_twice")
+    add("concat_axis_missing",
+        model([node("Concat", ["X", "X"], ["Y"], name="concat_no_axis")], x22,
+              [vi("Y", None)]), names="concat_no_axis")
+    add("relu_two_inputs",
+        model([node("Relu", ["X", "X"], ["Y"], name="relu_two_inputs")], x22,
+              [vi("Y", None)]), names="relu_two_inputs")
     # Not a file.
     cases.append(Case("compile", "missing_file",
                       ["compile", os.path.join(d, "no-such-model.onnx"),

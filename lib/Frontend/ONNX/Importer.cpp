@@ -967,6 +967,9 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
                       (known ? ": unsupported operator '" + node.op_type() + "'"
                              : ": unknown operator '" + node.op_type() + "'"));
   }
+  // Attributes before shape inference, whose functions read them unchecked.
+  for (auto &node : *graph.mutable_node())
+    checkNodeAttributes(node, opsets[""]);
   checkGraphStructure(graph);
   checkInitializers(graph);
   runShapeInference(model);

@@ -120,6 +120,12 @@ mlir::Type elementTypeFromOnnx(mlir::MLIRContext &ctx, int onnxType,
                                const std::string &what);
 std::string nodeLabel(const onnx::NodeProto &node);
 
+/// Checks a node's attributes against its op's schema at `opset` (names,
+/// types, required ones) and the values ONNX shape inference relies on;
+/// throws naming the node and attribute. Gives untyped attributes (IR
+/// version 1) the type of the value they hold.
+void checkNodeAttributes(onnx::NodeProto &node, int64_t opset);
+
 } // namespace loom::onnx_import
 
 #endif // LOOM_LIB_FRONTEND_ONNX_IMPORTERIMPL_H
