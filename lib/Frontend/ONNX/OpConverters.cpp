@@ -14,6 +14,8 @@
 #include "mlir/Dialect/Traits.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <onnx/defs/schema.h>
+
 #include <cmath>
 #include <numeric>
 
@@ -56,11 +58,68 @@ Value binaryOp(NodeContext &nc, Value a, Value b, bool boolResult = false) {
   return nc.create<OpT>(nc.tensorType(shape, elt), a, b);
 }
 
+/// Whether the node's op, at the model's opset, has the legacy `broadcast`
+/// attribute (opsets 1 to 6): broadcasting then is off unless asked for, and
+/// aligns the second operand at `axis` rather than at the trailing axes.
+bool hasLegacyBroadcast(const NodeContext &nc) {
+  const onnx::OpSchema *schema =
+      onnx::OpSchemaRegistry::Schema(nc.node.op_type(), nc.opset, "");
+  return schema && schema->attributes().count("broadcast");
+}
+
+/// The second operand of a legacy (opset 1 to 6) binary op, reshaped so that
+/// NumPy broadcasting gives the legacy meaning: without `broadcast=1` the
+/// shapes must be equal; with it, B's shape must be a run of A's dimensions
+/// starting at `axis` (by default the trailing ones), or B a single value.
+Value alignLegacyOperand(NodeContext &nc, Value a, Value b) {
+  ArrayRef<int64_t> as = typeOf(a).getShape(), bs = typeOf(b).getShape();
+  auto str = [](ArrayRef<int64_t> s) {
+    return rt::shapeToString(rt::Shape(s.begin(), s.end()));
+  };
+  if (!nc.intAttr("broadcast", 0)) {
+    if (as != bs)
+      nc.fail("input shapes " + str(as) + " and " + str(bs) +
+              " differ and broadcast is not set (opset " +
+              std::to_string(nc.opset) + ")");
+    if (nc.hasAttr("axis"))
+      nc.fail("attribute 'axis' is given without broadcast=1");
+    return b;
+  }
+  int64_t ra = as.size(), rb = bs.size();
+  if (rb > ra)
+    nc.fail("with broadcast=1, B " + str(bs) + " has a higher rank than A " +
+            str(as));
+  if (typeOf(b).getNumElements() == 1 && !nc.hasAttr("axis"))
+    return nc.reshape(b, {});
+  int64_t axis = nc.intAttr("axis", ra - rb);
+  if (axis < 0)
+    axis += ra;
+  if (axis < 0 || axis > ra - rb)
+    nc.fail("with broadcast=1, axis " + std::to_string(nc.intAttr("axis", 0)) +
+            " does not place B " + str(bs) + " within A " + str(as));
+  for (int64_t i = 0; i < rb; ++i)
+    if (bs[i] != as[axis + i] && bs[i] != 1)
+      nc.fail("with broadcast=1 and axis " + std::to_string(axis) + ", B " +
+              str(bs) + " is not a run of A's dimensions " + str(as));
+  SmallVector<int64_t> shape(axis, 1);
+  shape.append(bs.begin(), bs.end());
+  shape.resize(ra, 1);
+  return nc.reshape(b, shape);
+}
+
+template <typename OpT>
+Value legacyAwareBinary(NodeContext &nc, bool boolResult) {
+  Value a = nc.input(0), b = nc.input(1);
+  if (hasLegacyBroadcast(nc))
+    b = alignLegacyOperand(nc, a, b);
+  return binaryOp<OpT>(nc, a, b, boolResult);
+}
+
 template <typename OpT> Values binary(NodeContext &nc) {
-  return {binaryOp<OpT>(nc, nc.input(0), nc.input(1))};
+  return {legacyAwareBinary<OpT>(nc, /*boolResult=*/false)};
 }
 template <typename OpT> Values compare(NodeContext &nc) {
-  return {binaryOp<OpT>(nc, nc.input(0), nc.input(1), /*boolResult=*/true)};
+  return {legacyAwareBinary<OpT>(nc, /*boolResult=*/true)};
 }
 
 /// Min/Max/Sum/Mean over any number of inputs.
@@ -327,6 +386,11 @@ Values convertGemm(NodeContext &nc) {
     y = binaryOp<MulOp>(nc, y, nc.scalarLike(y, alpha));
   if (nc.hasInput(2) && beta != 0.0) {
     Value c = nc.input(2);
+    // Before opset 7, C broadcasts only with broadcast=1.
+    if (hasLegacyBroadcast(nc) && !nc.intAttr("broadcast", 0) &&
+        typeOf(c).getShape() != typeOf(y).getShape())
+      nc.fail("C's shape differs from A*B's and broadcast is not set (opset " +
+              std::to_string(nc.opset) + ")");
     if (beta != 1.0)
       c = binaryOp<MulOp>(nc, c, nc.scalarLike(c, beta));
     y = binaryOp<AddOp>(nc, y, c);

@@ -231,6 +231,23 @@ def relu_model():
     return model([node], [tensor("X", [2, 3])], [tensor("Y", [2, 3])])
 
 
+def legacy_binary(op, a_shape, b_values, opset=6, y_type=FLOAT, **attrs):
+    """A[a_shape] op B, B a constant, in an opset (1 to 6) where broadcasting
+    is the legacy kind: asked for with broadcast=1, aligned at `axis`."""
+    b = np.array(b_values, dtype=np.float32)
+    node = helper.make_node(op, ["A", "B"], ["Y"], name="legacy_" + op.lower(),
+                            **attrs)
+    return model([node], [tensor("A", a_shape)], [tensor("Y", None, y_type)],
+                 [numpy_helper.from_array(b, "B")], opset=opset)
+
+
+def legacy_gemm_no_broadcast():
+    node = helper.make_node("Gemm", ["A", "W", "C"], ["Y"], name="legacy_gemm")
+    return model([node], [tensor("A", [2, 3])], [tensor("Y", [2, 4])],
+                 [floats("W", np.ones((3, 4))), floats("C", [1, 2, 3, 4])],
+                 opset=6)
+
+
 def unknown_op():
     node = helper.make_node("FooBar", ["X"], ["Y"], name="foo")
     return model([node], [tensor("X", [2])], [tensor("Y", [2])])
@@ -424,6 +441,26 @@ MODELS = {
     "escape/absolute_external": absolute_external,
     "unnamed_dynamic": unnamed_dynamic,
     "same_output_twice": same_output_twice,
+    "legacy_add_axis0": lambda: legacy_binary("Add", [3, 3], [10, 20, 30],
+                                              broadcast=1, axis=0),
+    "legacy_add_trailing": lambda: legacy_binary("Add", [3, 3], [10, 20, 30],
+                                                 broadcast=1),
+    "legacy_mul_axis1": lambda: legacy_binary("Mul", [2, 3, 2], [1, 10, 100],
+                                              broadcast=1, axis=1),
+    "legacy_sub_opset1": lambda: legacy_binary("Sub", [2, 3], [1, 2],
+                                               opset=1, broadcast=1, axis=0),
+    "legacy_greater_axis0": lambda: legacy_binary(
+        "Greater", [3, 3], [10, 20, 30], y_type=TensorProto.BOOL,
+        broadcast=1, axis=0),
+    "legacy_add_scalar": lambda: legacy_binary("Add", [2, 2], [5],
+                                               broadcast=1),
+    "legacy_add_no_broadcast": lambda: legacy_binary("Add", [3, 3],
+                                                     [10, 20, 30]),
+    "legacy_add_bad_axis": lambda: legacy_binary("Add", [3, 3], [10, 20, 30],
+                                                 broadcast=1, axis=2),
+    "legacy_add_not_a_run": lambda: legacy_binary("Add", [3, 4], [1, 2, 3, 4],
+                                                  broadcast=1, axis=0),
+    "legacy_gemm_no_broadcast": legacy_gemm_no_broadcast,
 }
 
 
