@@ -351,6 +351,26 @@ void MappingOptions::validate() const {
     fail("--" + std::string(tp < 0 || tp > chips * 1024 ? "tp=" : "pp=") +
          std::to_string(tp < 0 || tp > chips * 1024 ? tp : pp) +
          ": expected a positive number of chips");
+  // --tp and --pp split the chips: chips = tp x pp.
+  // (Worded as graph-partition words them, which the Python module's
+  // users see too.)
+  if (tp > 0 && pp > 0 && tp * pp != chips)
+    fail("--tp=" + std::to_string(tp) + " --pp=" + std::to_string(pp) +
+         ": tp " + std::to_string(tp) + " x pp " + std::to_string(pp) +
+         " is " + std::to_string(tp * pp) + " chips, not the " +
+         std::to_string(chips) + " asked for (--chips)");
+  if ((tp > 0 && chips % tp) || (pp > 0 && chips % pp)) {
+    bool badTp = tp > 0 && chips % tp;
+    std::string what = badTp ? "tp" : "pp";
+    int64_t value = badTp ? tp : pp;
+    fail("--" + what + "=" + std::to_string(value) + ": " + what + " " +
+         std::to_string(value) + " does not divide " + std::to_string(chips) +
+         " chips (--chips)");
+  }
+  if (systemChips > 0 && systemChips < chips)
+    fail("--system-chips=" + std::to_string(systemChips) +
+         " is fewer than --chips=" + std::to_string(chips) +
+         " (the chips are the first of the system)");
   if (multiChip() && mapping == "hybrid")
     fail("--mapping=hybrid: across chips each chip's kernels are placed one "
          "at a time; use sequential (one input at a time) or pipelined (the "

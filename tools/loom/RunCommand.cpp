@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ int runRunCommand(int argc, char **argv) {
   bool timingOnly = false;
   int64_t stream = 1;
   std::map<std::string, std::string> inputFiles;
+  std::set<std::string> seen;
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
     auto value = [&](const std::string &flag) -> std::string {
@@ -40,15 +42,23 @@ int runRunCommand(int argc, char **argv) {
         throw Error("option '" + flag + "' needs a value");
       return argv[++i];
     };
+    // Every flag but --input is given at most once: a second value would
+    // otherwise replace the first without a word.
     auto is = [&](const std::string &flag) {
-      return a == flag || a.rfind(flag + "=", 0) == 0;
+      if (a != flag && a.rfind(flag + "=", 0) != 0)
+        return false;
+      if (flag != "--input" && !seen.insert(flag).second)
+        throw Error(flag + " is given twice");
+      return true;
     };
     if (is("--input")) {
       std::string v = value("--input");
       size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0)
         throw Error("--input expects NAME=FILE, got '" + v + "'");
-      inputFiles[v.substr(0, eq)] = v.substr(eq + 1);
+      if (!inputFiles.emplace(v.substr(0, eq), v.substr(eq + 1)).second)
+        throw Error("--input " + v + ": input '" + v.substr(0, eq) +
+                    "' is given twice");
     } else if (is("--output-dir")) {
       outputDir = value("--output-dir");
     } else if (is("--trace")) {
@@ -64,7 +74,7 @@ int runRunCommand(int argc, char **argv) {
       if (v.empty() || *end != '\0' || n < 1 || n > (1LL << 40))
         throw Error("--stream=" + v + ": expected a number of inputs >= 1");
       stream = n;
-    } else if (a == "--timing-only") {
+    } else if (is("--timing-only") && a == "--timing-only") {
       timingOnly = true;
     } else if (a.rfind("--", 0) == 0) {
       throw Error("unknown option '" + a + "'");

@@ -47,12 +47,15 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <limits>
 #include <cstdio>
 #include <filesystem>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -126,6 +129,14 @@ Args parseArgs(int argc, char **argv, const std::vector<std::string> &valued,
         usageError("option '--" + key + "' needs a value");
       value = argv[++i];
     }
+    // Only list-like flags repeat; a second --target or -o would otherwise
+    // be dropped without a word.
+    static const std::set<std::string> repeatable = {"dim", "input", "vary"};
+    std::string shown = key == "o" ? "-o" : "--" + key;
+    if (!repeatable.count(key) && a.flags.count(key))
+      usageError(shown + " is given twice" +
+                 (isValued ? " ('" + a.get(key) + "' and '" + value + "')"
+                           : std::string()));
     a.flags.emplace(key, value);
   }
   return a;
@@ -137,11 +148,17 @@ loom::ImportOptions importOptions(const Args &args) {
     size_t eq = d.find('=');
     if (eq == std::string::npos || eq == 0)
       usageError("--dim expects NAME=VALUE, got '" + d + "'");
+    std::string value = d.substr(eq + 1);
     char *end = nullptr;
-    long long v = std::strtoll(d.c_str() + eq + 1, &end, 10);
-    if (*end != '\0' || v < 0)
+    errno = 0;
+    long long v = std::strtoll(value.c_str(), &end, 10);
+    // An empty value is not 0 (strtoll reads nothing from it).
+    if (value.empty() || *end != '\0' || errno == ERANGE || v < 0 ||
+        !std::isdigit(static_cast<unsigned char>(value[0])))
       usageError("--dim " + d + ": value must be a non-negative integer");
-    opts.dims[d.substr(0, eq)] = v;
+    if (!opts.dims.emplace(d.substr(0, eq), v).second)
+      usageError("--dim " + d + ": '" + d.substr(0, eq) +
+                 "' is bound twice");
   }
   opts.kvPrecision = args.get("kv-precision", "fp32");
   return opts;
@@ -184,7 +201,8 @@ MappingOptions mappingOptions(const Args &args) {
   count("tp", m.tp);
   count("pp", m.pp);
   count("system-chips", m.systemChips);
-  // --tp/--pp alone imply the chips they need.
+  // --tp/--pp alone imply the chips they need; given with --chips they
+  // must agree with it (MappingOptions::validate).
   if (!args.has("chips") && (m.tp > 0 || m.pp > 0))
     m.chips = std::max<int64_t>(1, m.tp) * std::max<int64_t>(1, m.pp);
   m.validate();
@@ -306,7 +324,9 @@ std::vector<loom::rt::Tensor> bindInputs(func::FuncOp func, const Args &args,
     size_t eq = in.find('=');
     if (eq == std::string::npos || eq == 0)
       usageError("--input expects NAME=FILE, got '" + in + "'");
-    given[in.substr(0, eq)] = in.substr(eq + 1);
+    if (!given.emplace(in.substr(0, eq), in.substr(eq + 1)).second)
+      usageError("--input " + in + ": input '" + in.substr(0, eq) +
+                 "' is given twice");
   }
   std::vector<loom::rt::Tensor> inputs;
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
@@ -664,6 +684,13 @@ int runPlan(int argc, char **argv) {
   loom::plan::Request r;
   r.inputLen = int64_t(number("input-len", 1024, true));
   r.outputLen = int64_t(number("output-len", 256, true));
+  // A load is either a number of requests in flight or a rate of them.
+  if (args.has("concurrency") && args.has("rate"))
+    usageError("--concurrency and --rate both given: the load is one or the "
+               "other");
+  if (args.has("weights") && args.has("precision"))
+    usageError("--weights and --precision both given: --precision is the "
+               "short form of --weights");
   r.concurrency = int64_t(number("concurrency", 0, true));
   r.requestRate = number("rate", 0, false);
   r.weights = args.get("weights", args.get("precision", "fp8"));
@@ -779,7 +806,9 @@ int runSweep(int argc, char **argv) {
     return n;
   };
   o.jobs = int(count("jobs", 0));
-  o.chips = std::max<int64_t>(1, count("chips", 1));
+  o.chips = count("chips", 1);
+  if (o.chips < 1) // As compile refuses it.
+    usageError("--chips=0: expected a positive number of chips");
   o.sensitivity = !args.has("no-sensitivity");
   o.loom = llvm::sys::fs::getMainExecutable(nullptr, (void *)&runSweep);
   if (!loom::sweep::run(o, error))
