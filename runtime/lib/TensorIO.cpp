@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace loom::rt {
@@ -344,12 +345,30 @@ Tensor readTensorFile(const std::string &path) {
 }
 
 std::string sanitizeFileName(const std::string &name) {
-  std::string out = name;
+  std::string out = name.empty() ? "_" : name;
   for (char &c : out)
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' ||
           c == '_' || c == '-'))
       c = '_';
+  if (out[0] == '.')
+    out[0] = '_';
   return out;
+}
+
+std::vector<std::string>
+outputFileNames(const std::vector<std::string> &names) {
+  std::vector<std::string> files;
+  std::map<std::string, size_t> owner;
+  for (size_t i = 0; i < names.size(); ++i) {
+    files.push_back(sanitizeFileName(names[i]) + ".npy");
+    // One name twice is one value (listed twice, or the parts of an
+    // output split across chips): its file is written once, whole.
+    auto [it, inserted] = owner.emplace(files.back(), i);
+    if (!inserted && names[it->second] != names[i])
+      throw Error("outputs '" + names[it->second] + "' and '" + names[i] +
+                  "' would both be written to " + files.back());
+  }
+  return files;
 }
 
 } // namespace loom::rt

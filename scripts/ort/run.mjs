@@ -179,8 +179,10 @@ function median(xs) {
 
 const round = (x) => Math.round(x * 1000) / 1000;
 
+// As loom's rt::sanitizeFileName: a leading '.' becomes '_' too (no hidden
+// files, no '..'), and an empty name is '_'.
 function sanitize(name) {
-  return name.replace(/[^A-Za-z0-9._-]/g, '_');
+  return (name || '_').replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\./, '_');
 }
 
 async function main() {

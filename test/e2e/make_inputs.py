@@ -55,7 +55,8 @@ PASS_THROUGH = {"Cast", "Reshape", "Unsqueeze", "Squeeze", "Flatten", "Identity"
 
 
 def sanitize(name):
-    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+    # As loom's rt::sanitizeFileName (a leading '.' too: no hidden files).
+    return re.sub(r"^\.", "_", re.sub(r"[^A-Za-z0-9._-]", "_", name or "_"))
 
 
 def vocab_from_graph(graph, input_name):

@@ -69,6 +69,25 @@ TEST(TensorIO, GarbageIsNotNpy) {
 
 TEST(TensorIO, SanitizeFileName) {
   EXPECT_EQ(sanitizeFileName("a/b:c d.e-f_g"), "a_b_c_d.e-f_g");
+  // Never hidden, never a parent folder, never empty.
+  EXPECT_EQ(sanitizeFileName(".."), "_.");
+  EXPECT_EQ(sanitizeFileName(".hidden"), "_hidden");
+  EXPECT_EQ(sanitizeFileName(""), "_");
+}
+
+TEST(TensorIO, OutputFileNamesRefuseCollisions) {
+  EXPECT_EQ(outputFileNames({"Y", "a/b", ".."}),
+            (std::vector<std::string>{"Y.npy", "a_b.npy", "_..npy"}));
+  try {
+    outputFileNames({"a_b", "x", "a/b"});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(),
+                 "outputs 'a_b' and 'a/b' would both be written to a_b.npy");
+  }
+  // One name twice is one output (the parts of a split output, say).
+  EXPECT_EQ(outputFileNames({"Y", "Y"}),
+            (std::vector<std::string>{"Y.npy", "Y.npy"}));
 }
 
 TEST(TensorIO, HalfConversionRoundsToNearestEven) {

@@ -96,6 +96,14 @@ int runRunCommand(int argc, char **argv) {
   };
   auto loadStart = Clock::now();
   rt::Program program = rt::Program::load(programPath);
+  // Before anything runs: two outputs must not be written to one file.
+  if (!timingOnly) {
+    try {
+      rt::outputFileNames(program.outputNames);
+    } catch (const Error &e) {
+      throw Error(programPath + ": " + e.what());
+    }
+  }
   rt::Simulator sim(program);
   rt::SimResult result;
   double loadSeconds = seconds(loadStart, Clock::now());
@@ -124,11 +132,12 @@ int runRunCommand(int argc, char **argv) {
     std::filesystem::create_directories(outputDir, ec);
     if (ec)
       throw Error(outputDir + ": cannot create directory: " + ec.message());
-    for (const rt::SimOutput &out : result.outputs) {
-      std::string path =
-          outputDir + "/" + rt::sanitizeFileName(out.name) + ".npy";
-      rt::writeNpy(path, out.value);
-    }
+    std::vector<std::string> names;
+    for (const rt::SimOutput &out : result.outputs)
+      names.push_back(out.name);
+    std::vector<std::string> files = rt::outputFileNames(names);
+    for (size_t i = 0; i < result.outputs.size(); ++i)
+      rt::writeNpy(outputDir + "/" + files[i], result.outputs[i].value);
   }
   result.stats.setStream(stream);
   // The trace shows the first inputs of a stream (fill and steady state).

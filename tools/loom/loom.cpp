@@ -371,6 +371,16 @@ int runEval(int argc, char **argv) {
 
   std::vector<loom::rt::Tensor> inputs =
       bindInputs(func, args, file, /*synthesizeMissing=*/false);
+  // Before anything runs: two outputs must not be written to one file.
+  std::vector<std::string> names, files;
+  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    names.push_back(
+        func.getResultAttrOfType<StringAttr>(i, "graph.name").str());
+  try {
+    files = loom::rt::outputFileNames(names);
+  } catch (const std::exception &e) {
+    usageError(file + ": " + e.what());
+  }
   DiagnosticCapture diags(ctx);
   auto outputs = loom::evaluate(func, inputs);
   if (!outputs)
@@ -381,9 +391,7 @@ int runEval(int argc, char **argv) {
   if (ec)
     usageError(dir + ": cannot create directory: " + ec.message());
   for (unsigned i = 0; i < outputs->size(); ++i) {
-    std::string name =
-        func.getResultAttrOfType<StringAttr>(i, "graph.name").str();
-    std::string path = dir + "/" + loom::rt::sanitizeFileName(name) + ".npy";
+    std::string path = dir + "/" + files[i];
     loom::rt::writeNpy(path, (*outputs)[i]);
     llvm::outs() << "wrote " << path << " "
                  << loom::rt::dtypeName((*outputs)[i].dtype())

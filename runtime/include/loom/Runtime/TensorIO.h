@@ -34,8 +34,16 @@ std::optional<DType> dtypeFromOnnx(int onnxType);
 Tensor readTensorFile(const std::string &path);
 
 /// The file name an output is written under: characters outside
-/// [A-Za-z0-9._-] become '_'.
+/// [A-Za-z0-9._-] become '_', and so does a leading '.' (no hidden files,
+/// no '..'); an empty name is "_".
 std::string sanitizeFileName(const std::string &name);
+
+/// The .npy file names (sanitizeFileName + ".npy") of outputs named
+/// `names`, in order. Throws Error naming both outputs when two different
+/// names would be written to the same file (one name given twice is one
+/// output, and gets one file).
+std::vector<std::string>
+outputFileNames(const std::vector<std::string> &names);
 
 } // namespace loom::rt
 

@@ -204,6 +204,15 @@ def eval_model():
                  [floats("two", 2.0), floats("bias", [1.0, 2.0, 3.0])])
 
 
+def outputs_named(*names):
+    """One Relu/Neg/Abs per name, each a graph output with that name: names
+    that are no safe file names, or that become the same one."""
+    ops = ["Relu", "Neg", "Abs"]
+    nodes = [helper.make_node(ops[i % 3], ["X"], [n], name="out%d" % i)
+             for i, n in enumerate(names)]
+    return model(nodes, [tensor("X", [2])], [tensor(n, [2]) for n in names])
+
+
 # --------------------------------------------------------------------------
 # Bad models: one defect each
 # --------------------------------------------------------------------------
@@ -461,6 +470,8 @@ MODELS = {
     "legacy_add_not_a_run": lambda: legacy_binary("Add", [3, 4], [1, 2, 3, 4],
                                                   broadcast=1, axis=0),
     "legacy_gemm_no_broadcast": legacy_gemm_no_broadcast,
+    "outputs_collide": lambda: outputs_named("a_b", "ok", "a/b"),
+    "output_dotdot": lambda: outputs_named("..", ".hidden"),
 }
 
 
