@@ -429,6 +429,21 @@ def compile_cases(loom, work):
     add("relu_two_inputs",
         model([node("Relu", ["X", "X"], ["Y"], name="relu_two_inputs")], x22,
               [vi("Y", None)]), names="relu_two_inputs")
+    # Counts whose compile would not fit in memory: refused before anything
+    # is built, with the bytes (100,000 chips grew past 24 GB; 20,000
+    # layers aborted at 5.8 GB).
+    good_path = save(os.path.join(d, "good.onnx"), good_model())
+    cases.append(Case("compile", "chips_100000",
+                      ["compile", good_path, "--target=tiny",
+                       "--chips=100000", "-o", os.path.join(d, "x.loom")],
+                      "--chips=100000"))
+    with open(os.path.join(ROOT, "models", "tiny-llama.json")) as f:
+        llama = json.load(f)
+    llama["num_hidden_layers"] = 20000
+    deep = write(os.path.join(d, "layers_20000.json"), json.dumps(llama))
+    cases.append(Case("compile", "llm_layers_20000",
+                      ["compile", deep, "--target=tiny", "-o",
+                       os.path.join(d, "x.loom")], "num_hidden_layers"))
     # Not a file.
     cases.append(Case("compile", "missing_file",
                       ["compile", os.path.join(d, "no-such-model.onnx"),

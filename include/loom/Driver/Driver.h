@@ -70,8 +70,12 @@ struct MappingOptions {
   /// loom::ChipNetwork). The planner compiles one layer this way.
   int64_t systemChips = 0;
   bool multiChip() const { return chips > 1 || tp > 1 || pp > 1; }
-  /// Throws rt::Error naming the bad option.
+  /// Throws rt::Error naming the bad option, or a chip count whose compile
+  /// would not fit in the memory this process may use.
   void validate() const;
+  /// The bytes a compile for `chips` chips takes beyond the model's own,
+  /// estimated (Driver.cpp says from what).
+  static uint64_t estimatedBytes(int64_t chips);
 };
 
 /// Wall time of one pass (or step) of a compile.

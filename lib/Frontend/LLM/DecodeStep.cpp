@@ -36,6 +36,8 @@ using json = nlohmann::json;
 /// Largest value accepted for an integer field: keeps every product of two
 /// fields, times four bytes, inside int64.
 constexpr int64_t kMaxField = std::numeric_limits<int32_t>::max();
+/// The most layers a decode step is built with.
+constexpr int64_t kMaxLayers = 1024;
 
 /// The splat value of each kind of weight. They are distinct so a printed
 /// graph shows which tensor is which; none is 1.0, because `x * 1.0` folds
@@ -636,6 +638,12 @@ std::string validateLlmConfig(const LlmConfig &c) {
         {"num_experts_per_tok", c.expertsPerToken}})
     if (std::string problem = positive(key, v); !problem.empty())
       return problem;
+  // The graph of every layer is built, and its passes take memory and time
+  // that grow faster than the layer count (20,000 layers of a 64-wide
+  // model pass 24 GB): far beyond the deepest published models (126).
+  if (c.layers > kMaxLayers)
+    return "num_hidden_layers: must be at most " + std::to_string(kMaxLayers) +
+           " (each layer's graph is built), got " + std::to_string(c.layers);
   if (c.expertsPerToken > c.experts)
     return "num_experts_per_tok: must be at most num_local_experts (" +
            std::to_string(c.experts) + "), got " +
