@@ -22,7 +22,9 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -309,6 +311,15 @@ bool run(const Options &o, std::string &error) {
     error = "a sweep needs --model=... and at least one --vary=FIELD=v1,...";
     return false;
   }
+  // Two axes of one field would label each point with both values but
+  // compile it with the last.
+  for (size_t i = 0; i < o.axes.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (o.axes[i].path == o.axes[j].path) {
+        error = "--vary: the field '" + o.axes[i].path +
+                "' is varied twice; give all its values in one --vary";
+        return false;
+      }
   if (o.objective != "latency" && o.objective != "throughput" &&
       o.objective != "perf-per-watt") {
     error = "--objective=" + o.objective +
@@ -330,9 +341,21 @@ bool run(const Options &o, std::string &error) {
     error = o.target + ": invalid JSON";
     return false;
   }
-  mkdir(o.outDir.c_str(), 0755);
+  // A folder that cannot be made is an error now, not a sweep that says
+  // it wrote results it did not write.
   std::string work = o.outDir + "/work";
-  mkdir(work.c_str(), 0755);
+  for (const std::string &dir : {o.outDir, work}) {
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      error = "--out=" + o.outDir + ": cannot create " + dir + ": " +
+              std::strerror(errno);
+      return false;
+    }
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      error = "--out=" + o.outDir + ": " + dir + " exists and is not a folder";
+      return false;
+    }
+  }
 
   // What a point's result depends on besides its key (the model and the
   // axes' values). A directory holds the results of one setting, so a
@@ -460,6 +483,10 @@ bool run(const Options &o, std::string &error) {
                                : o.outDir + "/results.rank" +
                                      std::to_string(rank) + ".jsonl";
   std::ofstream sink(mine, std::ios::app);
+  if (!sink) {
+    error = mine + ": cannot write";
+    return false;
+  }
   std::mutex mu;
   std::atomic<size_t> next{0}, finished{0};
   rt::Progress bar("sweep", int64_t(todo.size()));
@@ -548,11 +575,18 @@ bool run(const Options &o, std::string &error) {
   for (const Sensitivity &s : sens)
     sj.push_back({{"model", s.model}, {"resource", s.resource}, {"gain", s.gain}});
   result["sensitivity"] = sj;
-  std::ofstream(o.outDir + "/results.json") << result.dump(2) << "\n";
-  std::ofstream(o.outDir + "/sweep.html")
-      << renderHtml(o.axes, ordered, sens, o.objective,
-                    "Sweep of " + o.target);
-  return true;
+  auto writeFile = [&](const std::string &file, const std::string &text) {
+    std::ofstream out(o.outDir + "/" + file);
+    out << text;
+    out.close();
+    if (!out)
+      error = o.outDir + "/" + file + ": cannot write";
+    return bool(out);
+  };
+  return writeFile("results.json", result.dump(2) + "\n") &&
+         writeFile("sweep.html", renderHtml(o.axes, ordered, sens,
+                                            o.objective,
+                                            "Sweep of " + o.target));
 }
 
 } // namespace loom::sweep
