@@ -190,6 +190,50 @@ TEST(ReadLlmConfig, RejectsWhatItDoesNotModel) {
       << error;
 }
 
+TEST(ReadLlmConfig, RefusesOtherArchitecturesAndLooseFlags) {
+  auto withField = [](const std::string &field) {
+    std::string text = kTinyText;
+    text.insert(1, field + ", ");
+    return text;
+  };
+  // Another architecture is not built as Llama.
+  EXPECT_EQ(configError("gpt2.json", withField("\"model_type\": \"gpt2\"")),
+            "model_type: unsupported: 'gpt2' (the decode step is a llama, "
+            "mistral or mixtral model)");
+  EXPECT_EQ(configError("arch.json",
+                        withField("\"architectures\": [\"GPT2LMHeadModel\"]")),
+            "architectures: unsupported: \"GPT2LMHeadModel\" (the decode step "
+            "is LlamaForCausalLM, MistralForCausalLM or MixtralForCausalLM)");
+  // A flag is a JSON boolean: 1, [] or {} is not read as false.
+  for (const char *value : {"1", "[]", "{}"})
+    EXPECT_EQ(configError("tie.json", withField(std::string(
+                                          "\"tie_word_embeddings\": ") +
+                                          value)),
+              std::string("tie_word_embeddings: must be true or false, got ") +
+                  value);
+  EXPECT_EQ(configError("bias.json", withField("\"mlp_bias\": 0")),
+            "mlp_bias: must be true or false, got 0");
+  // A sliding window shorter than the positions changes attention.
+  EXPECT_EQ(configError("window.json", withField("\"sliding_window\": 64")),
+            "sliding_window: unsupported: attention over a window of 64 "
+            "positions (the decode step attends to every position)");
+  std::string error;
+  EXPECT_TRUE(readLlmConfig(
+      writeConfig("full-window.json", withField("\"sliding_window\": 128")),
+      error))
+      << error;
+  // A key given twice.
+  EXPECT_EQ(configError("twice.json", withField("\"vocab_size\": 512")),
+            "vocab_size: duplicate key");
+  // Deeper than any published model.
+  std::string deep = kTinyText;
+  deep.replace(deep.find("\"num_hidden_layers\": 2"), 22,
+               "\"num_hidden_layers\": 20000");
+  EXPECT_EQ(configError("deep.json", deep),
+            "num_hidden_layers: must be at most 1024 (each layer's graph is "
+            "built), got 20000");
+}
+
 TEST(ReadLlmConfig, ReadsMixtureOfExperts) {
   std::string error;
   auto c = readLlmConfig(modelPath("mixtral-8x7b.json"), error);

@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 #include <sstream>
 
 using namespace mlir;
@@ -130,10 +131,59 @@ bool readReal(const json &doc, const char *key, double &out,
 /// Refuses what the decode step does not model, rather than building a
 /// different model than the config describes.
 std::string checkUnsupported(const json &doc) {
+  // The decode step is a Llama-family model (Llama, Mistral, Mixtral):
+  // another architecture's config is refused rather than built as Llama.
+  static const std::set<std::string> modelTypes = {"llama", "mistral",
+                                                   "mixtral"};
+  static const std::set<std::string> architectures = {
+      "LlamaForCausalLM", "MistralForCausalLM", "MixtralForCausalLM"};
+  if (auto it = doc.find("model_type"); it != doc.end() && !it->is_null()) {
+    if (!it->is_string())
+      return "model_type: must be a string, got " + describe(*it);
+    if (!modelTypes.count(it->get<std::string>()))
+      return "model_type: unsupported: '" + it->get<std::string>() +
+             "' (the decode step is a llama, mistral or mixtral model)";
+  }
+  if (auto it = doc.find("architectures"); it != doc.end() && !it->is_null()) {
+    if (!it->is_array())
+      return "architectures: must be a list of names, got " + describe(*it);
+    for (const json &name : *it)
+      if (!name.is_string() || !architectures.count(name.get<std::string>()))
+        return "architectures: unsupported: " + describe(name) +
+               " (the decode step is LlamaForCausalLM, MistralForCausalLM or "
+               "MixtralForCausalLM)";
+  }
+  // Flags are JSON booleans: 1, [] or {} is not read as false.
+  std::string problem;
   auto isTrue = [&](const char *key) {
     auto it = doc.find(key);
-    return it != doc.end() && it->is_boolean() && it->get<bool>();
+    if (it == doc.end() || it->is_null())
+      return false;
+    if (!it->is_boolean()) {
+      if (problem.empty())
+        problem = std::string(key) + ": must be true or false, got " +
+                  describe(*it);
+      return false;
+    }
+    return it->get<bool>();
   };
+  for (const char *key : {"tie_word_embeddings", "attention_bias", "mlp_bias"})
+    isTrue(key);
+  if (!problem.empty())
+    return problem;
+  // A window as long as the positions changes nothing; a shorter one masks
+  // attention the decode step does not model.
+  if (auto it = doc.find("sliding_window"); it != doc.end() && !it->is_null()) {
+    auto positions = doc.find("max_position_embeddings");
+    if (!it->is_number_integer() || it->get<int64_t>() <= 0)
+      return "sliding_window: must be a positive integer or null, got " +
+             describe(*it);
+    if (positions == doc.end() || !positions->is_number_integer() ||
+        it->get<int64_t>() < positions->get<int64_t>())
+      return "sliding_window: unsupported: attention over a window of " +
+             describe(*it) +
+             " positions (the decode step attends to every position)";
+  }
   if (isTrue("tie_word_embeddings"))
     return "tie_word_embeddings: unsupported: the decode step has its own "
            "lm_head weight";
@@ -684,9 +734,28 @@ std::optional<LlmConfig> readLlmConfig(const std::string &path,
   text << stream.rdbuf();
   // Parsed without exceptions (this library is built without them): a parse
   // error gives a discarded value.
-  json doc = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  // A key given twice would resolve to its last value without a word: the
+  // first duplicate (in any object) is recorded while parsing.
+  std::vector<std::set<std::string>> keys;
+  std::string duplicate;
+  auto noDuplicates = [&](int, json::parse_event_t event, json &parsed) {
+    if (event == json::parse_event_t::object_start)
+      keys.emplace_back();
+    else if (event == json::parse_event_t::object_end && !keys.empty())
+      keys.pop_back();
+    else if (event == json::parse_event_t::key && !keys.empty() &&
+             !keys.back().insert(parsed.get<std::string>()).second &&
+             duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  json doc = json::parse(text.str(), noDuplicates, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     error = path + ": (json): invalid JSON";
+    return std::nullopt;
+  }
+  if (!duplicate.empty()) {
+    error = oneLine(path + ": " + duplicate + ": duplicate key");
     return std::nullopt;
   }
   std::string problem;
