@@ -121,13 +121,18 @@ Tensor tensorFromProto(const onnx::TensorProto &p, const std::string &what) {
   return t;
 }
 
-Tensor readTensorProtoFile(const std::string &path) {
+Tensor readTensorProtoFile(const std::string &path,
+                           const std::string &inputName) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(path + ": cannot open file");
   onnx::TensorProto proto;
   if (!proto.ParseFromIstream(&in))
     throw Error(path + ": not a valid ONNX TensorProto");
+  if (!inputName.empty() && !proto.name().empty() &&
+      proto.name() != inputName)
+    throw Error(path + ": holds tensor '" + proto.name() + "', not input '" +
+                inputName + "'");
   return tensorFromProto(proto, path);
 }
 
@@ -334,13 +339,13 @@ void writeNpy(const std::string &path, const Tensor &t) {
     throw Error(path + ": write failed");
 }
 
-Tensor readTensorFile(const std::string &path) {
+Tensor readTensorFile(const std::string &path, const std::string &inputName) {
   auto endsWith = [&](const char *s) {
     size_t n = std::strlen(s);
     return path.size() >= n && path.compare(path.size() - n, n, s) == 0;
   };
   if (endsWith(".pb"))
-    return readTensorProtoFile(path);
+    return readTensorProtoFile(path, inputName);
   return readNpy(path);
 }
 

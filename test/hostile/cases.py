@@ -444,6 +444,19 @@ def compile_cases(loom, work):
     cases.append(Case("compile", "llm_layers_20000",
                       ["compile", deep, "--target=tiny", "-o",
                        os.path.join(d, "x.loom")], "num_hidden_layers"))
+    # A name listed twice was bound once, and the second silently lost.
+    add("duplicate_graph_input",
+        model([node("Add", ["X", "X"], ["Y"], name="add")],
+              [vi("X", [2]), vi("X", [2])], [vi("Y", [2])]), names="'X'")
+    add("duplicate_initializer",
+        model([node("Add", ["X", "W"], ["Y"], name="add")],
+              [vi("X", [2])], [vi("Y", [2])],
+              [floats("W", [1, 2]), floats("W", [3, 4])]), names="'W'")
+    # No partition is left to try: the error still gives the reason.
+    cases.append(Case("compile", "partition_no_candidate",
+                      ["compile", good_path, "--target=tsp-v1", "--chips=8",
+                       "--pp=8", "-o", os.path.join(d, "x.loom")],
+                      "more pipeline stages than the model's"))
     # Not a file.
     cases.append(Case("compile", "missing_file",
                       ["compile", os.path.join(d, "no-such-model.onnx"),
@@ -746,6 +759,11 @@ def input_cases(loom, work):
         npy("{'descr': '<f4', 'fortran_order': False, 'shape': (" +
             "1, " * 100 + "), }", f32[:4]))
     add("pb_garbage", b"\xff\xff\xff\xff garbage", ext=".pb")
+    # A TensorProto of another input: its name was ignored.
+    add("pb_other_name",
+        numpy_helper.from_array(
+            np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4),
+            "W").SerializeToString(), names="'W'", ext=".pb")
     add_path("missing_file", os.path.join(d, "no-such-input.npy"))
     add_path("directory", d, names="input")
     return cases

@@ -119,7 +119,7 @@ int runRunCommand(int argc, char **argv) {
       if (it == inputFiles.end())
         throw Error(programPath + ": input '" + name +
                     "' is not given (--input " + name + "=FILE.npy)");
-      inputs[name] = rt::readTensorFile(it->second);
+      inputs[name] = rt::readTensorFile(it->second, name);
       inputFiles.erase(it);
     }
     if (!inputFiles.empty())

@@ -341,7 +341,7 @@ std::vector<loom::rt::Tensor> bindInputs(func::FuncOp func, const Args &args,
       inputs.push_back(syntheticInput(type, i));
       continue;
     }
-    loom::rt::Tensor t = loom::rt::readTensorFile(it->second);
+    loom::rt::Tensor t = loom::rt::readTensorFile(it->second, name);
     auto dt = loom::dtypeFromType(type.getElementType());
     if (t.dtype() != *dt || ArrayRef<int64_t>(t.shape()) != type.getShape())
       usageError(it->second + ": input '" + name + "' has " +

@@ -876,11 +876,17 @@ void checkInitializers(const onnx::GraphProto &graph) {
 /// libonnx 1.12): every node input is a graph input, an initializer or some
 /// node's output, and no value is produced twice.
 void checkGraphStructure(const onnx::GraphProto &graph) {
-  llvm::StringSet<> defined;
+  llvm::StringSet<> defined, initializers;
+  // A name listed twice would be bound once and the second silently lost
+  // (an input then "is not given" however it is given).
   for (const auto &in : graph.input())
-    defined.insert(in.name());
-  for (const auto &init : graph.initializer())
+    if (!defined.insert(in.name()).second)
+      throw ImportError("graph input '" + in.name() + "' is listed twice");
+  for (const auto &init : graph.initializer()) {
+    if (!initializers.insert(init.name()).second)
+      throw ImportError("initializer '" + init.name() + "' is listed twice");
     defined.insert(init.name());
+  }
   llvm::StringMap<const onnx::NodeProto *> producer;
   for (const auto &node : graph.node())
     for (const auto &out : node.output()) {

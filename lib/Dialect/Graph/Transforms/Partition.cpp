@@ -1649,8 +1649,14 @@ void GraphPartitionPass::runOnOperation() {
     if (n % t || (tp > 0 && t != tp) || (pp > 0 && n / t != pp))
       continue;
     int64_t p = n / t;
-    if (p > (int64_t)ops_.size())
+    if (p > (int64_t)ops_.size()) {
+      // Said, so that a failure with no candidate left still has a reason.
+      report += (report.empty() ? "" : "; ") + std::string("tp ") +
+                std::to_string(t) + " x pp " + std::to_string(p) +
+                ": more pipeline stages than the model's " +
+                std::to_string(ops_.size()) + " ops";
       continue;
+    }
     Propagation &prop = propagation(func, t);
     Estimate e = estimate(t, p, prop);
     char buf[200];

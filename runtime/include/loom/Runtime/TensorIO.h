@@ -23,15 +23,20 @@ Tensor readNpyBytes(const void *data, size_t size, const std::string &name);
 void writeNpy(const std::string &path, const Tensor &t);
 
 /// Reads a serialized ONNX TensorProto (.pb), as in ONNX's test data.
-Tensor readTensorProtoFile(const std::string &path);
+/// With `inputName`, a tensor that carries another name is refused (a .pb
+/// file of one input given for another).
+Tensor readTensorProtoFile(const std::string &path,
+                           const std::string &inputName = "");
 /// Converts a TensorProto with its data inline (not external) to a Tensor.
 /// `what` names the tensor in error messages.
 Tensor tensorFromProto(const onnx::TensorProto &proto, const std::string &what);
 /// Maps an ONNX TensorProto data type to a DType, or nullopt if unsupported.
 std::optional<DType> dtypeFromOnnx(int onnxType);
 /// Reads a tensor from `path`, choosing the format by extension
-/// (.npy or .pb).
-Tensor readTensorFile(const std::string &path);
+/// (.npy or .pb). A .pb tensor's name, when it has one, must be
+/// `inputName` if that is given.
+Tensor readTensorFile(const std::string &path,
+                      const std::string &inputName = "");
 
 /// The file name an output is written under: characters outside
 /// [A-Za-z0-9._-] become '_', and so does a leading '.' (no hidden files,
