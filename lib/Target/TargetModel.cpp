@@ -376,10 +376,16 @@ rt::SystemDesc readSystem(const ObjectReader &root) {
 
 std::string formatNumber(double value);
 
-/// A fraction of a peak: in (0, 1].
+/// A fraction of a peak: in (0, 1], and at least a thousandth (efficiencies
+/// divide peak rates: a smaller one is a typo, and stretches cycle counts
+/// past any bound).
 void requireFraction(double value, const std::string &path) {
   if (!(value > 0 && value <= 1)) {
     fail(path, "must be a fraction in (0, 1], got " + formatNumber(value));
+  }
+  if (value < 1e-3) {
+    fail(path, "out of range: must be at least 0.001, got " +
+                   formatNumber(value));
   }
 }
 
@@ -489,8 +495,35 @@ void requireAtMost(double value, double limit, const std::string &path) {
   }
 }
 
+/// Lower bounds below any real hardware, for the same reason: a rate of
+/// 1e-9 bytes/s makes every transfer's cycle count overflow. On-chip rates
+/// are at least a byte a cycle; a chip-to-chip, off-chip or scale-out rate
+/// is at least kMinBytesPerCycle of the chip's clock (1 MB/s at 1 GHz).
+constexpr double kMinClockHz = 1e6;
+constexpr double kMinOnChipBytesPerCycle = 1;
+constexpr double kMinBytesPerCycle = 1e-3;
+constexpr double kMinWatts = 1e-3;
+
+void requireAtLeast(double value, double limit, const std::string &path,
+                    const std::string &unit = "") {
+  if (!(value >= limit)) {
+    fail(path, "out of range: must be at least " + formatNumber(limit) + unit +
+                   ", got " + formatNumber(value));
+  }
+}
+
+/// A rate in bytes per second against the chip clock: at least
+/// kMinBytesPerCycle bytes a cycle.
+void requireOffChipRate(double bytesPerSecond, double clockHz,
+                        const std::string &path) {
+  requireAtLeast(bytesPerSecond, kMinBytesPerCycle * clockHz, path,
+                 " bytes/s (" + formatNumber(kMinBytesPerCycle) +
+                     " bytes a cycle of chip.clock_hz)");
+}
+
 void validateChip(const rt::ChipDesc &chip) {
   requirePositive(chip.clockHz, "chip.clock_hz");
+  requireAtLeast(chip.clockHz, kMinClockHz, "chip.clock_hz", " Hz");
   requireAtMost(chip.clockHz, kMaxClockHz, "chip.clock_hz");
   requirePositive(chip.tileRows, "chip.tiles.rows");
   requirePositive(chip.tileCols, "chip.tiles.cols");
@@ -536,6 +569,8 @@ void validateChip(const rt::ChipDesc &chip) {
   requireAtMost(chip.tile.sram.bytes, int64_t(1) << 50, "chip.tile.sram.bytes");
   requirePositive(chip.tile.sram.bytesPerCycle,
                   "chip.tile.sram.bytes_per_cycle");
+  requireAtLeast(chip.tile.sram.bytesPerCycle, kMinOnChipBytesPerCycle,
+                 "chip.tile.sram.bytes_per_cycle");
   requireAtMost(chip.tile.sram.bytesPerCycle, kMaxBytesPerCycle,
                 "chip.tile.sram.bytes_per_cycle");
 
@@ -561,6 +596,8 @@ void validateChip(const rt::ChipDesc &chip) {
   if (chip.mesh) {
     requirePositive(chip.mesh->linkBytesPerCycle,
                     "chip.mesh.link_bytes_per_cycle");
+    requireAtLeast(chip.mesh->linkBytesPerCycle, kMinOnChipBytesPerCycle,
+                   "chip.mesh.link_bytes_per_cycle");
     requireAtMost(chip.mesh->linkBytesPerCycle, kMaxBytesPerCycle,
                   "chip.mesh.link_bytes_per_cycle");
     requireNonNegative(chip.mesh->hopLatencyCycles,
@@ -575,14 +612,17 @@ void validateChip(const rt::ChipDesc &chip) {
   }
   if (chip.offChip) {
     requirePositive(chip.offChip->bytes, "chip.offchip.bytes");
+    requireAtMost(chip.offChip->bytes, int64_t(1) << 60, "chip.offchip.bytes");
     requirePositive(chip.offChip->bytesPerSecond,
                     "chip.offchip.bytes_per_second");
+    requireOffChipRate(chip.offChip->bytesPerSecond, chip.clockHz,
+                       "chip.offchip.bytes_per_second");
     requireAtMost(chip.offChip->bytesPerSecond, kMaxBytesPerSecond,
                   "chip.offchip.bytes_per_second");
   }
 }
 
-void validateSystem(const rt::SystemDesc &system) {
+void validateSystem(const rt::SystemDesc &system, double clockHz) {
   requirePositive(system.chips, "system.chips");
   requirePositive(system.chipsPerNode, "system.chips_per_node");
   requirePositive(system.nodesPerRack, "system.nodes_per_rack");
@@ -590,6 +630,8 @@ void validateSystem(const rt::SystemDesc &system) {
   requireAtMost(system.chipsPerNode, kMaxCount, "system.chips_per_node");
   requireAtMost(system.nodesPerRack, kMaxCount, "system.nodes_per_rack");
   requirePositive(system.powerWattsPerChip, "system.power_watts_per_chip");
+  requireAtLeast(system.powerWattsPerChip, kMinWatts,
+                 "system.power_watts_per_chip", " W");
   requireAtMost(system.powerWattsPerChip, kMaxWatts,
                 "system.power_watts_per_chip");
 
@@ -613,6 +655,8 @@ void validateSystem(const rt::SystemDesc &system) {
   requirePositive(links.perChip, "system.links.per_chip");
   requireAtMost(links.perChip, kMaxCount, "system.links.per_chip");
   requirePositive(links.bytesPerSecond, "system.links.bytes_per_second");
+  requireOffChipRate(links.bytesPerSecond, clockHz,
+                     "system.links.bytes_per_second");
   requireAtMost(links.bytesPerSecond, kMaxBytesPerSecond,
                 "system.links.bytes_per_second");
   requireNonNegative(links.latencySeconds, "system.links.latency_seconds");
@@ -671,6 +715,8 @@ void validateSystem(const rt::SystemDesc &system) {
   if (system.scaleOut) {
     requirePositive(system.scaleOut->bytesPerSecond,
                     "system.scale_out.bytes_per_second");
+    requireOffChipRate(system.scaleOut->bytesPerSecond, clockHz,
+                       "system.scale_out.bytes_per_second");
     requireAtMost(system.scaleOut->bytesPerSecond, kMaxBytesPerSecond,
                   "system.scale_out.bytes_per_second");
     requireNonNegative(system.scaleOut->latencySeconds,
@@ -725,7 +771,7 @@ void validateDesc(const TargetDesc &desc) {
     fail("name", "must not be empty");
   }
   validateChip(desc.chip);
-  validateSystem(desc.system);
+  validateSystem(desc.system, desc.chip.clockHz);
   if (desc.efficiency) {
     validateEfficiency(*desc.efficiency, desc.chip.tile.matrix);
   }

@@ -539,6 +539,13 @@ def target_cases(loom, work):
     edit("link_latency_1e300", "system.links.latency_seconds", 1e300)
     edit("power_1e300", "system.power_watts_per_chip", 1e300)
     edit("chips_2p62", "system.chips", 2**62)
+    # Rates and sizes below any real hardware: a chip link of 1e-9 B/s made
+    # every transfer's cycle count overflow (and report a small latency).
+    edit("link_rate_1e-9", "system.links.bytes_per_second", 1e-9)
+    edit("clock_1hz", "chip.clock_hz", 1.0)
+    edit("sram_bytes_per_cycle_tiny", "chip.tile.sram.bytes_per_cycle", 1e-9)
+    edit("mesh_rate_tiny", "chip.mesh.link_bytes_per_cycle", 1e-12)
+    edit("power_1e-9", "system.power_watts_per_chip", 1e-9)
     add("number_overflows_double",
         tiny_text.replace("1.0e9", "1e400", 1), names="1e400")
     add("duplicate_key",
