@@ -110,6 +110,22 @@ def onnx_seeds():
          node("Concat", ["B", "A"], ["Y"], name="concat", axis=1)],
         [tensor("X", [2, 6])], [tensor("Y", [2, 6])],
         [const("sz", [2, 4], np.int64)])
+    # Attributes of each type the schema check reads (float, int, ints),
+    # the values shape inference divides by or indexes with, and legacy
+    # (opset 6) broadcasting with an axis.
+    seeds["typed_attributes"] = model(
+        [node("DepthToSpace", ["X"], ["D"], name="d2s", blocksize=2),
+         node("LeakyRelu", ["D"], ["L"], name="leaky", alpha=0.1),
+         node("MaxPool", ["L"], ["P"], name="pool", kernel_shape=[2, 2],
+              strides=[1, 1], pads=[0, 0, 1, 1]),
+         node("GatherND", ["P", "i"], ["Y"], name="gathernd",
+              batch_dims=0)],
+        [tensor("X", [1, 4, 2, 2])], [tensor("Y", [1, 4, 4])],
+        [const("i", [[0, 0]], np.int64)])
+    seeds["legacy_broadcast"] = model(
+        [node("Add", ["X", "b"], ["Y"], name="add", broadcast=1, axis=0)],
+        [tensor("X", [3, 2])], [tensor("Y", [3, 2])],
+        [const("b", [1.0, 2.0, 3.0])], opset=6)
     return seeds
 
 
