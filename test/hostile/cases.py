@@ -444,6 +444,20 @@ def compile_cases(loom, work):
     cases.append(Case("compile", "llm_layers_20000",
                       ["compile", deep, "--target=tiny", "-o",
                        os.path.join(d, "x.loom")], "num_hidden_layers"))
+    # Attributes the converters ignored although they change the answer:
+    # training mode before opset 7 (is_test defaults to 0) and per-activation
+    # batch norm (spatial=0).
+    bn_consts = [floats(k, [1.0] * 4) for k in ("s", "b", "m", "v")]
+    for name, attrs, opset in (("bn_is_test_default", {}, 6),
+                               ("bn_is_test_zero", dict(is_test=0), 6),
+                               ("bn_spatial_zero", dict(spatial=0), 7)):
+        add(name, model([node("BatchNormalization", ["X", "s", "b", "m", "v"],
+                              ["Y"], name=name, **attrs)],
+                        x4, [vi("Y", None)], bn_consts, opset=opset),
+            names=name)
+    add("dropout_is_test_default",
+        model([node("Dropout", ["X"], ["Y"], name="dropout_training")], x22,
+              [vi("Y", None)], opset=6), names="dropout_training")
     # A name listed twice was bound once, and the second silently lost.
     add("duplicate_graph_input",
         model([node("Add", ["X", "X"], ["Y"], name="add")],

@@ -378,6 +378,7 @@ RankedTensorType NodeContext::tensorType(ArrayRef<int64_t> shape,
 }
 
 const onnx::AttributeProto *NodeContext::attr(const char *name) const {
+  read.insert(name);
   for (const auto &a : node.attribute())
     if (a.name() == name)
       return &a;
@@ -928,6 +929,46 @@ void runShapeInference(onnx::ModelProto &model) {
   }
 }
 
+/// Attributes a converter may leave unread: they do not change what
+/// inference computes (an in-place hint, training-only figures, the
+/// precision of LayerNormalization's statistics, which are at least fp32
+/// here), or ONNX shape inference reads them and a disagreeing value makes
+/// its type differ from the converted op's (Conv's kernel_shape).
+bool unreadIsHarmless(const std::string &name) {
+  static const llvm::StringSet<> harmless = {
+      "consumed_inputs", "momentum", "ratio", "seed", "stash_type",
+      "kernel_shape"};
+  return harmless.contains(name);
+}
+
+/// Fails if the converter never looked at an attribute the node gives with
+/// a value other than the schema's default: that value would be ignored,
+/// and the model computed as if it were not there.
+void checkAttributesRead(const NodeContext &nc, int64_t opset) {
+  const onnx::OpSchema *schema =
+      onnx::OpSchemaRegistry::Schema(nc.node.op_type(), opset, "");
+  for (const auto &a : nc.node.attribute()) {
+    if (nc.attributesRead().contains(a.name()) || unreadIsHarmless(a.name()) ||
+        a.name().rfind("__", 0) == 0)
+      continue;
+    if (schema) {
+      auto it = schema->attributes().find(a.name());
+      if (it != schema->attributes().end() &&
+          it->second.default_value.type() != onnx::AttributeProto::UNDEFINED &&
+          it->second.default_value.SerializeAsString() ==
+              [&] {
+                onnx::AttributeProto copy = a;
+                copy.clear_doc_string();
+                return copy.SerializeAsString();
+              }())
+        continue;
+    }
+    nc.unsupported("attribute '" + a.name() +
+                   "' (the converter does not read it; its value would be "
+                   "ignored)");
+  }
+}
+
 OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
                                   const ImportOptions &options,
                                   std::string &lastDiagnostic) {
@@ -1051,6 +1092,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
     std::vector<Value> outs;
     try {
       outs = (*lookupConverter(node->op_type()))(nc);
+      checkAttributesRead(nc, opsets[""]);
     } catch (const ImportError &) {
       throw;
     } catch (const std::exception &e) {

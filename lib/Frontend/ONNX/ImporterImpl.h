@@ -8,6 +8,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -85,7 +86,11 @@ public:
   [[noreturn]] void fail(const std::string &msg) const;
   [[noreturn]] void unsupported(const std::string &msg) const;
 
+  /// The attributes a converter looked at (attr() and the typed readers).
+  const llvm::StringSet<> &attributesRead() const { return read; }
+
 private:
+  mutable llvm::StringSet<> read;
   void inferLocally();
   llvm::SmallVector<mlir::Value> foldResults(mlir::Operation *op);
   GraphBuilder &gb;

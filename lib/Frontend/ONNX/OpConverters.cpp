@@ -58,13 +58,18 @@ Value binaryOp(NodeContext &nc, Value a, Value b, bool boolResult = false) {
   return nc.create<OpT>(nc.tensorType(shape, elt), a, b);
 }
 
-/// Whether the node's op, at the model's opset, has the legacy `broadcast`
-/// attribute (opsets 1 to 6): broadcasting then is off unless asked for, and
-/// aligns the second operand at `axis` rather than at the trailing axes.
-bool hasLegacyBroadcast(const NodeContext &nc) {
+/// Whether the node's op, at the model's opset, has attribute `name` in its
+/// schema (legacy attributes come and go with the opset).
+bool hasSchemaAttribute(const NodeContext &nc, const char *name) {
   const onnx::OpSchema *schema =
       onnx::OpSchemaRegistry::Schema(nc.node.op_type(), nc.opset, "");
-  return schema && schema->attributes().count("broadcast");
+  return schema && schema->attributes().count(name);
+}
+/// Whether the node's op has the legacy `broadcast` attribute (opsets 1 to
+/// 6): broadcasting then is off unless asked for, and aligns the second
+/// operand at `axis` rather than at the trailing axes.
+bool hasLegacyBroadcast(const NodeContext &nc) {
+  return hasSchemaAttribute(nc, "broadcast");
 }
 
 /// The second operand of a legacy (opset 1 to 6) binary op, reshaped so that
@@ -173,6 +178,10 @@ Values convertWhere(NodeContext &nc) {
 Values convertIdentity(NodeContext &nc) {
   Values outs{nc.input(0)};
   if (nc.node.op_type() == "Dropout") {
+    // Before opset 7 is_test defaults to 0: training, a random mask.
+    if (hasSchemaAttribute(nc, "is_test") && !nc.intAttr("is_test", 0))
+      nc.unsupported("training mode (is_test=0, the default before opset 7; "
+                     "inference only)");
     if (nc.hasInput(2)) {
       auto training = nc.constantInput(2);
       if (!training || training->getInt(0) != 0)
@@ -235,10 +244,11 @@ Value reduceOp(NodeContext &nc, Value x, ArrayRef<int64_t> axes, bool keep) {
 
 template <typename OpT> Values reduce(NodeContext &nc, int64_t inputOpset) {
   Value x = nc.input(0);
+  bool keep = nc.intAttr("keepdims", 1);
   auto axes = reduceAxes(nc, typeOf(x).getRank(), nc.opset >= inputOpset);
   if (!axes)
     return {x};
-  return {reduceOp<OpT>(nc, x, *axes, nc.intAttr("keepdims", 1))};
+  return {reduceOp<OpT>(nc, x, *axes, keep)};
 }
 
 template <typename OpT> Values argReduce(NodeContext &nc) {
@@ -277,6 +287,16 @@ template <typename OpT> Values softmaxLike(NodeContext &nc) {
 Values convertBatchNorm(NodeContext &nc) {
   if (nc.numOutputs() > 1 && (nc.hasOutput(1) || nc.hasOutput(2)))
     nc.unsupported("training-mode outputs (inference only)");
+  // Attributes that change the computation, read here so none is ignored:
+  // before opset 7 is_test defaults to 0 (training: batch statistics);
+  // spatial=0 (opsets 1 to 8) keeps statistics per activation.
+  if (hasSchemaAttribute(nc, "is_test") && !nc.intAttr("is_test", 0))
+    nc.unsupported("training mode (is_test=0, the default before opset 7; "
+                   "inference only)");
+  if (!nc.intAttr("spatial", 1))
+    nc.unsupported("spatial=0 (statistics per activation)");
+  if (nc.intAttr("training_mode", 0))
+    nc.unsupported("training_mode=1 (inference only)");
   Value x = nc.input(0);
   return {nc.create<BatchNormOp>(
       x.getType(), x, nc.input(1), nc.input(2), nc.input(3), nc.input(4),
@@ -384,11 +404,11 @@ Values convertGemm(NodeContext &nc) {
   double alpha = nc.floatAttr("alpha", 1.0), beta = nc.floatAttr("beta", 1.0);
   if (alpha != 1.0)
     y = binaryOp<MulOp>(nc, y, nc.scalarLike(y, alpha));
+  // Before opset 7, C broadcasts only with broadcast=1.
+  bool broadcastOff = hasLegacyBroadcast(nc) && !nc.intAttr("broadcast", 0);
   if (nc.hasInput(2) && beta != 0.0) {
     Value c = nc.input(2);
-    // Before opset 7, C broadcasts only with broadcast=1.
-    if (hasLegacyBroadcast(nc) && !nc.intAttr("broadcast", 0) &&
-        typeOf(c).getShape() != typeOf(y).getShape())
+    if (broadcastOff && typeOf(c).getShape() != typeOf(y).getShape())
       nc.fail("C's shape differs from A*B's and broadcast is not set (opset " +
               std::to_string(nc.opset) + ")");
     if (beta != 1.0)
@@ -955,7 +975,8 @@ Values convertPad(NodeContext &nc) {
   std::vector<int64_t> pads;
   double value = 0;
   if (nc.opset < 11) {
-    pads = nc.intsAttr("pads");
+    // Opset 1 spells the attribute "paddings" (the same layout).
+    pads = nc.intsAttr(nc.hasAttr("paddings") ? "paddings" : "pads");
     value = nc.floatAttr("value", 0);
   } else {
     pads = nc.constantInts(1, "pads");
@@ -1042,7 +1063,15 @@ Values convertResize(NodeContext &nc) {
       v.push_back(t->getDouble(j));
     return v;
   };
-  if (isUpsample) {
+  if (isUpsample && nc.opset < 7) {
+    // Opset 1: the two spatial scales of an NCHW tensor.
+    if (rank != 4)
+      nc.fail("Upsample of opset " + std::to_string(nc.opset) +
+              " scales an NCHW tensor (rank 4), got rank " +
+              std::to_string(rank));
+    scales = {1.0, 1.0, nc.floatAttr("height_scale", 1.0),
+              nc.floatAttr("width_scale", 1.0)};
+  } else if (isUpsample) {
     scales = nc.opset >= 9 ? floats(1) : nc.floatsAttr("scales");
   } else if (nc.opset < 11) {
     scales = floats(1);

@@ -250,6 +250,22 @@ def legacy_binary(op, a_shape, b_values, opset=6, y_type=FLOAT, **attrs):
                  [numpy_helper.from_array(b, "B")], opset=opset)
 
 
+def legacy_pad():
+    # Opset 1's Pad names its attribute "paddings".
+    node = helper.make_node("Pad", ["X"], ["Y"], name="legacy_pad",
+                            paddings=[1, 0, 0, 1], value=5.0)
+    return model([node], [tensor("X", [2, 2])], [tensor("Y", [3, 3])],
+                 opset=1)
+
+
+def legacy_upsample():
+    # Opset 1's Upsample takes the spatial scales of NCHW as two floats.
+    node = helper.make_node("Upsample", ["X"], ["Y"], name="legacy_upsample",
+                            height_scale=2.0, width_scale=3.0)
+    return model([node], [tensor("X", [1, 1, 2, 2])],
+                 [tensor("Y", [1, 1, 4, 6])], opset=1)
+
+
 def legacy_gemm_no_broadcast():
     node = helper.make_node("Gemm", ["A", "W", "C"], ["Y"], name="legacy_gemm")
     return model([node], [tensor("A", [2, 3])], [tensor("Y", [2, 4])],
@@ -470,6 +486,8 @@ MODELS = {
     "legacy_add_not_a_run": lambda: legacy_binary("Add", [3, 4], [1, 2, 3, 4],
                                                   broadcast=1, axis=0),
     "legacy_gemm_no_broadcast": legacy_gemm_no_broadcast,
+    "legacy_pad": legacy_pad,
+    "legacy_upsample": legacy_upsample,
     "outputs_collide": lambda: outputs_named("a_b", "ok", "a/b"),
     "output_dotdot": lambda: outputs_named("..", ".hidden"),
 }
