@@ -311,6 +311,15 @@ bool run(const Options &o, std::string &error) {
     error = "a sweep needs --model=... and at least one --vary=FIELD=v1,...";
     return false;
   }
+  // A model listed twice (m@2,m@4) would give points of one key, compiled
+  // for the first entry's chips.
+  for (size_t i = 0; i < o.models.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (o.models[i] == o.models[j]) {
+        error = "--model: '" + o.models[i] +
+                "' is listed twice; sweep it once (its chips with MODEL@N)";
+        return false;
+      }
   // Two axes of one field would label each point with both values but
   // compile it with the last.
   for (size_t i = 0; i < o.axes.size(); ++i)
