@@ -525,14 +525,25 @@ int runCheck(int argc, char **argv) {
   };
   double scaleTol =
       parseNumber("scale-tol", std::max(toleranceOf(precision), toleranceOf(kv)));
-  int corrupt = static_cast<int>(parseNumber("debug-corrupt-kernel", -1));
-  if (!args.has("debug-corrupt-kernel"))
-    corrupt = -1;
+  // An index: whole and in int range (1.5 was read as 1, 1e300 overflowed
+  // the conversion).
+  auto parseIndex = [&](const char *key) {
+    if (!args.has(key))
+      return -1;
+    std::string v = args.get(key);
+    char *end = nullptr;
+    errno = 0;
+    long long n = std::strtoll(v.c_str(), &end, 10);
+    if (v.empty() || *end || errno == ERANGE || n < 0 ||
+        n > std::numeric_limits<int>::max())
+      usageError(std::string("--") + key + "=" + v +
+                 ": expected a whole non-negative number");
+    return static_cast<int>(n);
+  };
+  int corrupt = parseIndex("debug-corrupt-kernel");
   // Fault injection: one instr of the compiled program does nothing (a
   // halo's DMA, say), so check shows the kernel that needed its bytes.
-  int dropInstr = static_cast<int>(parseNumber("debug-drop-instr", -1));
-  if (!args.has("debug-drop-instr"))
-    dropInstr = -1;
+  int dropInstr = parseIndex("debug-drop-instr");
 
   auto module = importModel(ctx, args);
   const std::string &model = args.positional[0];
