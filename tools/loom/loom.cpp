@@ -719,7 +719,11 @@ int runPlan(int argc, char **argv) {
   r.tpot = number("tpot", 0, false) / 1e3;
   r.maxChips = int64_t(number("max-chips", 10000, true));
   r.top = int64_t(number("top", 5, true));
-  r.threads = int(number("threads", 0, true));
+  // An int: 1e12 passed number()'s bound but not the conversion.
+  double threads = number("threads", 0, true);
+  if (threads > 4096)
+    usageError("--threads=" + args.get("threads") + ": expected at most 4096");
+  r.threads = int(threads);
   r.tp = int64_t(number("tp", 0, true));
   r.pp = int64_t(number("pp", 0, true));
   r.batch = int64_t(number("batch", 0, true));
