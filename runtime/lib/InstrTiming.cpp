@@ -150,9 +150,13 @@ private:
     return Box{b.boxLo, b.boxHi};
   }
 
+  /// Bytes of buffer `id` as stored: its box at its tensor's format, or
+  /// its size where that is smaller (a weight a narrow kernel reads is
+  /// stored at the kernel's precision).
   int64_t bufferBytes(int32_t id) const {
     const ProgramBuffer &b = buf(id);
-    return storedBytes(tensor(b.tensor), box(b).elements());
+    return std::min(b.size,
+                    storedBytes(tensor(b.tensor), box(b).elements()));
   }
 
   /// Bytes of the part of `r`'s box that `w` holds (as `w` stores them).
@@ -191,10 +195,14 @@ private:
 
   InstrTiming kernelInstr(const ProgramInstr &in) {
     TileWork w = work(in);
-    for (int32_t id : in.reads)
-      addSat(w.sramBytes, bufferBytes(id));
+    // A data-movement kernel reads each element it writes once (a gather
+    // reads its rows, not the table); the others read their operands'
+    // buffers and write their results'.
+    if (in.unit != Unit::Dma)
+      for (int32_t id : in.reads)
+        addSat(w.sramBytes, bufferBytes(id));
     for (int32_t id : in.writes)
-      addSat(w.sramBytes, bufferBytes(id));
+      addSat(w.sramBytes, bufferBytes(id) * (in.unit == Unit::Dma ? 2 : 1));
     const ProgramKernel &k = kernel(in.kernel);
     NumericFormat format =
         kernelPrecisionFormat(k.precision).value_or(NumericFormat::F32);
@@ -255,12 +263,11 @@ private:
   InstrTiming meshLink(const ProgramInstr &in) {
     InstrTiming t;
     const ProgramLink &l = link(in.resource);
-    std::set<int32_t> reads(in.reads.begin(), in.reads.end());
-    std::set<int32_t> writes(in.writes.begin(), in.writes.end());
+    const std::vector<int32_t> reads = sorted(in.reads);
     int64_t hops = 0;
     // The DMA copies between the buffers it joins whose XY route crosses it.
     for (const Flow &f : flowsInto(in.writes))
-      if (reads.count(f.from) && writes.count(f.to)) {
+      if (std::binary_search(reads.begin(), reads.end(), f.from)) {
         const ProgramBuffer &rb = buf(f.from), &wb = buf(f.to);
         if (!routeCrosses(p_, rb.tile, wb.tile, l.fromTile, l.toTile))
           continue;
@@ -276,10 +283,9 @@ private:
   InstrTiming chipLink(const ProgramInstr &in) {
     InstrTiming t;
     const ProgramLink &l = link(in.resource);
-    std::set<int32_t> reads(in.reads.begin(), in.reads.end());
-    std::set<int32_t> writes(in.writes.begin(), in.writes.end());
+    const std::vector<int32_t> reads = sorted(in.reads);
     for (const Flow &f : flowsInto(in.writes))
-      if (reads.count(f.from) && writes.count(f.to) &&
+      if (std::binary_search(reads.begin(), reads.end(), f.from) &&
           p_.chipOf(buf(f.from).tile) != p_.chipOf(buf(f.to).tile))
         addSat(t.bytes, f.bytes);
     // Adaptive routing may spread a transfer over the link's non-minimal
@@ -299,6 +305,12 @@ private:
   };
   /// The copies of transfer DMA instrs into the buffers `writes` (each
   /// buffer once), from an index of every copy by destination built once.
+  static std::vector<int32_t> sorted(std::vector<int32_t> v) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+  }
+
   std::vector<Flow> flowsInto(const std::vector<int32_t> &writes) {
     if (!flowsDone_) {
       flowsDone_ = true;
@@ -312,11 +324,9 @@ private:
       }
     }
     std::vector<Flow> out;
-    std::set<int32_t> seen;
-    for (int32_t w : writes)
-      if (seen.insert(w).second)
-        if (auto it = flows_.find(w); it != flows_.end())
-          out.insert(out.end(), it->second.begin(), it->second.end());
+    for (int32_t w : sorted(writes))
+      if (auto it = flows_.find(w); it != flows_.end())
+        out.insert(out.end(), it->second.begin(), it->second.end());
     return out;
   }
 

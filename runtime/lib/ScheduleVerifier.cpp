@@ -121,8 +121,9 @@ int64_t addSat(int64_t a, int64_t b) {
 
 class Verifier {
 public:
-  Verifier(const Program &p, size_t maxViolations)
-      : p_(p), max_(std::max<size_t>(1, maxViolations)) {
+  Verifier(const Program &p, size_t maxViolations,
+           std::vector<InstrTiming> *timings = nullptr)
+      : p_(p), max_(std::max<size_t>(1, maxViolations)), timings_(timings) {
     for (size_t i = 0; i < p.instrs.size(); ++i)
       instrPos_.emplace(p.instrs[i].id, i);
     for (size_t i = 0; i < p.buffers.size(); ++i)
@@ -803,6 +804,13 @@ private:
       add(ViolationKind::Timing, e.what());
       return;
     }
+    struct Keep {
+      std::vector<InstrTiming> &rules, *out;
+      ~Keep() {
+        if (out)
+          *out = std::move(rules);
+      }
+    } keep{rules, timings_};
     for (size_t i = 0; i < p_.instrs.size() && !full(); ++i) {
       const ProgramInstr &in = p_.instrs[i];
       const InstrTiming &t = rules[i];
@@ -829,6 +837,7 @@ private:
 
   const Program &p_;
   size_t max_;
+  std::vector<InstrTiming> *timings_ = nullptr;
   std::vector<Violation> out_;
   std::unordered_map<int32_t, size_t> instrPos_, bufferPos_, linkPos_,
       tensorPos_, kernelPos_;
@@ -871,8 +880,9 @@ std::vector<int64_t> sramPeakPerTile(const Program &program) {
   return peak;
 }
 
-void verifyScheduleOrThrow(const Program &program) {
-  std::vector<Violation> v = verifySchedule(program, 1);
+void verifyScheduleOrThrow(const Program &program,
+                           std::vector<InstrTiming> *timings) {
+  std::vector<Violation> v = Verifier(program, 1, timings).run();
   if (!v.empty())
     throw Error(program.path + ": schedule violation: " + v.front().message);
 }

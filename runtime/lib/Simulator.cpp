@@ -76,7 +76,8 @@ std::string describeTensor(const Program &p, int32_t id) {
 // Statistics
 //===----------------------------------------------------------------------===//
 
-SimStats computeStats(const Program &p) {
+SimStats computeStats(const Program &p,
+                      std::vector<InstrTiming> rules = {}) {
   SimStats s;
   s.model = p.model;
   s.target = p.targetName;
@@ -128,8 +129,7 @@ SimStats computeStats(const Program &p) {
 
   // What the ISA's rules give each instr (the verifier has proven every
   // duration at least that).
-  std::vector<InstrTiming> rules;
-  if (p.chip)
+  if (p.chip && rules.size() != p.instrs.size())
     rules = instrTimings(p);
   for (size_t i = 0; i < rules.size(); ++i) {
     const ProgramInstr &in = p.instrs[i];
@@ -474,8 +474,9 @@ Shape wholeShape(const ProgramTensor &t) {
 } // namespace
 
 SimStats Simulator::checkSchedule() const {
-  verifyScheduleOrThrow(program_);
-  return computeStats(program_);
+  std::vector<InstrTiming> rules;
+  verifyScheduleOrThrow(program_, &rules);
+  return computeStats(program_, std::move(rules));
 }
 
 SimResult Simulator::runTiming() const {

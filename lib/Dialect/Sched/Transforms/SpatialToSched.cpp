@@ -95,8 +95,10 @@ int64_t bytesOnTile(Value v, int64_t local, int64_t gridCols) {
       col >= r.col + r.cols)
     return 0;
   int64_t index = (row - r.row) * r.cols + (col - r.col);
+  // As the buffer is sized: a weight at the format its readers store it in.
   return spatial::placementBox(shapeOf(v), *p, index).elements() *
-         elemBytesOf(v);
+         (v.getDefiningOp<spatial::WeightOp>() ? spatial::storedElementBytes(v)
+                                               : elemBytesOf(v));
 }
 
 /// The kernel a value's SRAM is charged to: its producer, or for weights,
@@ -386,10 +388,14 @@ void SpatialToSchedPass::runOnOperation() {
         int64_t tile = globalTile(kernel.getChip(), local);
         rt::TileWork work = spatial::tileWorkOf(
             kernel.getBody().front(), resultPlacements, region, i);
-        for (Value v : kernel.getInputs())
-          work.sramBytes += bytesOnTile(v, local, gridCols);
+        // A data-movement kernel reads each element it writes once; the
+        // others read their operands and write their results (rule sram).
+        if (unitIndex != 2)
+          for (Value v : kernel.getInputs())
+            work.sramBytes += bytesOnTile(v, local, gridCols);
         for (Value v : kernel.getResults())
-          work.sramBytes += bytesOnTile(v, local, gridCols);
+          work.sramBytes +=
+              bytesOnTile(v, local, gridCols) * (unitIndex == 2 ? 2 : 1);
         const rt::TileDesc &tileDesc = target->desc().chip.tile;
         InstrRecord r;
         r.unit = unit;

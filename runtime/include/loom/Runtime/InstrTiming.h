@@ -11,7 +11,11 @@
 //  - a kernel's instruction: the work of the boxes it writes (tileWork) on
 //    its unit (kernel.matrix, kernel.epilogue for a Vector instruction
 //    beside a Matrix one of the same kernel and tile, kernel.vector,
-//    kernel.dma), its SRAM bytes those of the buffers it reads and writes;
+//    kernel.dma), its SRAM bytes those of the buffers it reads and writes
+//    (for kernel.dma twice those it writes: it reads each element it
+//    writes once, a gather its rows and not the table), each buffer as
+//    stored (its box at its tensor's format, or its size where smaller: a
+//    weight a narrow kernel reads is stored at the kernel's precision);
 //  - a transfer's DMA instruction: the bytes of its source buffer's box
 //    that each buffer it writes holds, summed (its copies); within a chip
 //    transfer.mesh, over the longest XY route (columns first, then rows)

@@ -57,6 +57,7 @@
 #ifndef LOOM_RUNTIME_SCHEDULEVERIFIER_H
 #define LOOM_RUNTIME_SCHEDULEVERIFIER_H
 
+#include "loom/Runtime/InstrTiming.h"
 #include "loom/Runtime/Program.h"
 
 #include <string>
@@ -104,8 +105,10 @@ std::vector<Violation> verifySchedule(const Program &program,
 std::vector<int64_t> sramPeakPerTile(const Program &program);
 
 /// Throws Error "<path>: schedule violation: <message>" for the first
-/// violation.
-void verifyScheduleOrThrow(const Program &program);
+/// violation. With `timings`, stores there what the timing check derived
+/// (instrTimings of the program), so a caller need not derive it again.
+void verifyScheduleOrThrow(const Program &program,
+                           std::vector<InstrTiming> *timings = nullptr);
 
 } // namespace loom::rt
 
