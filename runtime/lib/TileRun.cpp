@@ -92,7 +92,7 @@ Block poisoned(DType dtype, const Box &box) {
 /// computation). It runs at its trigger: the first of its matrix or vector
 /// instrs to run, or for a kernel the DMA unit runs (data movement) the
 /// first that reads; a DMA that only loads its inputs runs before it.
-struct TileWork {
+struct TilePart {
   std::set<int32_t> reads, writes;
   int32_t trigger = -1;
   bool done = false;
@@ -114,7 +114,7 @@ private:
   /// The block of buffer `id`, which something must have written.
   const Block &readable(int32_t id, const std::string &where) const;
   Block &writable(int32_t id);
-  void runKernel(const ProgramInstr &in, TileWork &work);
+  void runKernel(const ProgramInstr &in, TilePart &work);
   void runTransfer(const ProgramInstr &in);
   /// The whole tensor `id` from `buffers` (elements none holds stay NaN);
   /// with `complete`, an element no buffer holds is an error.
@@ -125,7 +125,7 @@ private:
   const Program &p_;
   const FunctionalHooks &hooks_;
   std::vector<std::optional<Block>> mem_;
-  std::map<std::pair<int32_t, int32_t>, TileWork> work_; // (kernel, tile)
+  std::map<std::pair<int32_t, int32_t>, TilePart> work_; // (kernel, tile)
   /// Per kernel: its tiles not yet run, and the buffers its instrs write.
   std::map<int32_t, int64_t> tilesLeft_;
   std::map<int32_t, std::set<int32_t>> kernelWrites_;
@@ -242,7 +242,7 @@ Block &TileRunner::writable(int32_t id) {
   return *mem_[pos];
 }
 
-void TileRunner::runKernel(const ProgramInstr &in, TileWork &work) {
+void TileRunner::runKernel(const ProgramInstr &in, TilePart &work) {
   const ProgramKernel &k = p_.kernel(in.kernel);
   const std::string where = describeInstr(in);
   // A buffer of a value the kernel computes itself is not an input: the
@@ -348,7 +348,7 @@ TileRunner::run(const std::unordered_map<int32_t, Tensor> &inputs) {
   for (const ProgramInstr &in : p_.instrs) {
     if (in.kernel < 0 || isLinkUnit(in.unit))
       continue;
-    TileWork &w = work_[{in.kernel, in.resource}];
+    TilePart &w = work_[{in.kernel, in.resource}];
     w.reads.insert(in.reads.begin(), in.reads.end());
     w.writes.insert(in.writes.begin(), in.writes.end());
     kernelWrites_[in.kernel].insert(in.writes.begin(), in.writes.end());
@@ -363,7 +363,7 @@ TileRunner::run(const std::unordered_map<int32_t, Tensor> &inputs) {
       const ProgramInstr &in = p_.instrs[pos];
       if (in.kernel < 0 || isLinkUnit(in.unit))
         continue;
-      TileWork &w = work_[{in.kernel, in.resource}];
+      TilePart &w = work_[{in.kernel, in.resource}];
       const bool compute = in.unit == Unit::Matrix || in.unit == Unit::Vector;
       if (w.trigger < 0 && (pass == 0 ? compute : !in.reads.empty()))
         w.trigger = in.id;
@@ -383,7 +383,7 @@ TileRunner::run(const std::unordered_map<int32_t, Tensor> &inputs) {
     std::set<int32_t> own(in.reads.begin(), in.reads.end());
     if (in.kernel < 0)
       reads = &own;
-    else if (const TileWork &w = work_[{in.kernel, in.resource}];
+    else if (const TilePart &w = work_[{in.kernel, in.resource}];
              w.trigger == in.id || w.trigger == -2)
       reads = &w.reads;
     if (!reads)
@@ -411,7 +411,7 @@ TileRunner::run(const std::unordered_map<int32_t, Tensor> &inputs) {
       runTransfer(in);
       continue;
     }
-    TileWork &w = work_[{in.kernel, in.resource}];
+    TilePart &w = work_[{in.kernel, in.resource}];
     if (w.done || (w.trigger != in.id && w.trigger != -2))
       continue;
     w.done = true;
