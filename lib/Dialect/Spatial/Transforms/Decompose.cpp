@@ -130,6 +130,23 @@ std::string decompositionName(Block &body, int64_t dim) {
 
 } // namespace
 
+namespace {
+
+/// Walks `body` back from its results: what every op's operands need for
+/// what `need` holds of its results, merged into `need`.
+void propagateBack(Block &body, llvm::DenseMap<Value, TileSplit> &need) {
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    std::vector<TileSplit> results;
+    for (Value r : op.getResults())
+      results.push_back(need.lookup(r));
+    std::vector<TileSplit> operands = operandSplits(&op, results);
+    for (auto [v, s] : llvm::zip(op.getOperands(), operands))
+      need[v] = mergeSplits(need.lookup(v), s);
+  }
+}
+
+} // namespace
+
 Decomposition propagateSplits(Block &body,
                               const std::vector<int64_t> &resultDims,
                               int64_t tiles) {
@@ -150,14 +167,7 @@ Decomposition propagateSplits(Block &body,
       d.maxTileElements = std::max(d.maxTileElements,
                                    placementBox(shape, p, t).elements());
   }
-  for (Operation &op : llvm::reverse(body.without_terminator())) {
-    std::vector<TileSplit> results;
-    for (Value r : op.getResults())
-      results.push_back(need.lookup(r));
-    std::vector<TileSplit> operands = operandSplits(&op, results);
-    for (auto [v, s] : llvm::zip(op.getOperands(), operands))
-      need[v] = mergeSplits(need.lookup(v), s);
-  }
+  propagateBack(body, need);
   for (BlockArgument arg : body.getArguments())
     d.inputs.push_back(need.lookup(arg));
   return d;
@@ -302,24 +312,13 @@ rt::TileWork tileWorkOf(Block &body, const std::vector<Placement> &results,
   }
   if (!any)
     return work;
-  std::vector<std::vector<TileSplit>> operandNeeds;
-  std::vector<Operation *> ops;
-  for (Operation &op : llvm::reverse(body.without_terminator())) {
-    std::vector<TileSplit> res;
-    for (Value r : op.getResults())
-      res.push_back(need.lookup(r));
-    std::vector<TileSplit> operands = operandSplits(&op, res);
-    for (auto [v, s] : llvm::zip(op.getOperands(), operands))
-      need[v] = mergeSplits(need.lookup(v), s);
-    ops.push_back(&op);
-    operandNeeds.push_back(std::move(operands));
-  }
+  propagateBack(body, need);
   auto boxOn = [&](Value v, const TileSplit &s) {
     std::vector<int64_t> shape = detail::shapeOfValue(v);
     return placementBox(shape, placementFor(s, shape, region, 0), index);
   };
-  for (size_t i = 0; i < ops.size(); ++i) {
-    Operation *op = ops[i];
+  for (Operation &bodyOp : body.without_terminator()) {
+    Operation *op = &bodyOp;
     if (op->getNumResults() == 0)
       continue;
     TileSplit s = need.lookup(op->getResult(0));
@@ -347,11 +346,17 @@ rt::TileWork tileWorkOf(Block &body, const std::vector<Placement> &results,
     case rt::OpCost::PerOutput:
       work.vectorOps += box.elements() * cost.ops;
       break;
-    case rt::OpCost::PerInput:
-      if (!operandNeeds[i].empty() && operandNeeds[i][0].needed())
+    case rt::OpCost::PerInput: {
+      // What this op reads of its input (not what all its readers need).
+      std::vector<TileSplit> results;
+      for (Value r : op->getResults())
+        results.push_back(need.lookup(r));
+      std::vector<TileSplit> operands = operandSplits(op, results);
+      if (!operands.empty() && operands[0].needed())
         work.vectorOps +=
-            boxOn(op->getOperand(0), operandNeeds[i][0]).elements() * cost.ops;
+            boxOn(op->getOperand(0), operands[0]).elements() * cost.ops;
       break;
+    }
     case rt::OpCost::DataMovement:
       break;
     }
