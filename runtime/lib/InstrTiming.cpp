@@ -201,8 +201,11 @@ private:
     if (in.unit != Unit::Dma)
       for (int32_t id : in.reads)
         addSat(w.sramBytes, bufferBytes(id));
-    for (int32_t id : in.writes)
-      addSat(w.sramBytes, bufferBytes(id) * (in.unit == Unit::Dma ? 2 : 1));
+    for (int32_t id : in.writes) {
+      addSat(w.sramBytes, bufferBytes(id));
+      if (in.unit == Unit::Dma)
+        addSat(w.sramBytes, bufferBytes(id));
+    }
     const ProgramKernel &k = kernel(in.kernel);
     NumericFormat format =
         kernelPrecisionFormat(k.precision).value_or(NumericFormat::F32);

@@ -619,6 +619,20 @@ TEST(ProgramLoad, ShapesAndData) {
              "tensor 1 'W': constant data is 24 bytes, but shape [3x3] of f32 needs 36");
 }
 
+TEST(ProgramLoad, RefusesATargetThatIsMissingOrDisagrees) {
+  // The timing rules read the chip of target_json: it must be there and
+  // describe the grid and SRAM the schedule uses.
+  Program p = matmulAdd();
+  p.targetJson = " ";
+  EXPECT_HAS(loadError(p), "target_json");
+  p.targetJson = fastTargetJson(2, 2, p.sramBytesPerTile);
+  EXPECT_HAS(loadError(p),
+             "tile grid 1 x 2 differs from target_json's chip (2 x 2)");
+  p.targetJson = fastTargetJson(1, 2, 4096);
+  EXPECT_HAS(loadError(p), "sram_bytes_per_tile 1024 differs from "
+                           "target_json's chip.tile.sram.bytes 4096");
+}
+
 TEST(ProgramLoad, GridKernelsOps) {
   Program p = matmulAdd();
   p.kernels[0].tileCol = 1;
