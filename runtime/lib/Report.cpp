@@ -23,8 +23,6 @@
 namespace loom::rt {
 namespace {
 
-constexpr int kTileUnits = 3;
-
 std::string esc(std::string_view s) { return xmlEscape(s); }
 std::string num(double v) { return svgNumber(v); }
 

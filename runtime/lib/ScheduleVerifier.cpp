@@ -53,33 +53,6 @@ const char *violationKindName(ViolationKind kind) {
 
 namespace {
 
-constexpr int kTileUnits = 3; // matrix, vector, dma per tile
-
-/// The parts of `a` outside `b`: at most 2 x rank boxes (one slab below
-/// and one above `b` in each dimension, the rest cut down as it goes).
-std::vector<Box> subtractBox(const Box &a, const Box &b) {
-  Box cut = a.intersect(b);
-  if (cut.empty())
-    return {a};
-  std::vector<Box> out;
-  Box rest = a;
-  for (size_t d = 0; d < a.rank(); ++d) {
-    if (rest.lo[d] < cut.lo[d]) {
-      Box below = rest;
-      below.hi[d] = cut.lo[d];
-      out.push_back(below);
-    }
-    if (cut.hi[d] < rest.hi[d]) {
-      Box above = rest;
-      above.lo[d] = cut.hi[d];
-      out.push_back(above);
-    }
-    rest.lo[d] = cut.lo[d];
-    rest.hi[d] = cut.hi[d];
-  }
-  return out;
-}
-
 /// The pieces of [start, end) on the circle of `period` (or the line when
 /// `period` is 0): up to two [lo, hi) intervals.
 std::vector<std::pair<int64_t, int64_t>> piecesOf(int64_t start, int64_t end,
@@ -770,7 +743,7 @@ private:
         for (const Box &wb : written) {
           std::vector<Box> next;
           for (const Box &m : missing)
-            for (Box &piece : subtractBox(m, wb))
+            for (Box &piece : m.minus(wb))
               next.push_back(std::move(piece));
           missing = std::move(next);
           // Pathological fragmentation: stop refining, report what is left.

@@ -35,8 +35,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr int kTileUnits = 3; // matrix, vector, dma per tile
-
 /// a += b, saturating (sums of durations and bytes from a hostile file must
 /// not overflow).
 void addSat(int64_t &a, int64_t b) {

@@ -81,6 +81,32 @@ Box Box::unite(const Box &other) const {
   return b;
 }
 
+std::vector<Box> Box::minus(const Box &b) const {
+  const Box &a = *this;
+  if (a.empty())
+    return {};
+  Box cut = a.intersect(b);
+  if (cut.empty())
+    return {a};
+  std::vector<Box> out;
+  Box rest = a;
+  for (size_t d = 0; d < a.rank(); ++d) {
+    if (rest.lo[d] < cut.lo[d]) {
+      Box below = rest;
+      below.hi[d] = cut.lo[d];
+      out.push_back(below);
+    }
+    if (cut.hi[d] < rest.hi[d]) {
+      Box above = rest;
+      above.lo[d] = cut.hi[d];
+      out.push_back(above);
+    }
+    rest.lo[d] = cut.lo[d];
+    rest.hi[d] = cut.hi[d];
+  }
+  return out;
+}
+
 std::string Box::str() const {
   if (rank() == 0)
     return "[]";

@@ -59,6 +59,8 @@ const char *tensorKindName(TensorKind kind);
 /// on-chip mesh link or a chip-to-chip link respectively).
 enum class Unit : uint8_t { Matrix, Vector, Dma, MeshLink, ChipLink };
 inline constexpr int kNumUnits = 5;
+/// Units of each tile: Matrix, Vector and Dma (the first three of Unit).
+inline constexpr int kTileUnits = 3;
 /// "matrix", "vector", "dma", "mesh_link", "chip_link".
 const char *unitName(Unit unit);
 /// MeshLink or ChipLink: the resource is a link id, not a tile.

@@ -83,6 +83,10 @@ struct Box {
   Box intersect(const Box &other) const;
   /// The bounding box of both; an empty box adds nothing.
   Box unite(const Box &other) const;
+  /// The elements of this box outside `other`: at most 2 x rank disjoint
+  /// boxes (a slab below and one above `other` in each dimension, the rest
+  /// cut down as it goes); empty when `other` contains this box.
+  std::vector<Box> minus(const Box &other) const;
   /// "[0, 2) x [3, 9)"; "[]" for a scalar.
   std::string str() const;
 
