@@ -7,6 +7,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
 #include <map>
 
@@ -92,6 +95,58 @@ struct VerifySchedulePass
       llvm::cl::init(1)};
 };
 
+/// Writes the module's program to a file as it stands, unverified: a
+/// schedule edited by hand runs on the simulator, whose replay enforces the
+/// timing (`loom run --no-verify`).
+struct EmitProgramPass
+    : PassWrapper<EmitProgramPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(EmitProgramPass)
+
+  EmitProgramPass() = default;
+  EmitProgramPass(const EmitProgramPass &other) : PassWrapper(other) {}
+
+  StringRef getArgument() const override { return "sched-emit-program"; }
+  StringRef getDescription() const override {
+    return "Write a scheduled module's program file, without verifying it";
+  }
+  void runOnOperation() override {
+    std::string error;
+    std::optional<TargetModel> t = TargetModel::load(target, error);
+    if (!t) {
+      getOperation().emitError() << "sched-emit-program: " << error;
+      return signalPassFailure();
+    }
+    if (out.empty()) {
+      getOperation().emitError()
+          << "sched-emit-program: no output file (out=FILE.loom)";
+      return signalPassFailure();
+    }
+    ProgramSource source;
+    source.model = model;
+    source.targetJson = TargetModel::fileText(target);
+    std::vector<uint8_t> bytes;
+    if (failed(emitProgram(getOperation(), *t, bytes, source)))
+      return signalPassFailure();
+    std::error_code ec;
+    llvm::raw_fd_ostream os(out, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      getOperation().emitError()
+          << "sched-emit-program: " << out << ": cannot write: "
+          << ec.message();
+      return signalPassFailure();
+    }
+    os.write(reinterpret_cast<const char *>(bytes.data()), bytes.size());
+  }
+
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("Target preset name or JSON file"),
+                             llvm::cl::init("tiny")};
+  Option<std::string> out{*this, "out",
+                          llvm::cl::desc("The program file to write")};
+  Option<std::string> model{*this, "model",
+                            llvm::cl::desc("The model it was compiled from")};
+};
+
 } // namespace
 
 std::unique_ptr<Pass> createVerifySchedulePass(std::string target) {
@@ -100,6 +155,7 @@ std::unique_ptr<Pass> createVerifySchedulePass(std::string target) {
 
 void registerVerifySchedulePass() {
   PassRegistration<VerifySchedulePass>();
+  PassRegistration<EmitProgramPass>();
 }
 
 } // namespace loom

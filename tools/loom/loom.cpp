@@ -216,7 +216,7 @@ int runCompile(int argc, char **argv) {
       {"emit", "o", "dim", "kv-precision", "target", "precision", "mapping",
        "objective",
        "max-ii", "floorplan", "report", "chips", "tp", "pp", "system-chips"},
-      {"keep-weights", "no-verify"});
+      {"keep-weights", "no-verify", "debug-info"});
   MappingOptions mapping = mappingOptions(args);
   std::unique_ptr<MLIRContext> context = loom::driver::makeContext();
   MLIRContext &ctx = *context;
@@ -288,6 +288,10 @@ int runCompile(int argc, char **argv) {
     OpPrintingFlags flags;
     if (!args.has("keep-weights"))
       flags.elideLargeResourceString(1 << 16);
+    // Locations carry the ONNX node names: a module edited and read back
+    // (loom-opt --sched-emit-program) still names its nodes.
+    if (args.has("debug-info"))
+      flags.enableDebugInfo();
     module->print(file->os(), flags);
     file->os() << "\n";
   }
@@ -856,7 +860,8 @@ void printUsage() {
          "and pipeline parallelism)\n"
          "      [--system-chips=N]  (the chips are the first of a system of "
          "N: chip links get their share there)\n"
-         "  loom compile MODEL.onnx --emit=graph|spatial|sched [-o OUT]\n"
+         "  loom compile MODEL.onnx --emit=graph|spatial|sched [-o OUT] "
+         "[--debug-info]  (with locations: ONNX node names)\n"
          "  loom run OUT.loom --input NAME=FILE.npy ... --output-dir DIR "
          "[--trace=FILE.json] [--stats=FILE.json] [--timing-only] "
          "[--stream=N] [--report=FILE.html]\n"

@@ -7,6 +7,12 @@
 // will get, and nothing of the scheduler's own bookkeeping is trusted. Each
 // violation is an error at the sched.instr or sched.buffer it names.
 //
+// `sched-emit-program{target=NAME out=FILE.loom}` writes the module's
+// program (with its weights) as it stands, unverified, so that a schedule
+// edited by hand can be run: `loom run --no-verify` then leaves the
+// simulator's event-by-event replay (runtime/include/loom/Runtime/Replay.h)
+// to catch its hazards.
+//
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_TARGET_VERIFYSCHEDULE_H
 #define LOOM_TARGET_VERIFYSCHEDULE_H
@@ -32,6 +38,7 @@ mlir::LogicalResult verifyModuleSchedule(mlir::ModuleOp module,
 
 /// The pass, with its `target` option.
 std::unique_ptr<mlir::Pass> createVerifySchedulePass(std::string target = "tiny");
+/// Registers sched-verify and sched-emit-program.
 void registerVerifySchedulePass();
 
 } // namespace loom
