@@ -716,7 +716,7 @@ TEST(ScheduleVerifier, LinkInstrOnALinkOfTheOtherKindIsRejected) {
   EXPECT_HAS(v.front().message, "runs on a link that does not exist");
 }
 
-TEST(ScheduleVerifier, LargeMultiChipProgramVerifiesInNearLinearTime) {
+TEST(ScheduleVerifier, LargeMultiChipProgramVerifies) {
   Program p = largeTwoChipProgram(/*rounds=*/320);
   ASSERT_GE(p.instrs.size(), 200000u);
   ASSERT_GE(p.buffers.size(), 100000u);
@@ -730,10 +730,8 @@ TEST(ScheduleVerifier, LargeMultiChipProgramVerifiesInNearLinearTime) {
     ADD_FAILURE() << violationKindName(x.kind) << ": " << x.message;
   // Two of a tile's three buffers of a round are live at once.
   EXPECT_EQ(peak, std::vector<int64_t>(128, 128));
-  // A second or two in a release build; a quadratic check would take
-  // minutes. Generous for sanitizer builds.
-  EXPECT_LT(seconds, 20.0) << "verifying " << p.instrs.size() << " instrs and "
-                           << p.buffers.size() << " buffers";
+  // The time is a figure, not a bound (no timed tests): about 0.2 s in a
+  // release build; a quadratic check would take minutes.
   std::printf("verified %zu instrs, %zu buffers in %.3f s\n", p.instrs.size(),
               p.buffers.size(), seconds);
 
