@@ -74,8 +74,7 @@ std::string describeTensor(const Program &p, int32_t id) {
 // Statistics
 //===----------------------------------------------------------------------===//
 
-SimStats computeStats(const Program &p,
-                      std::vector<InstrTiming> rules = {}) {
+SimStats computeStats(const Program &p, const Replay &replay) {
   SimStats s;
   s.model = p.model;
   s.target = p.targetName;
@@ -125,21 +124,28 @@ SimStats computeStats(const Program &p,
     s.kernels.push_back(std::move(ks));
   }
 
-  // What the ISA's rules give each instr (the verifier has proven every
-  // duration at least that).
-  if (p.chip && rules.size() != p.instrs.size())
-    rules = instrTimings(p);
-  for (size_t i = 0; i < rules.size(); ++i) {
+  // The replay's ends: each instr at its scheduled start for its rule's
+  // cycles.
+  for (size_t i = 0; i < p.instrs.size(); ++i) {
     const ProgramInstr &in = p.instrs[i];
-    int64_t end = in.start, arrival = 0;
-    addSat(end, rules[i].cycles);
-    arrival = end;
-    addSat(arrival, in.latency);
-    s.ruleTotalCycles = std::max(s.ruleTotalCycles, arrival);
+    s.simulatedTotalCycles =
+        std::max(s.simulatedTotalCycles, replay.arrival[i]);
     if (in.kernel >= 0) {
       KernelStats &ks = s.kernels[kernelPos.at(in.kernel)];
-      ks.ruleCycles = std::max(ks.ruleCycles, end);
+      ks.simulatedCycles = std::max(ks.simulatedCycles, replay.finish[i]);
     }
+  }
+  s.hazards = static_cast<int64_t>(replay.hazards.size());
+  for (int k = 0; k < kNumHazardKinds; ++k)
+    s.hazardsByKind[k] = replay.byKind[k];
+  for (const auto &[kernel, count] : replay.byKernel)
+    if (kernel >= 0)
+      s.kernels[kernelPos.at(kernel)].hazards = count;
+  for (size_t i = 0;
+       i < replay.hazards.size() && i < SimStats::kMaxHazardRecords; ++i) {
+    const Hazard &h = replay.hazards[i];
+    s.hazardRecords.push_back(
+        {h, p.instr(h.instr).kernel, describeHazard(p, h)});
   }
   for (const ProgramInstr &in : p.instrs) {
     s.totalCycles = std::max(s.totalCycles, in.arrival());
@@ -169,10 +175,10 @@ SimStats computeStats(const Program &p,
       ++ks.numInstrs;
     }
   }
-  // Rule ends are absolute until here: make them spans from the start.
+  // Replayed ends are absolute until here: make them spans from the start.
   for (KernelStats &ks : s.kernels)
-    if (ks.numInstrs > 0 && ks.ruleCycles > 0)
-      ks.ruleCycles -= ks.startCycle;
+    if (ks.numInstrs > 0)
+      ks.simulatedCycles -= ks.startCycle;
   s.seconds = static_cast<double>(s.totalCycles) / p.clockHz;
   s.mapping = p.mapping;
   s.pipelineGroups = p.pipelineGroups;
@@ -238,8 +244,8 @@ std::string SimStats::toText() const {
   os << "total cycles:     " << totalCycles;
   if (declaredTotalCycles != totalCycles)
     os << " (program says " << declaredTotalCycles << ")";
-  if (ruleTotalCycles > 0 && ruleTotalCycles != totalCycles)
-    os << " (by the ISA's timing rules " << ruleTotalCycles << ")";
+  if (simulatedTotalCycles != totalCycles)
+    os << " (simulated " << simulatedTotalCycles << ")";
   os << "\n";
   os << "time:             " << fixed(seconds * 1e6, 3) << " us at "
      << fixed(clockHz / 1e6, 1) << " MHz\n";
@@ -268,6 +274,24 @@ std::string SimStats::toText() const {
                 1)
        << "% of roofline)\n";
   os << "instrs:           " << numInstrs << "\n";
+  if (hazards > 0) {
+    os << "hazards:          " << hazards << " (";
+    bool first = true;
+    for (int k = 0; k < kNumHazardKinds; ++k)
+      if (hazardsByKind[k] > 0) {
+        os << (first ? "" : ", ") << hazardKindName(static_cast<HazardKind>(k))
+           << " " << hazardsByKind[k];
+        first = false;
+      }
+    os << "); silicon would compute garbage\n";
+    const size_t shown = std::min<size_t>(hazardRecords.size(), 10);
+    for (size_t i = 0; i < shown; ++i)
+      os << "  " << hazardRecords[i].message << "\n";
+    if (static_cast<int64_t>(shown) < hazards)
+      os << "  ... and " << hazards - static_cast<int64_t>(shown)
+         << " more (--stats=FILE.json lists the first "
+         << kMaxHazardRecords << ")\n";
+  }
   if (chips > 1)
     os << "chips:            " << chips << "\n";
   os << "utilisation:\n";
@@ -323,12 +347,18 @@ std::string SimStats::toText() const {
   }
   os << "kernels:\n";
   os << "  " << std::setw(5) << "id" << "  " << std::setw(12) << "start"
-     << std::setw(12) << "cycles" << std::setw(12) << "by rules"
-     << std::setw(12) << "estimate" << "  name (onnx nodes)\n";
+     << std::setw(12) << "cycles" << std::setw(12) << "simulated"
+     << std::setw(12) << "estimate";
+  if (hazards > 0)
+    os << std::setw(9) << "hazards";
+  os << "  name (onnx nodes)\n";
   for (const KernelStats &k : kernels) {
     os << "  " << std::setw(5) << k.id << "  " << std::setw(12) << k.startCycle
-       << std::setw(12) << k.cycles() << std::setw(12) << k.ruleCycles
-       << std::setw(12) << k.estimatedCycles << "  " << k.name;
+       << std::setw(12) << k.cycles() << std::setw(12) << k.simulatedCycles
+       << std::setw(12) << k.estimatedCycles;
+    if (hazards > 0)
+      os << std::setw(9) << k.hazards;
+    os << "  " << k.name;
     if (!k.onnxNodes.empty()) {
       os << " (";
       for (size_t i = 0; i < k.onnxNodes.size(); ++i)
@@ -389,7 +419,8 @@ Json kernelJson(const KernelStats &k) {
   j["busy_cycles"] = k.busyCycles;
   j["instrs"] = k.numInstrs;
   j["estimated_cycles"] = k.estimatedCycles;
-  j["rule_cycles"] = k.ruleCycles;
+  j["simulated_cycles"] = k.simulatedCycles;
+  j["hazards"] = k.hazards;
   return j;
 }
 
@@ -402,7 +433,7 @@ std::string SimStats::toJson() const {
   j["clock_hz"] = clockHz;
   j["total_cycles"] = totalCycles;
   j["declared_total_cycles"] = declaredTotalCycles;
-  j["rule_total_cycles"] = ruleTotalCycles;
+  j["simulated_total_cycles"] = simulatedTotalCycles;
   j["roofline_cycles"] = rooflineCycles;
   j["seconds"] = seconds;
   j["mapping"] = mapping;
@@ -439,6 +470,22 @@ std::string SimStats::toJson() const {
   for (const KernelStats &k : kernels)
     kernelsJson.push_back(kernelJson(k));
   j["kernels"] = std::move(kernelsJson);
+  Json hazardsJson;
+  hazardsJson["total"] = hazards;
+  Json kinds = Json::object();
+  for (int k = 0; k < kNumHazardKinds; ++k)
+    kinds[hazardKindName(static_cast<HazardKind>(k))] = hazardsByKind[k];
+  hazardsJson["by_kind"] = std::move(kinds);
+  Json first = Json::array();
+  for (const HazardRecord &r : hazardRecords)
+    first.push_back({{"kind", hazardKindName(r.hazard.kind)},
+                     {"instr", r.hazard.instr},
+                     {"kernel", r.kernel},
+                     {"cycle", r.hazard.cycle},
+                     {"missing_cycles", r.hazard.missing},
+                     {"message", r.message}});
+  hazardsJson["first"] = std::move(first);
+  j["hazards"] = std::move(hazardsJson);
   return dumpJson(j);
 }
 
@@ -446,7 +493,8 @@ std::string SimStats::toJson() const {
 // Simulator
 //===----------------------------------------------------------------------===//
 
-Simulator::Simulator(const Program &program) : program_(program) {}
+Simulator::Simulator(const Program &program, SimOptions options)
+    : program_(program), options_(options) {}
 
 std::vector<std::string> Simulator::inputNames() const {
   // A model input split across chips is several program inputs (parts) of
@@ -472,9 +520,23 @@ Shape wholeShape(const ProgramTensor &t) {
 } // namespace
 
 SimStats Simulator::checkSchedule() const {
+  const Program &p = program_;
   std::vector<InstrTiming> rules;
-  verifyScheduleOrThrow(program_, &rules);
-  return computeStats(program_, std::move(rules));
+  if (options_.verify)
+    verifyScheduleOrThrow(p, &rules);
+  else if (p.chip)
+    rules = instrTimings(p);
+  Replay replay = replaySchedule(p, rules);
+  if (options_.stopOnHazard && !replay.hazards.empty()) {
+    std::string more;
+    if (replay.hazards.size() > 1)
+      more = " (and " + std::to_string(replay.hazards.size() - 1) +
+             (replay.hazards.size() == 2 ? " more hazard" : " more hazards") +
+             "; --hazards=count counts them and runs on)";
+    throw Error(p.path + ": schedule hazard: " +
+                describeHazard(p, replay.hazards.front()) + more);
+  }
+  return computeStats(p, replay);
 }
 
 SimResult Simulator::runTiming() const {

@@ -2,10 +2,13 @@
 //
 //   loom run OUT.loom --input NAME=FILE.npy ... --output-dir DIR
 //       [--trace=FILE.json] [--stats=FILE.json] [--timing-only]
+//       [--no-verify] [--hazards=stop|count]
 //
-// Uses only the runtime (no MLIR): load and verify the program, bind the
-// inputs by the model's input names, simulate, write DIR/<output>.npy and
-// print the statistics.
+// Uses only the runtime (no MLIR): load and verify the program, replay its
+// schedule event by event, bind the inputs by the model's input names,
+// simulate, write DIR/<output>.npy and print the statistics. --no-verify
+// skips the schedule verifier (the replay still stops at the first hazard);
+// --hazards=count runs on past hazards and counts them.
 //
 //===----------------------------------------------------------------------===//
 #include "loom/Runtime/Program.h"
@@ -30,6 +33,7 @@ int runRunCommand(int argc, char **argv) {
   using rt::Error;
   std::string programPath, outputDir, tracePath, statsPath, reportPath;
   bool timingOnly = false;
+  rt::SimOptions options;
   int64_t stream = 1;
   std::map<std::string, std::string> inputFiles;
   std::set<std::string> seen;
@@ -76,6 +80,13 @@ int runRunCommand(int argc, char **argv) {
       stream = n;
     } else if (is("--timing-only") && a == "--timing-only") {
       timingOnly = true;
+    } else if (is("--no-verify") && a == "--no-verify") {
+      options.verify = false;
+    } else if (is("--hazards")) {
+      std::string v = value("--hazards");
+      if (v != "stop" && v != "count")
+        throw Error("--hazards=" + v + ": expected 'stop' or 'count'");
+      options.stopOnHazard = v == "stop";
     } else if (a.rfind("--", 0) == 0) {
       throw Error("unknown option '" + a + "'");
     } else if (programPath.empty()) {
@@ -104,7 +115,7 @@ int runRunCommand(int argc, char **argv) {
       throw Error(programPath + ": " + e.what());
     }
   }
-  rt::Simulator sim(program);
+  rt::Simulator sim(program, options);
   rt::SimResult result;
   double loadSeconds = seconds(loadStart, Clock::now());
   auto simStart = Clock::now();

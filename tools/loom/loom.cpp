@@ -865,6 +865,8 @@ void printUsage() {
          "  loom run OUT.loom --input NAME=FILE.npy ... --output-dir DIR "
          "[--trace=FILE.json] [--stats=FILE.json] [--timing-only] "
          "[--stream=N] [--report=FILE.html]\n"
+         "      [--no-verify] [--hazards=stop|count]  (the replay's "
+         "hazards: stop at the first, or count them)\n"
          "  loom eval MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR\n"
          "  loom check MODEL.onnx [--target=...] [--input NAME=FILE.npy ...] "
          "[--precision=fp32|bf16|fp16|fp8|int8]\n"

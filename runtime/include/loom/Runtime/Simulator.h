@@ -1,30 +1,32 @@
 //===- Simulator.h - Run and check a loaded Loom program --------*- C++ -*-===//
 //
-// The simulator device. Both modes replay the program's static schedule and
-// check it, stopping with loom::rt::Error at the first violation, named by
+// The simulator device. Both modes first check the program's static
+// schedule, stopping with loom::rt::Error at the first problem, named by
 // instruction, buffer and kernel (with the kernel's ONNX nodes):
-//  - an instr starts before one of its deps has finished;
-//  - two instrs overlap on one resource (a tile's matrix, vector or DMA unit,
-//    one mesh link or one chip link);
-//  - two buffers of one tile overlap in SRAM address while both are live
-//    (their [live_start, live_end) intervals overlap);
-//  - an instr reads or writes a buffer that is not live for the whole instr.
-// The checks run in that order, each over the whole program; the first
-// violation found (in instr / buffer order) is reported.
+//  1. the schedule verifier (ScheduleVerifier.h) proves the scheduler's
+//     lists consistent and its durations at least the ISA's timing rules
+//     (SimOptions::verify turns it off);
+//  2. the replay (Replay.h) runs the machine event by event: each instr
+//     issues at its scheduled start and takes its rule's cycles; an operand
+//     not there at the start, a unit or link still busy, a duration shorter
+//     than the rule, or live SRAM bytes overwritten is a hazard (stop at the
+//     first, or count them: SimOptions::stopOnHazard).
+// The statistics give, per kernel, the cost model's estimate, the scheduled
+// cycles and the simulated (replayed) cycles.
 //
-// Functional mode then executes every kernel's ops in kernel order through
-// rt::executeOp (ExecMode::Fast; bf16 inputs for kernels of precision
-// "bf16"), holding tensors by id and freeing each intermediate after its last
-// use. A splat constant is expanded once per run, when an op first reads
-// it, and freed after its last use. Timing mode does no arithmetic,
-// allocates no tensor and touches no weights: it costs time linear in the
-// instrs (and a sort), whatever the model's size.
+// Functional mode then runs the tile programs (TileRun.h): every tile
+// computes its part of every kernel from the buffers in its SRAM, transfers
+// copy bytes between tiles and chips, and the outputs are gathered from
+// their buffers. Timing mode does no arithmetic, allocates no tensor and
+// touches no weights: it costs time near-linear in the instrs, whatever the
+// model's size.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_RUNTIME_SIMULATOR_H
 #define LOOM_RUNTIME_SIMULATOR_H
 
 #include "loom/Runtime/Program.h"
+#include "loom/Runtime/Replay.h"
 
 #include <functional>
 #include <map>
@@ -56,10 +58,23 @@ struct KernelStats {
   int64_t numInstrs = 0;
   /// The cost model's estimate, from the program.
   int64_t estimatedCycles = 0;
-  /// First instr start to the last end its instrs' timing rules give
-  /// (InstrTiming.h, re-derived from the program: at most cycles() in a
-  /// program the verifier accepts); 0 for a program without a chip.
-  int64_t ruleCycles = 0;
+  /// Simulated: first instr start to the last end of its instrs in the
+  /// replay (Replay.h: each issues at its scheduled start and takes its
+  /// timing rule's cycles, re-derived from the program; at most cycles() in
+  /// a program without hazards). Scheduled durations for a program built in
+  /// code without a chip.
+  int64_t simulatedCycles = 0;
+  /// Hazards the replay found at its instrs (counted with
+  /// SimOptions::stopOnHazard off; a run stops at the first otherwise).
+  int64_t hazards = 0;
+};
+
+/// A hazard of the replay, named for reports.
+struct HazardRecord {
+  Hazard hazard;
+  int32_t kernel = -1;
+  /// describeHazard's line.
+  std::string message;
 };
 
 struct LinkStats {
@@ -86,9 +101,15 @@ struct SimStats {
   double clockHz = 0;
   /// The end of the last instr.
   int64_t totalCycles = 0;
-  /// The last end (arrival) the instrs' timing rules give when each starts
-  /// at its scheduled cycle; 0 for a program without a chip.
-  int64_t ruleTotalCycles = 0;
+  /// The last arrival in the replay (each instr at its scheduled start for
+  /// its timing rule's cycles).
+  int64_t simulatedTotalCycles = 0;
+  /// Hazards of the replay: all of them, per kind (HazardKind order), and
+  /// the first kMaxHazardRecords in cycle order.
+  int64_t hazards = 0;
+  int64_t hazardsByKind[kNumHazardKinds] = {};
+  static constexpr size_t kMaxHazardRecords = 1000;
+  std::vector<HazardRecord> hazardRecords;
   /// What the program says (total_cycles, sram_peak_bytes); reported beside
   /// the simulated figures.
   int64_t declaredTotalCycles = 0, declaredSramPeakBytes = 0;
@@ -163,15 +184,29 @@ struct FunctionalHooks {
   int32_t dropInstr = -1;
 };
 
+struct SimOptions {
+  /// Run the schedule verifier (ScheduleVerifier.h) before the replay; off
+  /// (`loom run --no-verify`), the replay's hazards are the only check.
+  bool verify = true;
+  /// Stop at the first hazard of the replay (Error naming the instr, its
+  /// kernel and ONNX nodes, and the cycles missing); off (`--hazards=count`)
+  /// the run goes on and the statistics count them. The values of a run
+  /// with hazards are computed as if every instr waited for its operands:
+  /// silicon would compute garbage.
+  bool stopOnHazard = true;
+};
+
 class Simulator {
 public:
   /// The program must outlive the simulator.
-  explicit Simulator(const Program &program);
+  explicit Simulator(const Program &program, SimOptions options = {});
   /// A temporary program would dangle.
   explicit Simulator(Program &&) = delete;
 
-  /// Replays and checks the schedule and computes statistics; no arithmetic,
-  /// no weights touched. Throws Error on a schedule violation.
+  /// Verifies the schedule (unless options say not to), replays it event by
+  /// event (Replay.h) and computes statistics; no arithmetic, no weights
+  /// touched. Throws Error on a schedule violation or, when stopping on
+  /// hazards, on the first hazard.
   SimStats checkSchedule() const;
 
   /// Timing mode: checkSchedule() in a result without outputs.
@@ -211,6 +246,7 @@ public:
 
 private:
   const Program &program_;
+  SimOptions options_;
 };
 
 /// Writes `text` to `path`; throws Error "<path>: cannot write: ..." on
