@@ -311,6 +311,11 @@ void ReportWriter::timeline() {
                       : in.resource * kTileUnits + int64_t(in.unit);
     rows[row].push_back(&in);
   }
+  // The replay's hazards by the instr they happen to (the first
+  // SimStats::kMaxHazardRecords).
+  std::unordered_map<int32_t, std::vector<const std::string *>> hazardsAt;
+  for (const HazardRecord &h : s_.hazardRecords)
+    hazardsAt[h.hazard.instr].push_back(&h.message);
   const size_t kMaxRows = 160;
   size_t shown = std::min(rows.size(), kMaxRows);
   section("timeline", "Timeline",
@@ -323,7 +328,12 @@ void ReportWriter::timeline() {
                    ? ", the first " + std::to_string(kMaxRows) + " shown"
                    : std::string()) +
               "), coloured by kernel; transfers are grey. Hover a bar for "
-              "its kernel, cycles and bytes.");
+              "its kernel, cycles and bytes." +
+              (s_.hazards > 0
+                   ? " " + std::to_string(s_.hazards) +
+                         " schedule hazards of the replay are outlined in "
+                         "red, with a red mark at their cycle."
+                   : std::string()));
   const double width = 1000, rowH = 9, left = 170;
   double scale = width / double(latency_);
   out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\""
@@ -357,16 +367,29 @@ void ReportWriter::timeline() {
          << "\" font-size=\"8\" text-anchor=\"end\">" << esc(label)
          << "</text>";
     for (const ProgramInstr *in : instrs) {
+      auto hz = hazardsAt.find(in->id);
       out_ << "<rect x=\"" << num(left + double(in->start) * scale)
            << "\" y=\"" << num(y + 0.5) << "\" width=\""
            << num(std::max(0.5, double(in->duration) * scale))
            << "\" height=\"" << num(rowH - 1) << "\" fill=\""
            << (in->kernel >= 0 ? kernelColourOf(in->kernel) : "#9a9a9a")
-           << "\"><title>" << esc(kernelNameOf(in->kernel)) << ", instr "
+           << "\""
+           << (hz != hazardsAt.end()
+                   ? " class=\"hazard\" stroke=\"#d00\" stroke-width=\"1.5\""
+                   : "")
+           << "><title>" << esc(kernelNameOf(in->kernel)) << ", instr "
            << in->id << ": cycles " << in->start << "-" << in->end();
       if (in->bytes)
         out_ << ", " << in->bytes << " bytes";
+      if (hz != hazardsAt.end())
+        for (const std::string *m : hz->second)
+          out_ << "\nhazard: " << esc(*m);
       out_ << "</title></rect>";
+      // A hazard is marked where it happens: a red tick at its start.
+      if (hz != hazardsAt.end())
+        out_ << "<path class=\"hazard-mark\" d=\"M"
+             << num(left + double(in->start) * scale) << " " << num(y)
+             << "l-3 -4h6z\" fill=\"#d00\"/>";
     }
     ++r;
   }
@@ -552,11 +575,16 @@ void ReportWriter::kernelTable() {
   for (const KernelStats &k : s_.kernels)
     total += k.cycles();
   section("kernels", "Kernels",
-          "In program order. <i>Share</i> is the kernel's cycles over the "
-          "sum over kernels; click a heading to sort.");
+          "In program order. <i>Cycles</i> are scheduled, <i>simulated</i> "
+          "the replay's (each instruction at its start for its timing "
+          "rule's cycles), <i>estimate</i> the cost model's. <i>Share</i> "
+          "is the kernel's cycles over the sum over kernels; click a "
+          "heading to sort.");
   out_ << "<table class=\"sortable\"><thead><tr><th>id</th><th>kernel</th>"
           "<th>ONNX nodes</th><th>kind</th><th>precision</th><th>cycles</th>"
-          "<th>estimate</th><th>bound</th><th>share</th><th>region</th>"
+          "<th>simulated</th><th>estimate</th>"
+       << (s_.hazards > 0 ? "<th>hazards</th>" : "")
+       << "<th>bound</th><th>share</th><th>region</th>"
           "<th>group</th></tr></thead><tbody>";
   for (const KernelStats &ks : s_.kernels) {
     auto it = kernelPos_.find(ks.id);
@@ -570,8 +598,11 @@ void ReportWriter::kernelTable() {
          << "style=\"background:" << kernelFill(it->second) << "\"></span>"
          << esc(k.name) << "</td><td>" << esc(nodes) << "</td><td>"
          << esc(k.kind) << "</td><td>" << esc(k.precision) << "</td><td>"
-         << ks.cycles() << "</td><td>" << k.cycles << "</td><td>"
-         << esc(k.bound) << "</td><td>"
+         << ks.cycles() << "</td><td>" << ks.simulatedCycles << "</td><td>"
+         << k.cycles << "</td><td>";
+    if (s_.hazards > 0)
+      out_ << ks.hazards << "</td><td>";
+    out_ << esc(k.bound) << "</td><td>"
          << fixed(total ? 100.0 * double(ks.cycles()) / double(total) : 0, 1)
          << "%</td><td>" << k.tileRows << "x" << k.tileCols << " at ("
          << k.tileRow << "," << k.tileCol << ")</td><td>" << k.group
