@@ -1,9 +1,11 @@
 //===- FuzzProgram.cpp - Fuzz the program loader and schedule check ------===//
 //
 // Bytes -> rt::Program::fromBytes (the FlatBuffers verifier and the loader's
-// own contract checks), then the simulator's timing-only run (the schedule
-// replay and its checks, and the statistics). Both report a bad program with
-// loom::rt::Error; any other exception, or a crash, is a failure.
+// own contract checks), then the simulator's timing-only run twice: with
+// the schedule verifier off and hazards counted (the event-by-event replay
+// on a program nothing has proven), and as `loom run` does (the verifier,
+// then the replay). All report a bad program with loom::rt::Error; any other
+// exception, or a crash, is a failure.
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzCheck.h"
@@ -14,6 +16,16 @@
 bool loom::fuzz::runOne(const uint8_t *data, size_t size) {
   try {
     rt::Program program = rt::Program::fromBytes(data, size, "fuzz.loom");
+    try {
+      rt::SimOptions unverified;
+      unverified.verify = false;
+      unverified.stopOnHazard = false;
+      rt::SimStats s = rt::Simulator(program, unverified).runTiming().stats;
+      if (s.toJson().empty() || s.toText().empty())
+        std::abort();
+    } catch (const rt::Error &e) {
+      checkErrorLine(e.what(), "fuzz.loom");
+    }
     rt::Simulator simulator(program);
     rt::SimResult result = simulator.runTiming();
     if (result.stats.toJson().empty() || result.stats.toText().empty())

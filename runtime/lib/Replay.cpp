@@ -28,6 +28,8 @@ const char *hazardKindName(HazardKind kind) {
     return "too-fast";
   case HazardKind::SramOverwrite:
     return "sram-overwrite";
+  case HazardKind::RemoteAccess:
+    return "remote-access";
   }
   return "?";
 }
@@ -67,15 +69,17 @@ private:
   std::vector<Box> needed(size_t i, size_t r) const;
   void add(Hazard h) {
     ++out_.byKind[static_cast<int>(h.kind)];
-    ++out_.byKernel[p_.instrs[static_cast<size_t>(
-                               p_.instrIndex(h.instr))]
-                        .kernel];
+    ++out_.byKernel[h.instr < 0 ? -1
+                                : p_.instrs[static_cast<size_t>(
+                                                p_.instrIndex(h.instr))]
+                                      .kernel];
     out_.hazards.push_back(h);
   }
   void checkTiming();
   void checkUnits();
   void checkOperands();
   void checkOverwrites();
+  void checkLocality();
 
   const Program &p_;
   const std::vector<InstrTiming> &rules_;
@@ -276,7 +280,11 @@ void Replayer::checkOverwrites() {
     int64_t at = 0;
     size_t buffer = 0, instr = 0;
   };
+  constexpr size_t kHost = std::numeric_limits<size_t>::max();
   std::vector<Write> writes;
+  for (size_t b = 0; b < p_.buffers.size(); ++b)
+    if (uses_.writers[b].empty())
+      writes.push_back({p_.buffers[b].tile, 0, b, kHost});
   for (size_t i = 0; i < p_.instrs.size(); ++i) {
     const ProgramInstr &in = p_.instrs[i];
     if (isLinkUnit(in.unit))
@@ -334,7 +342,7 @@ void Replayer::checkOverwrites() {
           continue;
         Hazard h;
         h.kind = HazardKind::SramOverwrite;
-        h.instr = p_.instrs[w.instr].id;
+        h.instr = w.instr == kHost ? -1 : p_.instrs[w.instr].id;
         h.cycle = w.at;
         h.missing = s.until == kNever ? -1 : s.until - w.at;
         h.other = s.lastReader;
@@ -343,6 +351,29 @@ void Replayer::checkOverwrites() {
         add(h);
       }
     }
+  }
+}
+
+void Replayer::checkLocality() {
+  for (size_t i = 0; i < p_.instrs.size(); ++i) {
+    const ProgramInstr &in = p_.instrs[i];
+    if (isLinkUnit(in.unit))
+      continue;
+    auto check = [&](int32_t id) {
+      if (p_.buffers[bufferPos(id)].tile == in.resource)
+        return;
+      Hazard h;
+      h.kind = HazardKind::RemoteAccess;
+      h.instr = in.id;
+      h.cycle = in.start;
+      h.buffer = id;
+      add(h);
+    };
+    for (int32_t r : in.reads)
+      check(r);
+    if (in.unit != Unit::Dma)
+      for (int32_t w : in.writes)
+        check(w);
   }
 }
 
@@ -375,6 +406,7 @@ Replay Replayer::run() {
   checkUnits();
   checkOperands();
   checkOverwrites();
+  checkLocality();
   auto key = [](const Hazard &h) {
     return std::make_tuple(h.cycle, h.instr, h.kind, h.buffer, h.otherBuffer,
                            h.other, h.missing);
@@ -427,8 +459,8 @@ Replay replaySchedule(const Program &p,
 }
 
 std::string describeHazard(const Program &p, const Hazard &h) {
-  const ProgramInstr &in = p.instr(h.instr);
-  const std::string who = describeInstr(p, h.instr);
+  const std::string who =
+      h.instr < 0 ? std::string("the host") : describeInstr(p, h.instr);
   const std::string at = " at cycle " + std::to_string(h.cycle);
   const std::string kind = std::string(" (") + hazardKindName(h.kind) + ")";
   auto missing = [&](const char *what) {
@@ -455,11 +487,19 @@ std::string describeHazard(const Program &p, const Hazard &h) {
            " occupies it until cycle " +
            std::to_string(addSat(h.cycle, h.missing)) +
            " by its timing rule" + missing("missing") + kind;
-  case HazardKind::TooFast:
-    return who + " is scheduled for " + std::to_string(in.duration) +
+  case HazardKind::TooFast: {
+    const int64_t duration = p.instr(h.instr).duration;
+    return who + " is scheduled for " + std::to_string(duration) +
            " cycles, but its timing rule takes " +
-           std::to_string(addSat(in.duration, h.missing)) +
-           missing("missing") + kind;
+           std::to_string(addSat(duration, h.missing)) + missing("missing") +
+           kind;
+  }
+  case HazardKind::RemoteAccess:
+    return who + " at cycle " + std::to_string(h.cycle) + " uses " +
+           describeBuffer(p, h.buffer) +
+           ", out of its unit's reach: a unit reads and writes only its own "
+           "tile's SRAM, a DMA writes elsewhere only through the mesh" +
+           kind;
   case HazardKind::SramOverwrite:
     return who + " writes " + describeBuffer(p, h.buffer) + at + " over " +
            describeBuffer(p, h.otherBuffer) + ", whose data " +

@@ -145,7 +145,7 @@ SimStats computeStats(const Program &p, const Replay &replay) {
        i < replay.hazards.size() && i < SimStats::kMaxHazardRecords; ++i) {
     const Hazard &h = replay.hazards[i];
     s.hazardRecords.push_back(
-        {h, p.instr(h.instr).kernel, describeHazard(p, h)});
+        {h, h.instr < 0 ? -1 : p.instr(h.instr).kernel, describeHazard(p, h)});
   }
   for (const ProgramInstr &in : p.instrs) {
     s.totalCycles = std::max(s.totalCycles, in.arrival());

@@ -666,6 +666,27 @@ TEST(Replay, SramOverwrite) {
   EXPECT_HAS(hazardError(q), "whose data must stay to the end (sram-overwrite)");
 }
 
+TEST(Replay, RemoteAccessAndHostBinding) {
+  // The add's h moved to tile 1: the vector unit of tile 0 cannot reach it.
+  Program p = matmulAdd();
+  p.buffers[2].tile = 1;
+  p.buffers[2].offset = 256;
+  SimStats s = replayed(p);
+  EXPECT_GE(countOf(s, HazardKind::RemoteAccess), 2); // written and read
+  EXPECT_HAS(hazardError(p), "instr 1 of kernel 0 'mm_add' (onnx: MatMul_0, "
+                             "Add_1) on the matrix unit of tile 0 (0,0) at "
+                             "cycle 10 uses buffer 2 (tensor 3 'h' [0, 2) x "
+                             "[0, 2), bytes [256, 272) of tile 1 (0,1)), out "
+                             "of its unit's reach");
+
+  // The resident b bound onto x's bytes: the host's write at cycle 0.
+  Program q = matmulAdd();
+  q.buffers[5].offset = 8;
+  EXPECT_HAS(hazardError(q), "the host writes buffer 5 (tensor 2 'b' [0, 2), "
+                             "bytes [8, 16) of tile 0 (0,0)) at cycle 0 over "
+                             "buffer 0 (tensor 0 'x'");
+}
+
 TEST(Replay, CountedHazardsAreReported) {
   Program p = matmulAdd();
   p.instrs[2].start = 10;

@@ -75,13 +75,20 @@
 //                      (a K split's partial sums) loses one of them
 //
 // Prints a table (per kind: mutations applied, rejected, rejected with the
-// expected kind) and a final line; exits 0 only if every unmutated program
-// passes and every mutation is rejected, else 1 with a one-line reason.
+// expected kind, and those the simulator's own event-by-event replay
+// (loom/Runtime/Replay.h, which reads neither deps nor lifetimes) finds a
+// hazard in) and a final line; exits 0 only if every unmutated program
+// passes and replays without a hazard, every mutation is rejected, and the
+// replay finds every work-too-fast and bytes-too-fast mutant (a duration
+// below its rule is a hazard whatever else holds; other faults are hazards
+// only when they matter physically, so their replay figure is a measure,
+// not a requirement), else 1 with a one-line reason.
 //
 //===----------------------------------------------------------------------===//
 
 #include "loom/Runtime/Program.h"
 #include "loom/Runtime/InstrTiming.h"
+#include "loom/Runtime/Replay.h"
 #include "loom/Runtime/ScheduleVerifier.h"
 
 #include <algorithm>
@@ -1050,8 +1057,22 @@ constexpr size_t kNumKinds = sizeof(kKinds) / sizeof(kKinds[0]);
 constexpr size_t kMaxViolations = 5000;
 
 struct Tally {
-  int64_t applied = 0, rejected = 0, expected = 0, programs = 0, skipped = 0;
+  int64_t applied = 0, rejected = 0, expected = 0, programs = 0, skipped = 0,
+          replayed = 0;
 };
+
+/// The hazards the simulator's replay finds in `p` (an error deriving the
+/// timing rules stops the simulator too: one hazard).
+size_t replayHazards(const Program &p) {
+  try {
+    std::vector<InstrTiming> rules;
+    if (p.chip)
+      rules = instrTimings(p);
+    return replaySchedule(p, rules).hazards.size();
+  } catch (const Error &) {
+    return 1;
+  }
+}
 
 /// Up to `n` distinct mutations from `gen` (deduplicated by description),
 /// drawing at most 50 * n + 200 times.
@@ -1213,6 +1234,11 @@ int main(int argc, char **argv) {
       fail(paths[pi] + ": the unmutated program fails the verifier");
       continue;
     }
+    if (size_t n = replayHazards(original)) {
+      fail(paths[pi] + ": the unmutated program has " + std::to_string(n) +
+           " hazards in the replay");
+      continue;
+    }
     Index ix(original);
     for (size_t k = 0; k < kNumKinds; ++k) {
       // One stream per (seed, program, kind): a kind's mutations do not
@@ -1242,6 +1268,13 @@ int main(int argc, char **argv) {
         std::vector<Violation> v = verifySchedule(mutant, kMaxViolations);
         ++tally[k].applied;
         ++total;
+        const bool hazard = replayHazards(mutant) > 0;
+        tally[k].replayed += hazard;
+        const std::string kindName = kKinds[k].name;
+        if (!hazard && (kindName == "work-too-fast" ||
+                        kindName == "bytes-too-fast"))
+          fail(paths[pi] + ": " + kindName +
+               " mutation has no hazard in the replay: " + m.what);
         bool expected =
             std::any_of(v.begin(), v.end(), [&](const Violation &x) {
               return x.kind == m.expected;
@@ -1270,22 +1303,23 @@ int main(int argc, char **argv) {
     }
   }
 
-  std::printf("\n%-22s %9s %9s %9s %9s %9s\n", "kind", "programs", "applied",
-              "rejected", "expected", "skipped");
+  std::printf("\n%-22s %9s %9s %9s %9s %9s %9s\n", "kind", "programs",
+              "applied", "rejected", "expected", "skipped", "replay");
   Tally sum;
   for (size_t k = 0; k < kNumKinds; ++k) {
     const Tally &t = tally[k];
-    std::printf("%-22s %9lld %9lld %9lld %9lld %9lld\n", kKinds[k].name,
+    std::printf("%-22s %9lld %9lld %9lld %9lld %9lld %9lld\n", kKinds[k].name,
                 (long long)t.programs, (long long)t.applied,
                 (long long)t.rejected, (long long)t.expected,
-                (long long)t.skipped);
+                (long long)t.skipped, (long long)t.replayed);
+    sum.replayed += t.replayed;
     sum.applied += t.applied;
     sum.rejected += t.rejected;
     sum.expected += t.expected;
   }
-  std::printf("%-22s %9s %9lld %9lld %9lld\n\n", "total", "",
+  std::printf("%-22s %9s %9lld %9lld %9lld %9s %9lld\n\n", "total", "",
               (long long)sum.applied, (long long)sum.rejected,
-              (long long)sum.expected);
+              (long long)sum.expected, "", (long long)sum.replayed);
 
   if (failures) {
     std::cout << "loom-verify-mutations: FAIL: " << failures

@@ -25,7 +25,11 @@
 //  - sram-overwrite: it writes SRAM bytes of another buffer of its tile
 //    whose data is still to be read (from its first write, or cycle 0 when
 //    bound, to its last reader's end; always for a resident weight, to the
-//    end for a model output a kernel writes).
+//    end for a model output a kernel writes); the host's binding of a
+//    buffer no instruction writes is a write at cycle 0 (instr -1);
+//  - remote-access: a matrix or vector instruction reads or writes, or a
+//    DMA instruction reads, a buffer in another tile's SRAM (a unit reaches
+//    only its own tile's; a DMA writes elsewhere only through the mesh).
 //
 // One input (iteration 0) is replayed; the overlap of a pipelined stream's
 // inputs is the verifier's to prove (partial: the replay does not run a
@@ -51,15 +55,17 @@ enum class HazardKind : uint8_t {
   UnitBusy,
   TooFast,
   SramOverwrite,
+  RemoteAccess,
 };
-inline constexpr int kNumHazardKinds = 5;
+inline constexpr int kNumHazardKinds = 6;
 /// "operand-late", "unwritten-read", "unit-busy", "too-fast",
-/// "sram-overwrite".
+/// "sram-overwrite", "remote-access".
 const char *hazardKindName(HazardKind kind);
 
 struct Hazard {
   HazardKind kind = HazardKind::OperandLate;
-  /// The instruction it happens to, at its start `cycle`.
+  /// The instruction it happens to, at its start `cycle` (-1: the host's
+  /// binding of an input or constant at cycle 0).
   int32_t instr = -1;
   int64_t cycle = 0;
   /// The cycles it would have had to wait (-1: the bytes never arrive).
@@ -67,8 +73,8 @@ struct Hazard {
   /// The other party, -1 if none: the writer that is late, the earlier
   /// occupant of the unit, the last reader of the data overwritten.
   int32_t other = -1;
-  /// The buffer read (operand-late, unwritten-read), or written and the one
-  /// overwritten (sram-overwrite).
+  /// The buffer read (operand-late, unwritten-read), written and the one
+  /// overwritten (sram-overwrite), or out of reach (remote-access).
   int32_t buffer = -1, otherBuffer = -1;
 };
 
