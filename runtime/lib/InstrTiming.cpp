@@ -96,6 +96,10 @@ public:
       bufferPos_.emplace(p.buffers[i].id, i);
     for (size_t i = 0; i < p.tensors.size(); ++i)
       tensorPos_.emplace(p.tensors[i].id, i);
+    boxes_.reserve(p.buffers.size());
+    for (const ProgramBuffer &b : p.buffers)
+      boxes_.push_back(b.boxLo.empty() ? Box::whole(tensor(b.tensor).shape)
+                                       : Box{b.boxLo, b.boxHi});
     for (size_t i = 0; i < p.kernels.size(); ++i)
       kernelPos_.emplace(p.kernels[i].id, i);
     for (size_t i = 0; i < p.links.size(); ++i)
@@ -144,10 +148,9 @@ private:
   const ProgramLink &link(int32_t id) const {
     return lookup(p_.links, linkPos_, id, "link");
   }
-  Box box(const ProgramBuffer &b) const {
-    if (b.boxLo.empty())
-      return Box::whole(tensor(b.tensor).shape);
-    return Box{b.boxLo, b.boxHi};
+  /// Buffer `b`'s box, derived once (by its position in the program).
+  const Box &box(const ProgramBuffer &b) const {
+    return boxes_[static_cast<size_t>(&b - p_.buffers.data())];
   }
 
   /// Bytes of buffer `id` as stored: its box at its tensor's format, or
@@ -163,8 +166,7 @@ private:
   int64_t overlapBytes(const ProgramBuffer &r, const ProgramBuffer &w) const {
     if (r.tensor != w.tensor)
       return 0;
-    return storedBytes(tensor(w.tensor),
-                       box(r).intersect(box(w)).elements());
+    return storedBytes(tensor(w.tensor), box(r).overlap(box(w)));
   }
 
   const TileWork &work(const ProgramInstr &in) {
@@ -176,7 +178,7 @@ private:
     std::map<int32_t, Box> boxes;
     for (int32_t id : in.writes) {
       const ProgramBuffer &b = buf(id);
-      Box held = box(b);
+      const Box &held = box(b);
       auto [at, fresh] = boxes.emplace(b.tensor, held);
       if (!fresh)
         at->second = at->second.unite(held);
@@ -338,6 +340,7 @@ private:
   std::unordered_map<int32_t, size_t> bufferPos_, tensorPos_, kernelPos_,
       linkPos_;
   std::set<std::pair<int32_t, int32_t>> matrixOn_; // (kernel, tile)
+  std::vector<Box> boxes_; // by buffer position
   std::map<std::pair<int32_t, int32_t>, TileWork> works_;
   std::unordered_map<int32_t, std::vector<Flow>> flows_; // by destination
   bool flowsDone_ = false;

@@ -60,13 +60,6 @@ private:
   size_t bufferPos(int32_t id) const {
     return static_cast<size_t>(p_.bufferIndex(id));
   }
-  /// The boxes of buffer `w` that instr `i` writes: a kernel's instr its
-  /// whole box, a transfer's (DMA or link) the part of each buffer of the
-  /// same tensor it reads.
-  std::vector<Box> written(size_t i, size_t w) const;
-  /// The boxes of buffer `r` that instr `i` needs: a kernel's instr the
-  /// whole box, a transfer's the part each buffer it writes holds.
-  std::vector<Box> needed(size_t i, size_t r) const;
   void add(Hazard h) {
     ++out_.byKind[static_cast<int>(h.kind)];
     ++out_.byKernel[h.instr < 0 ? -1
@@ -87,38 +80,6 @@ private:
   Uses uses_;
   Replay out_;
 };
-
-std::vector<Box> Replayer::written(size_t i, size_t w) const {
-  const ProgramInstr &in = p_.instrs[i];
-  if (in.kernel >= 0 && !isLinkUnit(in.unit))
-    return {boxes_[w]};
-  std::vector<Box> out;
-  for (int32_t r : in.reads) {
-    size_t rp = bufferPos(r);
-    if (p_.buffers[rp].tensor != p_.buffers[w].tensor)
-      continue;
-    Box part = boxes_[rp].intersect(boxes_[w]);
-    if (!part.empty() || part.rank() == 0)
-      out.push_back(std::move(part));
-  }
-  return out;
-}
-
-std::vector<Box> Replayer::needed(size_t i, size_t r) const {
-  const ProgramInstr &in = p_.instrs[i];
-  if (in.kernel >= 0 && !isLinkUnit(in.unit))
-    return {boxes_[r]};
-  std::vector<Box> out;
-  for (int32_t w : in.writes) {
-    size_t wp = bufferPos(w);
-    if (p_.buffers[wp].tensor != p_.buffers[r].tensor)
-      continue;
-    Box part = boxes_[r].intersect(boxes_[wp]);
-    if (!part.empty() || part.rank() == 0)
-      out.push_back(std::move(part));
-  }
-  return out;
-}
 
 void Replayer::checkTiming() {
   for (size_t i = 0; i < p_.instrs.size(); ++i) {
@@ -171,9 +132,49 @@ void Replayer::checkUnits() {
   }
 }
 
+namespace {
+
+/// The box a ∩ b of two buffers' boxes (b may be null: a alone), read
+/// dimension by dimension without building it.
+struct Cut {
+  const Box *a = nullptr, *b = nullptr;
+  int64_t lo(size_t d) const {
+    return b ? std::max(a->lo[d], b->lo[d]) : a->lo[d];
+  }
+  int64_t hi(size_t d) const {
+    return b ? std::min(a->hi[d], b->hi[d]) : a->hi[d];
+  }
+  size_t rank() const { return a->rank(); }
+  bool empty() const {
+    for (size_t d = 0; d < rank(); ++d)
+      if (hi(d) <= lo(d))
+        return true;
+    return false;
+  }
+  Box box() const { return b ? a->intersect(*b) : *a; }
+};
+
+bool overlaps(const Cut &x, const Cut &y) {
+  for (size_t d = 0; d < x.rank(); ++d)
+    if (std::min(x.hi(d), y.hi(d)) <= std::max(x.lo(d), y.lo(d)))
+      return false;
+  return true;
+}
+
+bool contains(const Cut &outer, const Cut &inner) {
+  for (size_t d = 0; d < inner.rank(); ++d)
+    if (inner.lo(d) < outer.lo(d) || inner.hi(d) > outer.hi(d))
+      return false;
+  return true;
+}
+
+} // namespace
+
 void Replayer::checkOperands() {
+  std::vector<Cut> wants, regions;
   for (size_t i = 0; i < p_.instrs.size(); ++i) {
     const ProgramInstr &in = p_.instrs[i];
+    const bool kernelInstr = in.kernel >= 0 && !isLinkUnit(in.unit);
     for (int32_t r : in.reads) {
       size_t rp = bufferPos(r);
       const std::vector<size_t> &writers = uses_.writers[rp];
@@ -182,7 +183,22 @@ void Replayer::checkOperands() {
       if (writers.empty() ||
           std::find(in.writes.begin(), in.writes.end(), r) != in.writes.end())
         continue;
-      for (const Box &want : needed(i, rp)) {
+      // What it needs: a kernel's instr the whole box, a transfer's the
+      // part each buffer it writes holds.
+      wants.clear();
+      if (kernelInstr) {
+        wants.push_back({&boxes_[rp], nullptr});
+      } else {
+        for (int32_t w : in.writes) {
+          size_t wp = bufferPos(w);
+          if (p_.buffers[wp].tensor != p_.buffers[rp].tensor)
+            continue;
+          Cut c{&boxes_[rp], &boxes_[wp]};
+          if (!c.empty() || c.rank() == 0)
+            wants.push_back(c);
+        }
+      }
+      for (const Cut &want : wants) {
         // Every write of these bytes begun by the start must have arrived
         // (a kernel's matrix part and its epilogue both write its result;
         // a K split's parts each their partial sums), and together they
@@ -193,13 +209,26 @@ void Replayer::checkOperands() {
         h.buffer = r;
         h.kind = HazardKind::UnwrittenRead;
         h.missing = -1;
-        std::vector<Box> missing = {want};
+        bool covered = false;
+        regions.clear();
         for (size_t w : writers) {
           const ProgramInstr &by = p_.instrs[w];
           if (w == i || by.start > in.start)
             continue;
-          for (const Box &b : written(w, rp)) {
-            if (b.intersect(want).empty() && want.rank() > 0)
+          // The boxes it writes into the buffer: a kernel's instr the
+          // whole, a transfer's the part of each buffer it reads.
+          const size_t before = regions.size();
+          if (by.kernel >= 0 && !isLinkUnit(by.unit)) {
+            regions.push_back({&boxes_[rp], nullptr});
+          } else {
+            for (int32_t from : by.reads) {
+              size_t fp = bufferPos(from);
+              if (p_.buffers[fp].tensor == p_.buffers[rp].tensor)
+                regions.push_back({&boxes_[rp], &boxes_[fp]});
+            }
+          }
+          for (size_t k = before; k < regions.size(); ++k) {
+            if (want.rank() > 0 && !overlaps(regions[k], want))
               continue;
             if (out_.arrival[w] > in.start &&
                 (h.kind != HazardKind::OperandLate ||
@@ -208,19 +237,28 @@ void Replayer::checkOperands() {
               h.missing = out_.arrival[w] - in.start;
               h.other = by.id;
             }
-            if (missing.empty())
-              continue;
-            std::vector<Box> next;
-            for (const Box &m : missing)
-              for (Box &piece : m.minus(b))
-                next.push_back(std::move(piece));
-            missing = std::move(next);
+            covered = covered || contains(regions[k], want);
           }
         }
         if (h.kind == HazardKind::UnwrittenRead) {
-          if (missing.empty())
+          if (!covered) {
+            // No one write holds it all: several together may.
+            std::vector<Box> missing = {want.box()};
+            for (const Cut &c : regions) {
+              std::vector<Box> next;
+              Box b = c.box();
+              for (const Box &m : missing)
+                for (Box &piece : m.minus(b))
+                  next.push_back(std::move(piece));
+              missing = std::move(next);
+              if (missing.empty())
+                break;
+            }
+            covered = missing.empty();
+          }
+          if (covered)
             continue;
-          // The first writer of what is missing that starts too late.
+          // The first writer that starts too late.
           for (size_t w : writers)
             if (w != i && p_.instrs[w].start > in.start) {
               h.other = p_.instrs[w].id;

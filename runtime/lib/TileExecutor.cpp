@@ -59,6 +59,20 @@ bool Box::contains(const Box &other) const {
   return true;
 }
 
+int64_t Box::overlap(const Box &other) const {
+  if (other.rank() != rank())
+    return intersect(other).elements();
+  int64_t n = 1;
+  for (size_t d = 0; d < rank(); ++d) {
+    int64_t e = std::min(hi[d], other.hi[d]) - std::max(lo[d], other.lo[d]);
+    if (e <= 0)
+      return 0;
+    if (__builtin_mul_overflow(n, e, &n))
+      return std::numeric_limits<int64_t>::max();
+  }
+  return n;
+}
+
 Box Box::intersect(const Box &other) const {
   Box b = *this;
   for (size_t d = 0; d < rank() && d < other.rank(); ++d) {

@@ -81,6 +81,9 @@ struct Box {
   bool contains(const Box &other) const;
   /// The elements in both boxes.
   Box intersect(const Box &other) const;
+  /// How many elements are in both boxes (intersect(other).elements(),
+  /// without building it).
+  int64_t overlap(const Box &other) const;
   /// The bounding box of both; an empty box adds nothing.
   Box unite(const Box &other) const;
   /// The elements of this box outside `other`: at most 2 x rank disjoint
