@@ -563,7 +563,10 @@ Evaluated evaluate(const std::string &modelPath,
 std::string precisionNote(const TargetModel &target,
                           const std::string &precision) {
   std::optional<rt::NumericFormat> f = rt::kernelPrecisionFormat(precision);
-  if (!f || *f == rt::NumericFormat::F32 || target.matrixSupports(*f))
+  // fp32 too: on a chip whose matrix unit runs only narrow formats (TSP,
+  // LPX, Wormhole) an fp32 compile would otherwise run every matmul on the
+  // vector unit without a word.
+  if (!f || target.matrixSupports(*f))
     return "";
   std::string runs;
   for (rt::NumericFormat g : rt::kAllNumericFormats)
@@ -571,7 +574,11 @@ std::string precisionNote(const TargetModel &target,
       runs += std::string(runs.empty() ? "" : ", ") + rt::numericFormatName(g);
   return "note: " + target.name() + "'s matrix unit does not run " +
          precision + " (it runs " + (runs.empty() ? "nothing" : runs) +
-         "): its matmul and conv kernels run on the vector unit";
+         "): its matmul and conv kernels run on the vector unit" +
+         (runs.empty() ? std::string()
+                       : "; --precision=" +
+                             runs.substr(0, runs.find(',')) +
+                             " runs them on the matrix unit");
 }
 
 std::optional<double> compileLayerSeconds(const std::string &configPath,
