@@ -16,15 +16,8 @@ namespace loom {
 
 namespace {
 
-/// ceil(seconds x hz), forgiving the rounding error of a product that is
-/// meant to be whole (1e-6 s x 1e9 Hz is 1000 cycles, not 1001).
 int64_t cyclesCeil(double seconds, double hz) {
-  double cycles = seconds * hz;
-  double nearest = std::round(cycles);
-  if (std::abs(cycles - nearest) <= 1e-9 * std::max(1.0, nearest)) {
-    return static_cast<int64_t>(nearest);
-  }
-  return static_cast<int64_t>(std::ceil(cycles));
+  return TargetModel::cyclesCeil(seconds, hz);
 }
 
 /// The squarest rows x cols grid with rows x cols == chips, rows <= cols.

@@ -1166,4 +1166,12 @@ std::optional<double> TargetModel::derivedFigure(std::string_view key) const {
   return std::nullopt;
 }
 
+int64_t TargetModel::cyclesCeil(double seconds, double hz) {
+  double cycles = seconds * hz;
+  double nearest = std::round(cycles);
+  if (std::abs(cycles - nearest) <= 1e-9 * std::max(1.0, nearest))
+    return static_cast<int64_t>(nearest);
+  return static_cast<int64_t>(std::ceil(cycles));
+}
+
 } // namespace loom

@@ -137,9 +137,16 @@ public:
   Topology topology() const { return desc_.system.links.topology; }
   /// All of one chip's chip-to-chip links, one direction.
   double chipLinkBytesPerSecondPerChip() const;
+  /// The chip links' latency in whole cycles, as the chip network and the
+  /// scheduler count it (cyclesCeil), in seconds: every cost agrees with
+  /// the compiled program.
   double chipLinkLatencySeconds() const {
-    return desc_.system.links.latencySeconds;
+    return cyclesToSeconds(double(
+        cyclesCeil(desc_.system.links.latencySeconds, clockHz())));
   }
+  /// ceil(seconds x hz), forgiving the rounding error of a product that is
+  /// meant to be whole (1e-6 s x 1e9 Hz is 1000 cycles, not 1001).
+  static int64_t cyclesCeil(double seconds, double hz);
   double powerWattsPerChip() const { return desc_.system.powerWattsPerChip; }
 
   //===--------------------------------------------------------------------===//
