@@ -237,7 +237,29 @@ void SimStats::setStream(int64_t inputs) {
   addSat(streamCycles, totalCycles);
 }
 
-std::string SimStats::toText() const {
+/// The rows of a list of `n` to print: all, in order, when they are few or
+/// `verbose`; else the kTextRows busiest by `busier` (a strict order).
+template <typename Busier>
+static std::vector<size_t> shownRows(size_t n, bool verbose, Busier busier) {
+  std::vector<size_t> rows(n);
+  for (size_t i = 0; i < n; ++i)
+    rows[i] = i;
+  if (verbose || n <= SimStats::kTextRows)
+    return rows;
+  std::stable_sort(rows.begin(), rows.end(), busier);
+  rows.resize(SimStats::kTextRows);
+  return rows;
+}
+
+/// The line after a shortened list.
+static std::string omittedLine(size_t shown, size_t total, const char *what) {
+  if (shown >= total)
+    return "";
+  return "  ... " + std::to_string(total - shown) + " more " + what +
+         " (--verbose lists all)\n";
+}
+
+std::string SimStats::toText(bool verbose) const {
   std::ostringstream os;
   os << "model:            " << model << "\n";
   os << "target:           " << target << "\n";
@@ -314,45 +336,93 @@ std::string SimStats::toText() const {
   if (declaredSramPeakBytes != sramPeakBytes)
     os << " (program says " << declaredSramPeakBytes << ")";
   os << "\n";
-  if (sramPeakPerTile.size() <= 64) {
+  if (verbose || sramPeakPerTile.size() <= 64) {
     os << "sram peak/tile:  ";
     for (int64_t b : sramPeakPerTile)
       os << " " << b;
     os << "\n";
   }
   os << "dma bytes:        " << dmaBytes << "\n";
-  os << "mesh links:       " << links.size() << ", busiest carries "
-     << maxLinkBytes << " bytes\n";
-  for (const LinkStats &l : links)
-    if (l.bytes > 0 || l.busyCycles > 0)
-      os << "  link " << l.id << " (" << l.fromTile << " -> " << l.toTile
-         << "): " << l.bytes << " bytes, " << l.busyCycles << " busy cycles\n";
-  if (chips > 1 || !chipLinks.empty()) {
-    os << "chip links:       " << chipLinks.size() << ", busiest carries "
-       << maxChipLinkBytes << " bytes\n";
-    for (const LinkStats &l : chipLinks)
+  // The links that carry anything; the busiest first when there are many.
+  auto usedLinks = [](const std::vector<LinkStats> &all) {
+    std::vector<const LinkStats *> used;
+    for (const LinkStats &l : all)
       if (l.bytes > 0 || l.busyCycles > 0)
-        os << "  chip link " << l.id << " (chip " << l.fromChip << " -> chip "
-           << l.toChip << "): " << l.bytes << " bytes, " << l.busyCycles
-           << " busy cycles\n";
+        used.push_back(&l);
+    return used;
+  };
+  auto byBytes = [](const std::vector<const LinkStats *> &used) {
+    return [&used](size_t a, size_t b) {
+      if (used[a]->bytes != used[b]->bytes)
+        return used[a]->bytes > used[b]->bytes;
+      return used[a]->busyCycles > used[b]->busyCycles;
+    };
+  };
+  std::vector<const LinkStats *> mesh = usedLinks(links);
+  std::vector<size_t> meshRows = shownRows(mesh.size(), verbose, byBytes(mesh));
+  os << "mesh links:       " << links.size() << ", busiest carries "
+     << maxLinkBytes << " bytes";
+  if (meshRows.size() < mesh.size())
+    os << "; the " << meshRows.size() << " busiest of the " << mesh.size()
+       << " in use";
+  os << "\n";
+  for (size_t i : meshRows) {
+    const LinkStats &l = *mesh[i];
+    os << "  link " << l.id << " (" << l.fromTile << " -> " << l.toTile
+       << "): " << l.bytes << " bytes, " << l.busyCycles << " busy cycles\n";
   }
-  // Per chip, when there are few enough to list.
-  if (!chipStats.empty() && chipStats.size() <= 64) {
-    os << "per chip (tile units busy, share of all):\n";
-    for (const ChipStats &c : chipStats)
+  os << omittedLine(meshRows.size(), mesh.size(), "mesh links in use");
+  if (chips > 1 || !chipLinks.empty()) {
+    std::vector<const LinkStats *> chip = usedLinks(chipLinks);
+    std::vector<size_t> chipRows =
+        shownRows(chip.size(), verbose, byBytes(chip));
+    os << "chip links:       " << chipLinks.size() << ", busiest carries "
+       << maxChipLinkBytes << " bytes";
+    if (chipRows.size() < chip.size())
+      os << "; the " << chipRows.size() << " busiest of the " << chip.size()
+         << " in use";
+    os << "\n";
+    for (size_t i : chipRows) {
+      const LinkStats &l = *chip[i];
+      os << "  chip link " << l.id << " (chip " << l.fromChip << " -> chip "
+         << l.toChip << "): " << l.bytes << " bytes, " << l.busyCycles
+         << " busy cycles\n";
+    }
+    os << omittedLine(chipRows.size(), chip.size(), "chip links in use");
+  }
+  if (!chipStats.empty()) {
+    std::vector<size_t> rows =
+        shownRows(chipStats.size(), verbose, [&](size_t a, size_t b) {
+          return chipStats[a].busyCycles > chipStats[b].busyCycles;
+        });
+    os << "per chip (tile units busy, share of all)"
+       << (rows.size() < chipStats.size() ? ", the busiest" : "") << ":\n";
+    for (size_t i : rows) {
+      const ChipStats &c = chipStats[i];
       os << "  chip " << std::left << std::setw(6) << c.chip << std::right
          << std::setw(14) << c.busyCycles << " busy cycles  " << std::setw(6)
          << fixed(100.0 * c.utilisation, 2) << "%  share " << std::setw(6)
          << fixed(100.0 * c.share, 2) << "%\n";
+    }
+    os << omittedLine(rows.size(), chipStats.size(), "chips");
   }
-  os << "kernels:\n";
+  std::vector<size_t> kernelRows =
+      shownRows(kernels.size(), verbose, [&](size_t a, size_t b) {
+        // Kernels a hazard happened in first: they are what to look at.
+        if ((kernels[a].hazards > 0) != (kernels[b].hazards > 0))
+          return kernels[a].hazards > 0;
+        return kernels[a].cycles() > kernels[b].cycles();
+      });
+  os << "kernels"
+     << (kernelRows.size() < kernels.size() ? ", the longest" : "") << ":\n";
   os << "  " << std::setw(5) << "id" << "  " << std::setw(12) << "start"
      << std::setw(12) << "cycles" << std::setw(12) << "simulated"
      << std::setw(12) << "estimate";
   if (hazards > 0)
     os << std::setw(9) << "hazards";
   os << "  name (onnx nodes)\n";
-  for (const KernelStats &k : kernels) {
+  for (size_t row : kernelRows) {
+    const KernelStats &k = kernels[row];
     os << "  " << std::setw(5) << k.id << "  " << std::setw(12) << k.startCycle
        << std::setw(12) << k.cycles() << std::setw(12) << k.simulatedCycles
        << std::setw(12) << k.estimatedCycles;
@@ -367,6 +437,7 @@ std::string SimStats::toText() const {
     }
     os << "\n";
   }
+  os << omittedLine(kernelRows.size(), kernels.size(), "kernels");
   return os.str();
 }
 

@@ -341,6 +341,51 @@ TEST(Simulator, Stats) {
   EXPECT_EQ(s.toJson(), Simulator(loaded).checkSchedule().toJson());
 }
 
+// Tests that a long list in the text report shows its busiest rows first,
+// at most kTextRows of them, and says how many it leaves out; verbose lists
+// every row in program order.
+TEST(SimStats, TextShowsTheBusiestOfALongList) {
+  SimStats s;
+  for (int32_t i = 0; i < 15; ++i) {
+    LinkStats l;
+    l.id = i;
+    l.fromTile = i;
+    l.toTile = i + 1;
+    // Link 7 is the busiest, then 8, 9, ...; link 0 carries nothing.
+    l.bytes = i == 7 ? 1000 : i * 10;
+    l.busyCycles = l.bytes / 10;
+    s.links.push_back(l);
+    KernelStats k;
+    k.id = i;
+    k.name = "k" + std::to_string(i);
+    k.endCycle = i == 3 ? 500 : i;
+    s.kernels.push_back(k);
+  }
+  std::string text = s.toText();
+  EXPECT_HAS(text, "the 10 busiest of the 14 in use");
+  EXPECT_HAS(text, "  ... 4 more mesh links in use (--verbose lists all)\n");
+  EXPECT_HAS(text, "  ... 5 more kernels (--verbose lists all)\n");
+  // The busiest first, then by bytes: 7 (1000), 14 (140), 13, ...
+  size_t first = text.find("  link 7 (7 -> 8): 1000 bytes");
+  size_t second = text.find("  link 14 (14 -> 15): 140 bytes");
+  ASSERT_NE(first, std::string::npos) << text;
+  ASSERT_NE(second, std::string::npos) << text;
+  EXPECT_LT(first, second);
+  // The four quietest in use (1 to 4) are left out, and 0 carries nothing.
+  EXPECT_EQ(text.find("  link 4 ("), std::string::npos) << text;
+  EXPECT_EQ(text.find("  link 0 ("), std::string::npos) << text;
+  EXPECT_HAS(text, "kernels, the longest:");
+  EXPECT_LT(text.find(" k3\n"), text.find(" k14\n"));
+  EXPECT_EQ(text.find(" k4\n"), std::string::npos) << text;
+
+  std::string all = s.toText(/*verbose=*/true);
+  EXPECT_EQ(all.find("more"), std::string::npos) << all;
+  EXPECT_HAS(all, "  link 1 (1 -> 2): 10 bytes");
+  EXPECT_LT(all.find("  link 1 ("), all.find("  link 7 ("));
+  EXPECT_HAS(all, "kernels:\n");
+  EXPECT_HAS(all, " k4\n");
+}
+
 TEST(Simulator, TimingModeNeedsNoWeights) {
   Program p = matmulAdd();
   for (ProgramTensor &t : p.tensors) {

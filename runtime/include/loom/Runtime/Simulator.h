@@ -149,7 +149,11 @@ struct SimStats {
   std::vector<KernelStats> kernels;
 
   /// A human-readable report (one figure per line, kernels in a table).
-  std::string toText() const;
+  /// A list longer than kTextRows (links, chip links, chips, kernels) shows
+  /// its busiest kTextRows, sorted, and says how many it leaves out, unless
+  /// `verbose`.
+  std::string toText(bool verbose = false) const;
+  static constexpr size_t kTextRows = 10;
   /// The same as one JSON object (deterministic key order).
   std::string toJson() const;
 };
