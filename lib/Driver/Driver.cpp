@@ -264,10 +264,12 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
 DiagnosticCapture::DiagnosticCapture(MLIRContext &ctx)
     : handler(&ctx, [this](Diagnostic &d) {
         if (d.getSeverity() == DiagnosticSeverity::Error && first.empty()) {
-          std::string loc;
-          llvm::raw_string_ostream os(loc);
-          os << d.getLocation();
-          first = loc + ": " + d.str();
+          // An unknown location says nothing: the callers name the file.
+          if (!isa<UnknownLoc>(d.getLocation())) {
+            llvm::raw_string_ostream os(first);
+            os << d.getLocation() << ": ";
+          }
+          first += d.str();
         }
         return success();
       }) {}

@@ -834,10 +834,13 @@ OwningOpRef<ModuleOp> buildDecodeStep(MLIRContext &ctx, const LlmConfig &c,
   ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
     if (d.getSeverity() == DiagnosticSeverity::Error &&
         lastDiagnostic.empty()) {
+      // An unknown location says nothing: the caller names the file.
       std::string where;
-      llvm::raw_string_ostream os(where);
-      os << d.getLocation();
-      lastDiagnostic = where + ": " + d.str();
+      if (!isa<UnknownLoc>(d.getLocation())) {
+        llvm::raw_string_ostream os(where);
+        os << d.getLocation() << ": ";
+      }
+      lastDiagnostic = where + d.str();
     }
     return success();
   });
