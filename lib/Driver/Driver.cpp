@@ -23,6 +23,13 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/wire_format_lite.h>
+#include <onnx/onnx_pb.h>
+
+#include <fcntl.h>
+#include <set>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -282,6 +289,108 @@ std::unique_ptr<MLIRContext> makeContext() {
   return ctx;
 }
 
+/// The named dynamic dimensions of an ONNX model's graph inputs (those
+/// that are not initializers), sorted; nullopt when the file cannot be read
+/// as a model (the importer then says why). Only the graph's inputs and
+/// the initializers' names are read: the weights are skipped over.
+static std::optional<std::set<std::string>>
+onnxDynamicDims(const std::string &path) {
+  using google::protobuf::io::CodedInputStream;
+  using google::protobuf::internal::WireFormatLite;
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0)
+    return std::nullopt;
+  google::protobuf::io::FileInputStream file(fd);
+  file.SetCloseOnDelete(true);
+  CodedInputStream in(&file);
+  in.SetTotalBytesLimit(INT_MAX);
+  auto isLength = [](uint32_t tag) {
+    return WireFormatLite::GetTagWireType(tag) ==
+           WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
+  };
+  // ModelProto.graph (7), in which GraphProto.input (11) and
+  // GraphProto.initializer (5), of which TensorProto.name (8).
+  std::vector<onnx::ValueInfoProto> inputs;
+  std::set<std::string> initializers;
+  for (uint32_t tag; (tag = in.ReadTag());) {
+    if (WireFormatLite::GetTagFieldNumber(tag) != 7 || !isLength(tag)) {
+      if (!WireFormatLite::SkipField(&in, tag))
+        return std::nullopt;
+      continue;
+    }
+    uint32_t graphBytes;
+    if (!in.ReadVarint32(&graphBytes))
+      return std::nullopt;
+    CodedInputStream::Limit graph = in.PushLimit(graphBytes);
+    for (uint32_t field; (field = in.ReadTag());) {
+      int number = WireFormatLite::GetTagFieldNumber(field);
+      uint32_t bytes;
+      if ((number != 11 && number != 5) || !isLength(field)) {
+        if (!WireFormatLite::SkipField(&in, field))
+          return std::nullopt;
+        continue;
+      }
+      if (!in.ReadVarint32(&bytes))
+        return std::nullopt;
+      CodedInputStream::Limit message = in.PushLimit(bytes);
+      if (number == 11) {
+        inputs.emplace_back();
+        if (!inputs.back().ParseFromCodedStream(&in))
+          return std::nullopt;
+      } else {
+        for (uint32_t t; (t = in.ReadTag());) {
+          std::string name;
+          if (WireFormatLite::GetTagFieldNumber(t) == 8 && isLength(t)) {
+            if (!WireFormatLite::ReadString(&in, &name))
+              return std::nullopt;
+            initializers.insert(name);
+          } else if (!WireFormatLite::SkipField(&in, t)) {
+            return std::nullopt;
+          }
+        }
+      }
+      in.PopLimit(message);
+    }
+    in.PopLimit(graph);
+  }
+  std::set<std::string> dims;
+  for (const onnx::ValueInfoProto &input : inputs) {
+    if (initializers.count(input.name()) ||
+        !input.type().has_tensor_type() ||
+        !input.type().tensor_type().has_shape())
+      continue;
+    for (const auto &d : input.type().tensor_type().shape().dim())
+      if (!d.has_dim_value() && d.has_dim_param() && !d.dim_param().empty())
+        dims.insert(d.dim_param());
+  }
+  return dims;
+}
+
+/// Refuses a --dim that names no dynamic dimension of the ONNX model at
+/// `path` (it would be ignored without a word).
+static void checkDimNames(const std::string &path,
+                          const ImportOptions &options) {
+  if (options.dims.empty())
+    return;
+  std::optional<std::set<std::string>> dims = onnxDynamicDims(path);
+  if (!dims)
+    return;
+  for (const auto &[name, value] : options.dims) {
+    if (dims->count(name))
+      continue;
+    std::string bound = "--dim " + name + "=" + std::to_string(value);
+    if (dims->empty())
+      fail(path + ": " + bound +
+           ": the model's inputs have static shapes; there is no dynamic "
+           "dimension to bind");
+    std::string names;
+    for (const std::string &d : *dims)
+      names += (names.empty() ? "" : ", ") + d;
+    fail(path + ": " + bound + ": the model has no dynamic dimension '" +
+         name + "' (its dynamic dimensions: " + names + ")");
+  }
+}
+
 OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const std::string &path,
                                   const ImportOptions &options) {
   std::string error;
@@ -322,6 +431,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const std::string &path,
   if (options.kvPrecision != "fp32")
     fail(path + ": --kv-precision applies to an LLM config.json (its KV "
                 "cache); this is an ONNX model");
+  checkDimNames(path, options);
   auto module = withTicker("import " + path, [&] {
     return importOnnxFile(ctx, path, options, error);
   });
