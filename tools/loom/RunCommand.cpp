@@ -11,6 +11,7 @@
 // --hazards=count runs on past hazards and counts them.
 //
 //===----------------------------------------------------------------------===//
+#include "CommandLine.h"
 #include "loom/Runtime/Program.h"
 #include "loom/Runtime/Report.h"
 #include "loom/Runtime/Simulator.h"
@@ -88,7 +89,7 @@ int runRunCommand(int argc, char **argv) {
         throw Error("--hazards=" + v + ": expected 'stop' or 'count'");
       options.stopOnHazard = v == "stop";
     } else if (a.rfind("--", 0) == 0) {
-      throw Error("unknown option '" + a + "'");
+      throw Error(cli::unknownFlag(*cli::findCommand("run"), a));
     } else if (programPath.empty()) {
       programPath = a;
     } else {

@@ -11,6 +11,7 @@
 // "loom: <file or field>: <problem>".
 //
 //===----------------------------------------------------------------------===//
+#include "CommandLine.h"
 #include "loom/Driver/Driver.h"
 #include "loom/Frontend/LLM.h"
 #include "loom/Planner/Planner.h"
@@ -100,9 +101,9 @@ struct Args {
   bool has(const std::string &key) const { return flags.count(key); }
 };
 
-/// Flags that take a value; "--flag value" and "--flag=value" both work.
-Args parseArgs(int argc, char **argv, const std::vector<std::string> &valued,
-               const std::vector<std::string> &switches) {
+/// Parses `command`'s flags (CommandLine.cpp's table); "--flag value" and
+/// "--flag=value" both work.
+Args parseArgs(const loom::cli::Command &command, int argc, char **argv) {
   Args a;
   for (int i = 0; i < argc; ++i) {
     std::string arg = argv[i];
@@ -119,11 +120,12 @@ Args parseArgs(int argc, char **argv, const std::vector<std::string> &valued,
       value = key.substr(eq + 1);
       key = key.substr(0, eq);
     }
-    bool isValued = std::find(valued.begin(), valued.end(), key) != valued.end();
-    bool isSwitch =
-        std::find(switches.begin(), switches.end(), key) != switches.end();
-    if (!isValued && !isSwitch)
-      usageError("unknown option '" + arg + "'");
+    const loom::cli::Flag *flag = command.flag(key);
+    if (!flag)
+      usageError(loom::cli::unknownFlag(command, argv[i]));
+    bool isValued = !flag->isSwitch();
+    if (!isValued && hasValue)
+      usageError(flag->spelling() + " takes no value, got '" + arg + "'");
     if (isValued && !hasValue) {
       if (i + 1 >= argc)
         usageError("option '--" + key + "' needs a value");
@@ -131,15 +133,19 @@ Args parseArgs(int argc, char **argv, const std::vector<std::string> &valued,
     }
     // Only list-like flags repeat; a second --target or -o would otherwise
     // be dropped without a word.
-    static const std::set<std::string> repeatable = {"dim", "input", "vary"};
-    std::string shown = key == "o" ? "-o" : "--" + key;
-    if (!repeatable.count(key) && a.flags.count(key))
+    std::string shown = flag->spelling();
+    if (!flag->repeats && a.flags.count(key))
       usageError(shown + " is given twice" +
                  (isValued ? " ('" + a.get(key) + "' and '" + value + "')"
                            : std::string()));
     a.flags.emplace(key, value);
   }
   return a;
+}
+
+/// The command `name` of the table (one the driver defines).
+const loom::cli::Command &command(const char *name) {
+  return *loom::cli::findCommand(name);
 }
 
 loom::ImportOptions importOptions(const Args &args) {
@@ -211,12 +217,7 @@ MappingOptions mappingOptions(const Args &args) {
 
 int runCompile(int argc, char **argv) {
   auto started = std::chrono::steady_clock::now();
-  Args args = parseArgs(
-      argc, argv,
-      {"emit", "o", "dim", "kv-precision", "target", "precision", "mapping",
-       "objective",
-       "max-ii", "floorplan", "report", "chips", "tp", "pp", "system-chips"},
-      {"keep-weights", "no-verify", "debug-info"});
+  Args args = parseArgs(command("compile"), argc, argv);
   MappingOptions mapping = mappingOptions(args);
   std::unique_ptr<MLIRContext> context = loom::driver::makeContext();
   MLIRContext &ctx = *context;
@@ -364,7 +365,7 @@ std::vector<loom::rt::Tensor> bindInputs(func::FuncOp func, const Args &args,
 }
 
 int runEval(int argc, char **argv) {
-  Args args = parseArgs(argc, argv, {"input", "output-dir", "dim"}, {});
+  Args args = parseArgs(command("eval"), argc, argv);
   if (!args.has("output-dir"))
     usageError("--output-dir DIR is required");
   std::unique_ptr<MLIRContext> context = loom::driver::makeContext();
@@ -477,13 +478,7 @@ Divergence compareTensors(const loom::rt::Tensor &expected,
 /// output with the golden reference, and on a divergence names the first
 /// kernel whose output diverges.
 int runCheck(int argc, char **argv) {
-  Args args = parseArgs(argc, argv,
-                        {"target", "input", "dim", "kv-precision", "precision",
-                         "rtol", "atol",
-                         "scale-tol", "debug-corrupt-kernel", "debug-drop-instr",
-                         "mapping",
-                         "objective", "chips", "tp", "pp"},
-                        {});
+  Args args = parseArgs(command("check"), argc, argv);
   MappingOptions mapping = mappingOptions(args);
   std::unique_ptr<MLIRContext> context = loom::driver::makeContext();
   MLIRContext &ctx = *context;
@@ -681,13 +676,7 @@ int runCheck(int argc, char **argv) {
 /// `loom plan --model=CONFIG.json --system=NAME|FILE.json [...]`: capacity
 /// planning (docs/planner.md).
 int runPlan(int argc, char **argv) {
-  Args args = parseArgs(
-      argc, argv,
-      {"model", "system", "prefill-system", "input-len", "output-len",
-       "concurrency", "rate", "weights", "precision", "kv-precision",
-       "act-precision", "ttft", "tpot", "max-chips", "top", "threads", "tp",
-       "pp", "batch", "scenario", "max-num-tokens"},
-      {"json", "no-compile"});
+  Args args = parseArgs(command("plan"), argc, argv);
   if (!args.positional.empty())
     usageError("plan takes no positional arguments (the model is --model=CONFIG.json)");
   if (!args.has("model") || !args.has("system"))
@@ -769,10 +758,7 @@ int runPlan(int argc, char **argv) {
 /// `loom sweep --model=M1,M2 --target=BASE --vary=FIELD=v1,v2 ...
 /// --out=DIR`: co-design sweeps (docs/codesign.md).
 int runSweep(int argc, char **argv) {
-  Args args = parseArgs(argc, argv,
-                        {"model", "target", "vary", "objective", "out", "jobs",
-                         "chips", "precision", "kv-precision"},
-                        {"no-sensitivity"});
+  Args args = parseArgs(command("sweep"), argc, argv);
   if (!args.positional.empty())
     usageError("sweep takes no positional arguments (models are --model=A,B)");
   loom::sweep::Options o;
@@ -845,54 +831,44 @@ int runSweep(int argc, char **argv) {
   return 0;
 }
 
-void printUsage() {
-  llvm::errs()
-      << "usage:\n"
-         "  loom compile MODEL.onnx [--target=NAME|FILE.json] -o OUT.loom "
-         "[--precision=fp32|bf16|fp16|fp8|int8] [--dim NAME=N]\n"
-         "      [--kv-precision=fp32|bf16|fp16|fp8]  (CONFIG.json: the KV "
-         "cache's storage format)\n"
-         "      [--mapping=auto|sequential|pipelined|hybrid] "
-         "[--objective=latency|throughput]\n"
-         "      [--max-ii=CYCLES] [--floorplan=FILE.svg] [--report=FILE.html] "
-         "[--no-verify]\n"
-         "      [--chips=N] [--tp=N] [--pp=N]  (split across chips: tensor "
-         "and pipeline parallelism)\n"
-         "      [--system-chips=N]  (the chips are the first of a system of "
-         "N: chip links get their share there)\n"
-         "  loom compile MODEL.onnx --emit=graph|spatial|sched [-o OUT] "
-         "[--debug-info]  (with locations: ONNX node names)\n"
-         "  loom run OUT.loom --input NAME=FILE.npy ... --output-dir DIR "
-         "[--trace=FILE.json] [--stats=FILE.json] [--timing-only] "
-         "[--stream=N] [--report=FILE.html]\n"
-         "      [--no-verify] [--hazards=stop|count]  (the replay's "
-         "hazards: stop at the first, or count them)\n"
-         "  loom eval MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR\n"
-         "  loom check MODEL.onnx [--target=...] [--input NAME=FILE.npy ...] "
-         "[--precision=fp32|bf16|fp16|fp8|int8]\n"
-         "      [--kv-precision=...] [--mapping=...] [--objective=...]\n"
-         "  loom target show NAME|FILE.json | loom target list\n"
-         "  loom plan --model=CONFIG.json --system=NAME|FILE.json "
-         "[--input-len=N] [--output-len=N] [--concurrency=N|--rate=R]\n"
-         "      [--weights=fp8|FMT:SHARE,...] [--kv-precision=fp8] [--ttft=MS] "
-         "[--tpot=MS] "
-         "[--scenario=offline|server] [--max-chips=N] [--max-num-tokens=N] [--top=N] "
-         "[--prefill-system=NAME] [--json] [--no-compile]\n"
-         "  loom sweep --model=M1.onnx,M2.json --target=BASE "
-         "--vary=FIELD=v1,v2,... [--vary=...] [--objective=latency|throughput|"
-         "perf-per-watt] [--out=DIR] [--jobs=N] [--chips=N]\n"
-         "      [--kv-precision=fp8]  (the config.json models' KV cache)\n";
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    printUsage();
+    llvm::errs() << loom::cli::usageText();
     return 1;
   }
   std::string cmd = argv[1];
   try {
+    if (cmd == "--version" || cmd == "version") {
+      llvm::outs() << loom::cli::versionText();
+      return 0;
+    }
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+      // `loom help COMMAND` is `loom COMMAND --help`.
+      if (argc > 2) {
+        if (const loom::cli::Command *c = loom::cli::findCommand(argv[2])) {
+          llvm::outs() << loom::cli::helpText(*c);
+          return 0;
+        }
+      }
+      llvm::outs() << loom::cli::usageText();
+      return 0;
+    }
+    const loom::cli::Command *command = loom::cli::findCommand(cmd);
+    if (!command) {
+      std::vector<std::string> names;
+      for (const loom::cli::Command &c : loom::cli::commands())
+        names.push_back(c.name);
+      usageError("unknown command '" + cmd + "'" +
+                 loom::cli::didYouMean(cmd, names) +
+                 " (try: compile, run, check, eval, plan, sweep, target; "
+                 "loom --help)");
+    }
+    if (loom::cli::wantsHelp(argc - 2, argv + 2)) {
+      llvm::outs() << loom::cli::helpText(*command);
+      return 0;
+    }
     if (cmd == "compile")
       return runCompile(argc - 2, argv + 2);
     if (cmd == "eval")
@@ -909,12 +885,7 @@ int main(int argc, char **argv) {
     if (cmd == "target")
       return loom::runTargetCommand(argc - 1, argv + 1);
 #endif
-    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-      printUsage();
-      return 0;
-    }
-    usageError("unknown command '" + cmd +
-               "' (try: compile, run, check, eval, plan, sweep, target)");
+    usageError("unknown command '" + cmd + "'");
   } catch (const UsageError &e) {
     std::string msg = e.message;
     std::replace(msg.begin(), msg.end(), '\n', ' ');
