@@ -523,6 +523,15 @@ void MappingOptions::validate() const {
          "pipeline stages overlap inputs)");
 }
 
+void requireSpatialTarget(const TargetModel &target, const std::string &name) {
+  if (!target.hasOffChipMemory())
+    return;
+  fail("--target=" + name + ": " + target.name() +
+       " is a GPU system (its chips have off-chip memory): the GPU presets "
+       "serve the planner (loom plan --system=" + name +
+       "); the compiler maps onto spatial chips (loom target list)");
+}
+
 std::string targetJsonText(const std::string &nameOrPath) {
   return TargetModel::fileText(nameOrPath);
 }
@@ -604,6 +613,7 @@ Compiled compile(const std::string &modelPath, const CompileOptions &options) {
   std::optional<TargetModel> target = TargetModel::load(options.target, error);
   if (!target)
     fail(error);
+  requireSpatialTarget(*target, options.target);
   std::unique_ptr<MLIRContext> ctx = makeContext();
   Compiled result;
   auto module = importModel(*ctx, modelPath, options.import);

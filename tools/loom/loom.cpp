@@ -234,6 +234,7 @@ int runCompile(int argc, char **argv) {
       loom::TargetModel::load(targetName, error);
   if (!target)
     usageError(error);
+  loom::driver::requireSpatialTarget(*target, targetName);
   if ((args.has("floorplan") || args.has("report")) && !writeProgram)
     usageError(std::string(args.has("floorplan") ? "--floorplan" : "--report") +
                " needs a program (-o OUT.loom, without --emit)");
@@ -489,6 +490,7 @@ int runCheck(int argc, char **argv) {
       loom::TargetModel::load(targetName, error);
   if (!target)
     usageError(error);
+  loom::driver::requireSpatialTarget(*target, targetName);
   auto parseNumber = [&](const char *key, double dflt) {
     std::string v = args.get(key, "");
     if (v.empty())
@@ -792,8 +794,10 @@ int runSweep(int argc, char **argv) {
   o.target = args.get("target", "tiny");
   std::string error;
   std::string targetText = loom::driver::targetJsonText(o.target);
-  if (!loom::TargetModel::load(o.target, error))
+  std::optional<loom::TargetModel> base = loom::TargetModel::load(o.target, error);
+  if (!base)
     usageError(error);
+  loom::driver::requireSpatialTarget(*base, o.target);
   for (const std::string &spec : args.all("vary")) {
     std::optional<loom::sweep::Axis> axis =
         loom::sweep::parseAxis(spec, targetText, error);

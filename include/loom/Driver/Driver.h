@@ -96,6 +96,11 @@ void runBackend(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                 const MappingOptions &mapping = {},
                 std::vector<PassTiming> *timings = nullptr);
 
+/// Throws rt::Error when `target` (given as `--target=name`) is a GPU
+/// system (one with off-chip memory): the compiler maps onto spatial
+/// chips, and the GPU presets serve `loom plan`.
+void requireSpatialTarget(const TargetModel &target, const std::string &name);
+
 /// The JSON text a target was loaded from (a preset or a file).
 std::string targetJsonText(const std::string &nameOrPath);
 
