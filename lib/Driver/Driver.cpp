@@ -2,6 +2,7 @@
 #include "loom/Driver/Driver.h"
 #include "loom/Frontend/LLM.h"
 
+#include "loom/Dialect/Graph/IR/Graph.h"
 #include "loom/Dialect/Graph/Transforms/Passes.h"
 #include "loom/Dialect/Graph/Transforms/Pipeline.h"
 #include "loom/Dialect/Sched/IR/Sched.h"
@@ -22,6 +23,8 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <nlohmann/json.hpp>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
@@ -179,7 +182,7 @@ std::string runBackendOnce(MLIRContext &ctx, ModuleOp module,
 void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
                 const std::string &target, bool stopAtSpatial,
                 const std::string &precision, const MappingOptions &mapping,
-                std::vector<PassTiming> *timings) {
+                std::vector<PassTiming> *timings, MappingChoice *choice) {
   if (!rt::kernelPrecisionFormat(precision))
     fail("--precision=" + precision + ": expected " + rt::kKernelPrecisions);
   mapping.validate();
@@ -190,6 +193,10 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
                                        &bar);
     if (!error.empty())
       fail(file + ": " + error);
+    if (choice) {
+      choice->chosen = mapping.mapping;
+      choice->objective = mapping.objective;
+    }
     return;
   }
   // auto: schedule every mapping for real and keep the best for the
@@ -236,6 +243,17 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
     fail(file + ": " + candidates.front().error);
   if (timings)
     timings->insert(timings->end(), best->timings.begin(), best->timings.end());
+  if (choice) {
+    choice->chosen = best->mode;
+    choice->objective = mapping.objective;
+    for (const Candidate &c : candidates) {
+      size_t colon = c.error.rfind(": ");
+      choice->candidates.push_back(
+          {c.mode,
+           colon == std::string::npos ? c.error : c.error.substr(colon + 2),
+           c.latency, c.interval});
+    }
+  }
   std::string report = best->mode + " (objective " + mapping.objective +
                        ", best of the scheduled mappings)";
   for (const Candidate &c : candidates) {
@@ -536,8 +554,10 @@ std::string targetJsonText(const std::string &nameOrPath) {
   return TargetModel::fileText(nameOrPath);
 }
 
-std::string scheduleSummary(ModuleOp module, const TargetModel &target,
-                            const std::string &out, double seconds) {
+namespace {
+/// The kernels and the schedule summary of a scheduled module (a null
+/// summary if it is not scheduled).
+std::pair<int64_t, loom::sched::SummaryOp> scheduleOf(ModuleOp module) {
   int64_t kernels = 0;
   loom::sched::SummaryOp summary;
   module.walk([&](Operation *op) {
@@ -546,6 +566,36 @@ std::string scheduleSummary(ModuleOp module, const TargetModel &target,
     if (auto s = dyn_cast<loom::sched::SummaryOp>(op))
       summary = s;
   });
+  return {kernels, summary};
+}
+
+/// The function's integer attribute `name`, or `dflt`.
+int64_t intAttr(ModuleOp module, const char *name, int64_t dflt) {
+  auto func = module.lookupSymbol<func::FuncOp>("main");
+  auto a = func ? func->getAttrOfType<IntegerAttr>(name) : IntegerAttr();
+  return a ? a.getInt() : dflt;
+}
+
+/// graph-partition's report split into its clauses: what it chose, then
+/// each partition it priced (empty on one chip).
+std::vector<std::string> partitionClauses(ModuleOp module) {
+  auto func = module.lookupSymbol<func::FuncOp>("main");
+  auto a = func ? func->getAttrOfType<StringAttr>(graph::kPartitionReportAttr)
+                : StringAttr();
+  std::vector<std::string> clauses;
+  if (!a)
+    return clauses;
+  llvm::SmallVector<llvm::StringRef> parts;
+  a.getValue().split(parts, "; ");
+  for (llvm::StringRef p : parts)
+    clauses.push_back(p.str());
+  return clauses;
+}
+} // namespace
+
+std::string scheduleSummary(ModuleOp module, const TargetModel &target,
+                            const std::string &out, double seconds) {
+  auto [kernels, summary] = scheduleOf(module);
   if (!summary)
     return "";
   int64_t cycles = summary.getTotalCycles();
@@ -578,6 +628,91 @@ std::string mappingReport(ModuleOp module) {
       func ? func->getAttrOfType<StringAttr>("spatial.mapping_report")
            : StringAttr();
   return report ? report.getValue().str() : "";
+}
+
+std::string mappingSummary(ModuleOp module, const MappingChoice &choice) {
+  std::string full = mappingReport(module);
+  std::vector<std::string> partitions = partitionClauses(module);
+  int64_t chips = intAttr(module, spatial::kChipsAttr, 1);
+  if (chips <= 1 || partitions.empty())
+    return full;
+  // "across N chips (tp T x pp P, NET network)", graph-to-spatial's lead.
+  std::string line = full.substr(0, full.find(": "));
+  auto [kernels, summary] = scheduleOf(module);
+  if (!choice.chosen.empty())
+    line += ", " + choice.chosen + " mapping (objective " + choice.objective +
+            ")";
+  else if (summary)
+    line += ", " + summary.getMapping().str() + " mapping";
+  size_t others = choice.candidates.empty() ? 0 : choice.candidates.size() - 1;
+  size_t priced = partitions.size() - 1;
+  line += "; " + std::to_string(priced) + " partition" +
+          (priced == 1 ? "" : "s") + " priced";
+  if (others > 0)
+    line += " and " + std::to_string(others) + " other mapping" +
+            (others == 1 ? "" : "s") + " scheduled";
+  return line + " (--verbose lists them)";
+}
+
+std::string compileJson(ModuleOp module, const TargetModel &target,
+                        const CompileFacts &facts) {
+  using Json = nlohmann::ordered_json;
+  auto [kernels, summary] = scheduleOf(module);
+  Json j;
+  j["program"] = facts.out;
+  j["model"] = facts.model;
+  j["target"] = facts.target;
+  j["precision"] = facts.precision;
+  j["kernels"] = kernels;
+  if (summary) {
+    int64_t cycles = summary.getTotalCycles();
+    int64_t ii = summary.getInitiationInterval() > 0
+                     ? summary.getInitiationInterval()
+                     : std::max<int64_t>(1, cycles);
+    j["mapping"] = summary.getMapping().str();
+    j["latency_cycles"] = cycles;
+    j["latency_seconds"] = target.cyclesToSeconds(double(cycles));
+    j["interval_cycles"] = ii;
+    j["inputs_per_second"] = 1.0 / target.cyclesToSeconds(double(ii));
+    j["roofline_cycles"] = summary.getRooflineCycles();
+    j["sram_peak_bytes"] = summary.getSramPeakBytes();
+    j["sram_lower_bound_bytes"] = summary.getSramLowerBoundBytes();
+  }
+  j["sram_bytes_per_tile"] = target.sramBytesPerTile();
+  j["chips"] = intAttr(module, spatial::kChipsAttr, 1);
+  j["tp"] = intAttr(module, spatial::kTensorParallelAttr, 1);
+  j["pp"] = intAttr(module, spatial::kPipelineParallelAttr, 1);
+  Json choice;
+  choice["objective"] = facts.choice.objective;
+  choice["chosen"] = facts.choice.chosen;
+  Json candidates = Json::array();
+  for (const MappingChoice::Candidate &c : facts.choice.candidates) {
+    Json cj;
+    cj["mapping"] = c.mapping;
+    if (c.error.empty()) {
+      cj["latency_cycles"] = c.latencyCycles;
+      cj["interval_cycles"] = c.intervalCycles;
+    } else {
+      cj["error"] = c.error;
+    }
+    candidates.push_back(std::move(cj));
+  }
+  choice["candidates"] = std::move(candidates);
+  std::vector<std::string> partitions = partitionClauses(module);
+  choice["partitions"] =
+      partitions.empty() ? std::vector<std::string>()
+                         : std::vector<std::string>(partitions.begin() + 1,
+                                                    partitions.end());
+  choice["report"] = mappingReport(module);
+  j["mapping_report"] = std::move(choice);
+  Json passes = Json::array();
+  for (const PassTiming &t : facts.timings)
+    passes.push_back({{"name", t.name}, {"seconds", t.seconds}});
+  j["passes"] = std::move(passes);
+  j["compile_seconds"] = facts.seconds;
+  if (!facts.note.empty())
+    j["note"] = facts.note;
+  return j.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 std::vector<uint8_t> emitVerified(ModuleOp module, const TargetModel &target,

@@ -59,6 +59,11 @@ Flag chips() {
 }
 Flag tp() { return {"tp", "N", "tensor-parallel degree across chips"}; }
 Flag pp() { return {"pp", "N", "pipeline-parallel stages across chips"}; }
+Flag json(const char *what) {
+  return {"json", "", std::string("prints ") + what +
+                          " as one JSON object (docs/schema/)"};
+}
+Flag verbose(const char *what) { return {"verbose", "", what}; }
 
 std::vector<Command> makeCommands() {
   std::vector<Command> c;
@@ -88,7 +93,10 @@ std::vector<Command> makeCommands() {
         {"keep-weights", "", "with --emit: prints large weights in full"},
         {"debug-info", "",
          "with --emit: prints locations (the ONNX node names), so an edited "
-         "module read back still names them"}}});
+         "module read back still names them"},
+        json("the summary"),
+        verbose("prints the whole mapping report (default: a summary across "
+                "chips)")}});
   c.push_back({"run",
                "OUT.loom --input NAME=FILE.npy ... --output-dir DIR",
                "Runs a program file on the simulator and prints its "
@@ -105,7 +113,10 @@ std::vector<Command> makeCommands() {
                  "skips the schedule verifier; the replay still checks"},
                 {"hazards", "stop|count",
                  "at a hazard of the replay: stop (default) or count them "
-                 "and run on"}}});
+                 "and run on"},
+                json("the statistics"),
+                verbose("lists every link, chip and kernel (default: the "
+                        "busiest 10 of each)")}});
   c.push_back({"check", "MODEL.onnx|CONFIG.json",
                "Compiles, simulates and compares every output with the "
                "golden reference.",
@@ -126,7 +137,8 @@ std::vector<Command> makeCommands() {
                 {"debug-corrupt-kernel", "ID",
                  "corrupts kernel ID's output (tests the divergence search)"},
                 {"debug-drop-instr", "ID",
-                 "drops instruction ID (tests the divergence search)"}}});
+                 "drops instruction ID (tests the divergence search)"},
+                json("the comparison")}});
   c.push_back({"eval", "MODEL.onnx --input NAME=FILE.npy ... --output-dir DIR",
                "Runs the golden reference evaluator alone.",
                {input(""),

@@ -1,8 +1,8 @@
 //===- RunCommand.cpp - `loom run`: a program on the simulator ------------===//
 //
 //   loom run OUT.loom --input NAME=FILE.npy ... --output-dir DIR
-//       [--trace=FILE.json] [--stats=FILE.json] [--timing-only]
-//       [--no-verify] [--hazards=stop|count]
+//       [--trace=FILE.json] [--stats=FILE.json] [--timing-only] [--json]
+//       [--verbose] [--no-verify] [--hazards=stop|count]
 //
 // Uses only the runtime (no MLIR): load and verify the program, replay its
 // schedule event by event, bind the inputs by the model's input names,
@@ -33,7 +33,7 @@ namespace loom {
 int runRunCommand(int argc, char **argv) {
   using rt::Error;
   std::string programPath, outputDir, tracePath, statsPath, reportPath;
-  bool timingOnly = false;
+  bool timingOnly = false, json = false, verbose = false;
   rt::SimOptions options;
   int64_t stream = 1;
   std::map<std::string, std::string> inputFiles;
@@ -88,6 +88,10 @@ int runRunCommand(int argc, char **argv) {
       if (v != "stop" && v != "count")
         throw Error("--hazards=" + v + ": expected 'stop' or 'count'");
       options.stopOnHazard = v == "stop";
+    } else if (is("--json") && a == "--json") {
+      json = true;
+    } else if (is("--verbose") && a == "--verbose") {
+      verbose = true;
     } else if (a.rfind("--", 0) == 0) {
       throw Error(cli::unknownFlag(*cli::findCommand("run"), a));
     } else if (programPath.empty()) {
@@ -164,7 +168,13 @@ int runRunCommand(int argc, char **argv) {
     report.producer = "loom run";
     rt::writeTextFile(reportPath, rt::renderReportHtml(report));
   }
-  std::cout << result.stats.toText();
+  // With --json, stdout is the statistics alone (as --stats writes them),
+  // deterministic: the host's times are left out.
+  if (json) {
+    std::cout << result.stats.toJson();
+    return 0;
+  }
+  std::cout << result.stats.toText(verbose);
   // Host time, kept out of the statistics so those stay byte-identical.
   std::printf("host: program loaded in %.3f s, simulated (%s) in %.3f s\n",
               loadSeconds, timingOnly ? "timing only" : "functional",

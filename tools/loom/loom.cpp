@@ -47,6 +47,8 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <cctype>
 #include <cerrno>
@@ -235,6 +237,9 @@ int runCompile(int argc, char **argv) {
   if (!target)
     usageError(error);
   loom::driver::requireSpatialTarget(*target, targetName);
+  if (args.has("json") && (!writeProgram || args.get("o") == "-"))
+    usageError("--json prints the summary of a program written to a file "
+               "(-o OUT.loom, without --emit): stdout is the JSON");
   if ((args.has("floorplan") || args.has("report")) && !writeProgram)
     usageError(std::string(args.has("floorplan") ? "--floorplan" : "--report") +
                " needs a program (-o OUT.loom, without --emit)");
@@ -244,12 +249,13 @@ int runCompile(int argc, char **argv) {
       {"import", std::chrono::duration<double>(
                      std::chrono::steady_clock::now() - started)
                      .count()}};
+  loom::driver::MappingChoice choice;
   if (emit == "graph")
     loom::driver::runGraphPipeline(ctx, *module, model);
   else
     loom::driver::runBackend(ctx, *module, model, targetName,
                              emit == "spatial", args.get("precision", "fp32"),
-                             mapping, &timings);
+                             mapping, &timings, &choice);
 
   std::string out = args.get("o", "-");
   std::string err;
@@ -298,20 +304,35 @@ int runCompile(int argc, char **argv) {
     file->os() << "\n";
   }
   file->keep();
+  std::string note =
+      loom::driver::precisionNote(*target, args.get("precision", "fp32"));
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - started)
+                       .count();
+  if (args.has("json")) {
+    loom::driver::CompileFacts facts;
+    facts.model = model;
+    facts.target = targetName;
+    facts.precision = args.get("precision", "fp32");
+    facts.out = out;
+    facts.seconds = seconds;
+    facts.timings = timings;
+    facts.choice = choice;
+    facts.note = note;
+    llvm::outs() << loom::driver::compileJson(*module, *target, facts);
+    return 0;
+  }
   if (args.has("o") && out != "-") {
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - started)
-                         .count();
     std::string line =
         loom::driver::scheduleSummary(*module, *target, out, seconds);
     if (!line.empty())
       llvm::outs() << line << "\n";
-    std::string report = loom::driver::mappingReport(*module);
+    std::string report = args.has("verbose")
+                             ? loom::driver::mappingReport(*module)
+                             : loom::driver::mappingSummary(*module, choice);
     if (!report.empty())
       llvm::outs() << "mapping: " << report << "\n";
   }
-  std::string note =
-      loom::driver::precisionNote(*target, args.get("precision", "fp32"));
   if (!note.empty())
     llvm::errs() << note << "\n";
   return 0;
@@ -631,11 +652,66 @@ int runCheck(int argc, char **argv) {
   };
   loom::rt::SimResult sim_result = sim.runFunctional(inputs, hooks);
 
+  std::vector<Divergence> compared;
   bool allOk = true;
   for (size_t i = 0; i < sim_result.outputs.size() && i < golden->size(); ++i) {
-    Divergence d = compareTensors((*golden)[i], sim_result.outputs[i].value,
-                                  rtol, atol, scaleTol);
-    allOk &= d.ok;
+    compared.push_back(compareTensors((*golden)[i], sim_result.outputs[i].value,
+                                      rtol, atol, scaleTol));
+    allOk &= compared.back().ok;
+  }
+  bool passed = allOk && first.kernel < 0;
+  const auto &stats = sim_result.stats;
+  auto divergenceLine = [&] {
+    llvm::errs() << "loom: " << model
+                 << ": the compiled program diverges from the golden reference"
+                 << (first.kernel >= 0
+                         ? " at kernel '" + program.kernel(first.kernel).name +
+                               "'"
+                         : std::string())
+                 << "\n";
+  };
+  if (args.has("json")) {
+    // docs/schema/check.schema.json. An infinite error is null.
+    using Json = nlohmann::ordered_json;
+    Json j;
+    j["model"] = model;
+    j["target"] = targetName;
+    j["precision"] = precision;
+    j["kv_precision"] = kv;
+    j["rtol"] = rtol;
+    j["atol"] = atol;
+    j["scale_tolerance"] = scaleTol;
+    Json outs = Json::array();
+    for (size_t i = 0; i < compared.size(); ++i)
+      outs.push_back({{"name", sim_result.outputs[i].name},
+                      {"match", compared[i].ok},
+                      {"max_abs_err", compared[i].maxAbs},
+                      {"max_rel_err", compared[i].maxRel}});
+    j["outputs"] = std::move(outs);
+    j["total_cycles"] = stats.totalCycles;
+    j["seconds"] = stats.seconds;
+    j["roofline_cycles"] = stats.rooflineCycles;
+    j["chips"] = stats.chips;
+    j["kernels_compared"] = !mapping.multiChip();
+    Json firstJson = nullptr;
+    if (first.kernel >= 0) {
+      const loom::rt::ProgramKernel &k = program.kernel(first.kernel);
+      firstJson = {{"id", first.kernel},
+                   {"name", k.name},
+                   {"onnx_nodes", k.onnxNodes},
+                   {"output", first.output},
+                   {"max_abs_err", first.d.maxAbs}};
+    }
+    j["first_divergent_kernel"] = std::move(firstJson);
+    j["passed"] = passed;
+    llvm::outs() << j.dump(-1, ' ', false, Json::error_handler_t::replace)
+                 << "\n";
+    if (!passed)
+      divergenceLine();
+    return passed ? 0 : 1;
+  }
+  for (size_t i = 0; i < compared.size(); ++i) {
+    const Divergence &d = compared[i];
     llvm::outs() << (d.ok ? "match    " : "MISMATCH ") << "output '"
                  << sim_result.outputs[i].name << "': max abs err "
                  << llvm::format("%.3g", d.maxAbs) << ", max rel err "
@@ -644,7 +720,6 @@ int runCheck(int argc, char **argv) {
                  << llvm::format("%g", atol) << ", scale tolerance "
                  << llvm::format("%g", scaleTol) << ")\n";
   }
-  const auto &stats = sim_result.stats;
   llvm::outs() << "simulated " << stats.totalCycles << " cycles ("
                << llvm::format("%.1f", stats.seconds * 1e6)
                << " us) on " << targetName << ", roofline "
@@ -661,14 +736,8 @@ int runCheck(int argc, char **argv) {
                  << nodes << "), output " << first.output << ": max abs err "
                  << llvm::format("%.3g", first.d.maxAbs) << "\n";
   }
-  if (!allOk || first.kernel >= 0) {
-    llvm::errs() << "loom: " << model
-                 << ": the compiled program diverges from the golden reference"
-                 << (first.kernel >= 0
-                         ? " at kernel '" + program.kernel(first.kernel).name +
-                               "'"
-                         : std::string())
-                 << "\n";
+  if (!passed) {
+    divergenceLine();
     return 1;
   }
   llvm::outs() << "check passed: every output matches the golden reference\n";

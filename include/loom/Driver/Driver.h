@@ -84,6 +84,19 @@ struct PassTiming {
   double seconds = 0;
 };
 
+/// What mapping "auto" compared: every mapping scheduled for real, and the
+/// one kept for the objective.
+struct MappingChoice {
+  std::string chosen, objective;
+  struct Candidate {
+    std::string mapping;
+    /// Why it has no schedule ("" when it has one).
+    std::string error;
+    int64_t latencyCycles = 0, intervalCycles = 0;
+  };
+  std::vector<Candidate> candidates;
+};
+
 /// Runs the back end on a graph-level module: the graph pipeline (fusion
 /// into kernels, precision, layout), graph-to-spatial and, unless
 /// `stopAtSpatial`, spatial-to-sched. With mapping "auto" every mapping is
@@ -94,7 +107,8 @@ void runBackend(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                 const std::string &file, const std::string &target,
                 bool stopAtSpatial, const std::string &precision = "fp32",
                 const MappingOptions &mapping = {},
-                std::vector<PassTiming> *timings = nullptr);
+                std::vector<PassTiming> *timings = nullptr,
+                MappingChoice *choice = nullptr);
 
 /// Throws rt::Error when `target` (given as `--target=name`) is a GPU
 /// system (one with off-chip memory): the compiler maps onto spatial
@@ -109,6 +123,22 @@ std::string scheduleSummary(mlir::ModuleOp module, const TargetModel &target,
                             const std::string &out, double seconds);
 /// The mapping report of a scheduled module ("" if none).
 std::string mappingReport(mlir::ModuleOp module);
+/// The mapping report in a line that fits a screen: across chips, the
+/// partition and the mapping kept, and how many others were compared
+/// (which the full report lists); on one chip, the full report.
+std::string mappingSummary(mlir::ModuleOp module, const MappingChoice &choice);
+
+/// What `loom compile --json` prints (docs/schema/compile.schema.json):
+/// the figures of scheduleSummary and the mapping report, as one object.
+struct CompileFacts {
+  std::string model, target, precision, out;
+  double seconds = 0;
+  std::vector<PassTiming> timings;
+  MappingChoice choice;
+  std::string note;
+};
+std::string compileJson(mlir::ModuleOp module, const TargetModel &target,
+                        const CompileFacts &facts);
 
 /// Emits the scheduled `module`'s program and, unless `verify` is false,
 /// proves its schedule with the independent verifier (a violation is an
