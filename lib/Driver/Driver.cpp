@@ -542,11 +542,15 @@ void MappingOptions::validate() const {
 }
 
 void requireSpatialTarget(const TargetModel &target, const std::string &name) {
-  if (!target.hasOffChipMemory())
+  // A GPU is modelled as one tile with its HBM as off-chip memory (the
+  // planner's cost model); a tile grid with DRAM beside it (wormhole) is
+  // still a spatial chip the compiler maps onto.
+  if (!target.hasOffChipMemory() || target.tilesPerChip() > 1)
     return;
   fail("--target=" + name + ": " + target.name() +
-       " is a GPU system (its chips have off-chip memory): the GPU presets "
-       "serve the planner (loom plan --system=" + name +
+       " is a GPU system (one tile with off-chip memory, as the planner "
+       "models a GPU): the GPU presets serve the planner (loom plan "
+       "--system=" + name +
        "); the compiler maps onto spatial chips (loom target list)");
 }
 

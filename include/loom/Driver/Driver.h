@@ -111,8 +111,9 @@ void runBackend(mlir::MLIRContext &ctx, mlir::ModuleOp module,
                 MappingChoice *choice = nullptr);
 
 /// Throws rt::Error when `target` (given as `--target=name`) is a GPU
-/// system (one with off-chip memory): the compiler maps onto spatial
-/// chips, and the GPU presets serve `loom plan`.
+/// system (one tile with off-chip memory, as the planner models a GPU):
+/// the compiler maps onto spatial chips, and the GPU presets serve
+/// `loom plan`.
 void requireSpatialTarget(const TargetModel &target, const std::string &name);
 
 /// The JSON text a target was loaded from (a preset or a file).
