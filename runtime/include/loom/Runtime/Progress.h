@@ -2,12 +2,20 @@
 //
 // For work that can take more than a couple of seconds (importing a large
 // model, compiling, simulating, searching): one line on stderr, redrawn in
-// place, "label [#######.......]  45% (9/20) detail  3.1 s". Quiet unless
-// stderr is a terminal (and LOOM_NO_PROGRESS is unset), and silent for work
-// that ends within half a second, so tests, pipes and quick runs see
-// nothing (LOOM_PROGRESS_DELAY=SECONDS changes the half second; tests set
-// it to 0). The line is erased when the work ends. With a total of 0 the
-// bar shows elapsed time only (work of unknown size).
+// place, "label [#######.......]  45% (9/20) detail  3.1 s, ~4 s left".
+// Quiet unless stderr is a terminal (and LOOM_NO_PROGRESS is unset), and
+// silent for work that ends within half a second, so tests, pipes and quick
+// runs see nothing (LOOM_PROGRESS_DELAY=SECONDS changes the half second;
+// tests set it to 0). The line is erased when the work ends. With a total
+// of 0 the bar shows elapsed time only (work of unknown size).
+//
+// Code that does not own a bar (a pass the driver runs) reports its own
+// steps with Progress::step: the innermost live bar shows them after its
+// detail ("spatial-to-sched: kernels 120/400"), with the time left.
+//
+// LOOM_PROGRESS_LOG=FILE appends every update and step to FILE, one line
+// each, whether or not a terminal is there and however quick the work:
+// what the tests read (no timing involved).
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_RUNTIME_PROGRESS_H
@@ -15,6 +23,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 namespace loom::rt {
@@ -26,10 +35,19 @@ public:
   Progress(const Progress &) = delete;
   Progress &operator=(const Progress &) = delete;
 
-  /// `done` of the total units are finished; `detail` names the current one.
+  /// `done` of the total units are finished; `detail` names the current one
+  /// (and ends the steps reported for the previous one).
   void update(int64_t done, const std::string &detail = "");
+  /// Redraws the line so its elapsed time moves, with no new progress (a
+  /// ticker thread calls it while a long step runs).
+  void tick();
   /// Erases the line (also done by the destructor).
   void finish();
+
+  /// `done` of `total` steps of the current unit of the innermost live bar
+  /// (made by any thread) are finished; `what` names the steps ("kernels
+  /// placed"). Does nothing when no bar is live.
+  static void step(int64_t done, int64_t total, const std::string &what);
 
   /// True if bars are drawn at all in this process (stderr is a terminal
   /// and LOOM_NO_PROGRESS is not set).
@@ -37,10 +55,12 @@ public:
 
 private:
   void draw(bool force);
+  void log(const std::string &event);
 
-  std::string label_, detail_;
-  int64_t total_ = 0, done_ = 0;
-  std::chrono::steady_clock::time_point start_, lastDraw_;
+  std::mutex mutex_;
+  std::string label_, detail_, stepWhat_;
+  int64_t total_ = 0, done_ = 0, stepDone_ = 0, stepTotal_ = 0;
+  std::chrono::steady_clock::time_point start_, lastDraw_, stepStart_;
   bool drawn_ = false, finished_ = false;
 };
 
