@@ -36,8 +36,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <cstdio>
 
@@ -53,15 +54,16 @@ namespace {
 /// once per function: their times add up under one name).
 class TimingRecorder : public PassInstrumentation {
 public:
+  /// Shows each outermost pass on `bar` (`done` of its units finished).
   explicit TimingRecorder(std::vector<PassTiming> *out,
                           rt::Progress *bar = nullptr,
-                          std::string prefix = "")
-      : out_(out), bar_(bar), prefix_(std::move(prefix)) {}
+                          std::string prefix = "", int64_t done = 0)
+      : out_(out), bar_(bar), prefix_(std::move(prefix)), done_(done) {}
   void runBeforePass(Pass *pass, Operation *) override {
     if (isAdaptor(pass))
       return;
     if (bar_ && starts_.empty())
-      bar_->update(0, prefix_ + pass->getArgument().str());
+      bar_->update(done_, prefix_ + pass->getArgument().str());
     starts_.push_back(std::chrono::steady_clock::now());
   }
   void runAfterPass(Pass *pass, Operation *op) override {
@@ -98,30 +100,49 @@ private:
   std::vector<PassTiming> *out_;
   rt::Progress *bar_;
   std::string prefix_;
+  int64_t done_;
   std::vector<std::chrono::steady_clock::time_point> starts_;
 };
 
-/// Calls `work` while a background thread keeps an elapsed-time progress
-/// line for `label` alive (work that reports no progress of its own).
+/// Redraws `bar` while it lives, a few times a second, so work that
+/// reports nothing for a while (a long pass) still shows its time moving
+/// and is never silent for seconds. No thread when bars are not drawn.
+class Ticker {
+public:
+  explicit Ticker(rt::Progress &bar) {
+    if (!rt::Progress::enabled())
+      return;
+    thread_ = std::thread([this, &bar] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      while (!cv_.wait_for(lock, std::chrono::milliseconds(250),
+                           [this] { return done_; }))
+        bar.tick();
+    });
+  }
+  ~Ticker() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable())
+      thread_.join();
+  }
+
+private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+/// Calls `work` under an elapsed-time progress line for `label` (work that
+/// reports no progress of its own).
 template <typename Fn> auto withTicker(const std::string &label, Fn work) {
   if (!rt::Progress::enabled())
     return work();
-  std::atomic<bool> done{false};
-  std::thread ticker([&] {
-    rt::Progress bar(label, 0);
-    while (!done.load()) {
-      bar.update(0);
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  });
-  struct Join {
-    std::atomic<bool> &done;
-    std::thread &t;
-    ~Join() {
-      done = true;
-      t.join();
-    }
-  } join{done, ticker};
+  rt::Progress bar(label, 0);
+  Ticker ticker(bar);
   return work();
 }
 
@@ -131,12 +152,13 @@ std::string runBackendOnce(MLIRContext &ctx, ModuleOp module,
                            const MappingOptions &mapping,
                            OwningOpRef<ModuleOp> *spatialCopy,
                            std::vector<PassTiming> *timings,
-                           rt::Progress *bar = nullptr) {
+                           rt::Progress *bar = nullptr, int64_t done = 0) {
   DiagnosticCapture diags(ctx);
   PassManager pm(&ctx);
   std::string prefix =
       mapping.mapping == "auto" ? "" : mapping.mapping + " mapping: ";
-  pm.addInstrumentation(std::make_unique<TimingRecorder>(timings, bar, prefix));
+  pm.addInstrumentation(
+      std::make_unique<TimingRecorder>(timings, bar, prefix, done));
   loom::graph::GraphPipelineOptions graphOpts;
   graphOpts.target = target;
   graphOpts.precision = precision;
@@ -166,7 +188,7 @@ std::string runBackendOnce(MLIRContext &ctx, ModuleOp module,
     return "";
   PassManager sched(&ctx);
   sched.addInstrumentation(
-      std::make_unique<TimingRecorder>(timings, bar, prefix));
+      std::make_unique<TimingRecorder>(timings, bar, prefix, done));
   loom::sched::SpatialToSchedOptions schedOpts;
   schedOpts.target = target;
   schedOpts.maxII = mapping.maxII;
@@ -186,11 +208,23 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
   if (!rt::kernelPrecisionFormat(precision))
     fail("--precision=" + precision + ": expected " + rt::kKernelPrecisions);
   mapping.validate();
-  rt::Progress bar("compile " + file, 0);
+  // The bar counts the mappings scheduled (auto schedules each); a pass
+  // shows its own steps on it (rt::Progress::step), and the ticker keeps
+  // its time moving through a pass that reports none.
+  std::vector<std::string> modes;
+  if (mapping.mapping != "auto")
+    modes = {mapping.mapping};
+  else if (mapping.multiChip()) // No hybrid across chips.
+    modes = {"sequential", "pipelined"};
+  else
+    modes = {"sequential", "pipelined", "hybrid"};
+  rt::Progress bar("compile " + file, int64_t(modes.size()));
+  Ticker ticker(bar);
   if (mapping.mapping != "auto") {
     std::string error = runBackendOnce(ctx, module, target, stopAtSpatial,
                                        precision, mapping, nullptr, timings,
                                        &bar);
+    bar.update(1);
     if (!error.empty())
       fail(file + ": " + error);
     if (choice) {
@@ -208,17 +242,15 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
     std::vector<PassTiming> timings;
   };
   std::vector<Candidate> candidates;
-  for (const char *mode : {"sequential", "pipelined", "hybrid"}) {
-    // Across chips there is no hybrid (each chip's kernels share its tiles).
-    if (mapping.multiChip() && std::string(mode) == "hybrid")
-      continue;
+  for (const std::string &mode : modes) {
     Candidate c;
     c.mode = mode;
     c.scheduled = module.clone();
     MappingOptions forced = mapping;
     forced.mapping = mode;
     c.error = runBackendOnce(ctx, *c.scheduled, target, false, precision,
-                             forced, &c.spatial, &c.timings, &bar);
+                             forced, &c.spatial, &c.timings, &bar,
+                             int64_t(candidates.size()));
     if (c.error.empty())
       c.scheduled->walk([&](loom::sched::SummaryOp s) {
         c.latency = s.getTotalCycles();
@@ -226,6 +258,7 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
                                                    : s.getTotalCycles();
       });
     candidates.push_back(std::move(c));
+    bar.update(int64_t(candidates.size()));
   }
   bool latency = mapping.objective == "latency";
   Candidate *best = nullptr;
