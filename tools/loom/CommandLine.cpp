@@ -170,7 +170,7 @@ std::vector<Command> makeCommands() {
         {"tp", "N", "fixes the tensor-parallel degree"},
         {"pp", "N", "fixes the pipeline-parallel degree"},
         {"batch", "N", "fixes the batch"},
-        {"threads", "N", "threads compiling layers; default all cores"},
+        {"threads", "N", "worker threads of the search; default the cores"},
         {"no-compile", "", "prices layers with the cost model alone"},
         {"json", "", "prints the plans as JSON (docs/planner.md)"}}});
   c.push_back(
@@ -183,7 +183,7 @@ std::vector<Command> makeCommands() {
         {"objective", "latency|throughput|perf-per-watt",
          "what the sweep ranks by; default throughput"},
         {"out", "DIR", "writes results.json and sweep.html; default sweep"},
-        {"jobs", "N", "compiles at once; default all cores"},
+        {"jobs", "N", "compiles at once; default the cores"},
         {"chips", "N", "chips each model is compiled for; default 1"},
         precision(),
         kvPrecision(),
