@@ -11,6 +11,8 @@
 
 #include "loom/Target/TargetModel.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -250,6 +252,12 @@ int runTargetCommand(int argc, char **argv) {
     }
     return showTarget(nameOrPath, asJson);
   }
+  // A typo of a subcommand (two edits at most: a swapped pair is two) is
+  // named.
+  for (const char *known : {"list", "show"})
+    if (llvm::StringRef(subcommand).edit_distance(known, true, 2) <= 2)
+      return usageError("unknown subcommand '" + subcommand +
+                        "' (did you mean '" + known + "'?)");
   return usageError("unknown subcommand '" + subcommand + "'");
 }
 

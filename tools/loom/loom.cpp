@@ -920,10 +920,16 @@ int main(int argc, char **argv) {
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
       // `loom help COMMAND` is `loom COMMAND --help`.
       if (argc > 2) {
-        if (const loom::cli::Command *c = loom::cli::findCommand(argv[2])) {
-          llvm::outs() << loom::cli::helpText(*c);
-          return 0;
+        const loom::cli::Command *c = loom::cli::findCommand(argv[2]);
+        if (!c) {
+          std::vector<std::string> names;
+          for (const loom::cli::Command &known : loom::cli::commands())
+            names.push_back(known.name);
+          usageError(std::string("help: unknown command '") + argv[2] + "'" +
+                     loom::cli::didYouMean(argv[2], names));
         }
+        llvm::outs() << loom::cli::helpText(*c);
+        return 0;
       }
       llvm::outs() << loom::cli::usageText();
       return 0;
