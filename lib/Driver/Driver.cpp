@@ -37,9 +37,6 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <cstdio>
 
 namespace loom::driver {
@@ -104,45 +101,13 @@ private:
   std::vector<std::chrono::steady_clock::time_point> starts_;
 };
 
-/// Redraws `bar` while it lives, a few times a second, so work that
-/// reports nothing for a while (a long pass) still shows its time moving
-/// and is never silent for seconds. No thread when bars are not drawn.
-class Ticker {
-public:
-  explicit Ticker(rt::Progress &bar) {
-    if (!rt::Progress::enabled())
-      return;
-    thread_ = std::thread([this, &bar] {
-      std::unique_lock<std::mutex> lock(mutex_);
-      while (!cv_.wait_for(lock, std::chrono::milliseconds(250),
-                           [this] { return done_; }))
-        bar.tick();
-    });
-  }
-  ~Ticker() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable())
-      thread_.join();
-  }
-
-private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::thread thread_;
-};
-
 /// Calls `work` under an elapsed-time progress line for `label` (work that
 /// reports no progress of its own).
 template <typename Fn> auto withTicker(const std::string &label, Fn work) {
   if (!rt::Progress::enabled())
     return work();
   rt::Progress bar(label, 0);
-  Ticker ticker(bar);
+  rt::ProgressTicker ticker(bar);
   return work();
 }
 
@@ -219,7 +184,7 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
   else
     modes = {"sequential", "pipelined", "hybrid"};
   rt::Progress bar("compile " + file, int64_t(modes.size()));
-  Ticker ticker(bar);
+  rt::ProgressTicker ticker(bar);
   if (mapping.mapping != "auto") {
     std::string error = runBackendOnce(ctx, module, target, stopAtSpatial,
                                        precision, mapping, nullptr, timings,
@@ -760,9 +725,15 @@ std::vector<uint8_t> emitVerified(ModuleOp module, const TargetModel &target,
   DiagnosticCapture diags(*module.getContext());
   ProgramSource source{model, targetJsonText(targetName)};
   std::vector<uint8_t> bytes;
+  // Emitting and verifying a large program take seconds: the line says
+  // which is running and keeps its time moving.
+  rt::Progress bar("write " + name, verify ? 2 : 1);
+  rt::ProgressTicker ticker(bar);
+  bar.update(0, "emit-program");
   if (failed(emitProgram(module, target, bytes, source)))
     fail(model + ": " + diags.first);
   if (verify || loaded) {
+    bar.update(1, verify ? "verify the schedule" : "load");
     rt::Program program =
         rt::Program::fromBytes(bytes.data(), bytes.size(), name);
     // The independent verifier proves the very file about to be written.
@@ -776,6 +747,7 @@ std::vector<uint8_t> emitVerified(ModuleOp module, const TargetModel &target,
     if (loaded)
       loaded->emplace(std::move(program));
   }
+  bar.update(verify ? 2 : 1);
   return bytes;
 }
 

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -185,6 +184,27 @@ void Progress::finish() {
     std::fprintf(stderr, "\r\033[K");
     std::fflush(stderr);
   }
+}
+
+ProgressTicker::ProgressTicker(Progress &bar) {
+  if (!Progress::enabled())
+    return;
+  thread_ = std::thread([this, &bar] {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock, std::chrono::milliseconds(250),
+                           [this] { return done_; }))
+      bar.tick();
+  });
+}
+
+ProgressTicker::~ProgressTicker() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    done_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable())
+    thread_.join();
 }
 
 } // namespace loom::rt

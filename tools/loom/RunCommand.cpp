@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "loom/Runtime/Program.h"
+#include "loom/Runtime/Progress.h"
 #include "loom/Runtime/Report.h"
 #include "loom/Runtime/Simulator.h"
 #include "loom/Runtime/TensorIO.h"
@@ -24,6 +25,7 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -111,6 +113,14 @@ int runRunCommand(int argc, char **argv) {
     return std::chrono::duration<double>(b - a).count();
   };
   auto loadStart = Clock::now();
+  // Loading (and a timing-only run, which verifies the schedule) report
+  // nothing as they go: a ticking line says the work is alive. (A
+  // functional run draws its own line, kernel by kernel.)
+  std::optional<rt::Progress> bar;
+  std::optional<rt::ProgressTicker> ticker;
+  bar.emplace("run " + programPath, 0);
+  ticker.emplace(*bar);
+  bar->update(0, "load");
   rt::Program program = rt::Program::load(programPath);
   // Before anything runs: two outputs must not be written to one file.
   if (!timingOnly) {
@@ -126,9 +136,14 @@ int runRunCommand(int argc, char **argv) {
   auto simStart = Clock::now();
   double simSeconds = 0;
   if (timingOnly) {
+    bar->update(0, "verify and simulate the timing");
     result = sim.runTiming();
     simSeconds = seconds(simStart, Clock::now());
+    ticker.reset();
+    bar.reset();
   } else {
+    ticker.reset();
+    bar.reset();
     std::map<std::string, rt::Tensor> inputs;
     for (const std::string &name : sim.inputNames()) {
       auto it = inputFiles.find(name);

@@ -22,9 +22,11 @@
 #define LOOM_RUNTIME_PROGRESS_H
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <thread>
 
 namespace loom::rt {
 
@@ -62,6 +64,24 @@ private:
   int64_t total_ = 0, done_ = 0, stepDone_ = 0, stepTotal_ = 0;
   std::chrono::steady_clock::time_point start_, lastDraw_, stepStart_;
   bool drawn_ = false, finished_ = false;
+};
+
+/// Redraws `bar` a few times a second while it lives, so work that reports
+/// nothing for a while (a long pass, a verifier) still shows its time
+/// moving and is never silent for seconds. No thread when bars are not
+/// drawn.
+class ProgressTicker {
+public:
+  explicit ProgressTicker(Progress &bar);
+  ~ProgressTicker();
+  ProgressTicker(const ProgressTicker &) = delete;
+  ProgressTicker &operator=(const ProgressTicker &) = delete;
+
+private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool done_ = false;
+  std::thread thread_;
 };
 
 } // namespace loom::rt
