@@ -343,9 +343,8 @@ loom::rt::Tensor syntheticInput(RankedTensorType type, uint64_t seed);
 /// The model's inputs in order, read from the --input NAME=FILE flags and
 /// checked against the model's types. A missing input is an error, or with
 /// `synthesizeMissing` a deterministic synthetic value.
-std::vector<loom::rt::Tensor> bindInputs(func::FuncOp func, const Args &args,
-                                         const std::string &file,
-                                         bool synthesizeMissing) {
+/// The --input NAME=FILE flags, by name.
+std::map<std::string, std::string> givenInputs(const Args &args) {
   std::map<std::string, std::string> given;
   for (const std::string &in : args.all("input")) {
     size_t eq = in.find('=');
@@ -355,6 +354,26 @@ std::vector<loom::rt::Tensor> bindInputs(func::FuncOp func, const Args &args,
       usageError("--input " + in + ": input '" + in.substr(0, eq) +
                  "' is given twice");
   }
+  return given;
+}
+
+/// A tensor read for an input of element type `elt`: NumPy has no
+/// bfloat16, so uint16 data given for a bfloat16 input is taken as its bit
+/// patterns (as ONNX's test data stores them).
+loom::rt::Tensor asInputType(loom::rt::Tensor t, Type elt) {
+  if (elt.isBF16() && t.dtype() == loom::rt::DType::U16)
+    return t.bitcast(loom::rt::DType::BF16);
+  return t;
+}
+
+std::vector<loom::rt::Tensor>
+bindInputs(func::FuncOp func, const Args &args, const std::string &file,
+           bool synthesizeMissing,
+           const std::vector<std::string> &frozen = {}) {
+  std::map<std::string, std::string> given = givenInputs(args);
+  // Inputs the import froze to their given values are not arguments.
+  for (const std::string &name : frozen)
+    given.erase(name);
   std::vector<loom::rt::Tensor> inputs;
   for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     std::string name =
@@ -368,7 +387,8 @@ std::vector<loom::rt::Tensor> bindInputs(func::FuncOp func, const Args &args,
       inputs.push_back(syntheticInput(type, i));
       continue;
     }
-    loom::rt::Tensor t = loom::rt::readTensorFile(it->second, name);
+    loom::rt::Tensor t = asInputType(
+        loom::rt::readTensorFile(it->second, name), type.getElementType());
     auto dt = loom::dtypeFromType(type.getElementType());
     if (t.dtype() != *dt || ArrayRef<int64_t>(t.shape()) != type.getShape())
       usageError(it->second + ": input '" + name + "' has " +
@@ -392,12 +412,27 @@ int runEval(int argc, char **argv) {
     usageError("--output-dir DIR is required");
   std::unique_ptr<MLIRContext> context = loom::driver::makeContext();
   MLIRContext &ctx = *context;
-  auto module = importModel(ctx, args);
+  if (args.positional.size() != 1)
+    usageError("expected exactly one MODEL.onnx argument");
   const std::string &file = args.positional[0];
+  // The reference knows every input's value, so an input that gives a
+  // shape (Reshape's shape, Range's limits, ...) takes the value given.
+  loom::ImportOptions options = importOptions(args);
+  std::vector<std::string> frozen;
+  options.frozenKnownInputs = &frozen;
+  for (const auto &[name, path] : givenInputs(args)) {
+    // A file that cannot be read is reported by bindInputs, after the
+    // import has checked the model.
+    try {
+      options.knownInputs.emplace(name, loom::rt::readTensorFile(path, name));
+    } catch (const std::exception &) {
+    }
+  }
+  auto module = loom::driver::importModel(ctx, file, options);
   auto func = module->lookupSymbol<func::FuncOp>("main");
 
   std::vector<loom::rt::Tensor> inputs =
-      bindInputs(func, args, file, /*synthesizeMissing=*/false);
+      bindInputs(func, args, file, /*synthesizeMissing=*/false, frozen);
   // Before anything runs: two outputs must not be written to one file.
   std::vector<std::string> names, files;
   for (unsigned i = 0; i < func.getNumResults(); ++i)

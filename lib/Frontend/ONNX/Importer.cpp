@@ -26,6 +26,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <fstream>
@@ -262,13 +263,20 @@ std::optional<rt::Tensor> NodeContext::constantInput(size_t i) {
   return tensorFromAttr(c.getValue());
 }
 
+rt::Tensor NodeContext::requireConstant(size_t i, const std::string &what) {
+  if (!hasInput(i))
+    fail("missing input " + std::to_string(i) + " (" + what + ")");
+  if (auto t = constantInput(i))
+    return *t;
+  throw NeedsConstantError(
+      nodeLabel(node) + ": unsupported: " + what +
+          " must be a compile-time constant (dynamic shapes are not "
+          "supported)",
+      node.input(i));
+}
+
 std::vector<int64_t> NodeContext::constantInts(size_t i, const char *what) {
-  auto t = constantInput(i);
-  if (!t)
-    unsupported(std::string(what) +
-                " must be a compile-time constant (dynamic shapes are not "
-                "supported)");
-  return t->toInts();
+  return requireConstant(i, what).toInts();
 }
 
 size_t NodeContext::numOutputs() const { return node.output_size(); }
@@ -803,7 +811,27 @@ void freezeInputs(onnx::GraphProto &graph,
       *kept.Add() = in;
       continue;
     }
-    const rt::Tensor &t = it->second;
+    rt::Tensor t = it->second;
+    // NumPy has no bfloat16: uint16 data for a bfloat16 input holds its
+    // bit patterns (as ONNX's test data stores them).
+    if (in.type().tensor_type().elem_type() == onnx::TensorProto::BFLOAT16 &&
+        t.dtype() == rt::DType::U16)
+      t = t.bitcast(rt::DType::BF16);
+    // The bytes are taken as the declared type: a value of another type or
+    // shape would be read as garbage.
+    const auto &declared = in.type().tensor_type();
+    auto dt = rt::dtypeFromOnnx(declared.elem_type());
+    bool sameShape = !declared.has_shape() ||
+                     declared.shape().dim_size() ==
+                         static_cast<int>(t.shape().size());
+    for (int d = 0; sameShape && d < declared.shape().dim_size(); ++d)
+      sameShape = !declared.shape().dim(d).has_dim_value() ||
+                  declared.shape().dim(d).dim_value() == t.shape()[d];
+    if (!dt || *dt != t.dtype() || !sameShape)
+      throw ImportError("graph input '" + in.name() + "': the value given "
+                        "is " + rt::dtypeName(t.dtype()) +
+                        rt::shapeToString(t.shape()) +
+                        ", not of the type the model declares");
     onnx::TensorProto *init = graph.add_initializer();
     init->set_name(in.name());
     init->set_data_type(in.type().tensor_type().elem_type());
@@ -820,6 +848,40 @@ void freezeInputs(onnx::GraphProto &graph,
                         "': the model has no such input");
   }
   *graph.mutable_input() = kept;
+}
+
+/// The graph inputs `value` is computed from, found by walking its
+/// producers back through `graph`. The walk stops at Shape and Size, whose
+/// outputs depend on their input's type alone.
+std::vector<std::string> inputsFeeding(const onnx::GraphProto &graph,
+                                       const std::string &value) {
+  llvm::StringMap<const onnx::NodeProto *> producer;
+  for (const auto &node : graph.node())
+    for (const auto &out : node.output())
+      if (!out.empty())
+        producer[out] = &node;
+  llvm::StringSet<> inputs, seen;
+  for (const auto &in : graph.input())
+    inputs.insert(in.name());
+  std::vector<std::string> found, work = {value};
+  while (!work.empty()) {
+    std::string v = work.back();
+    work.pop_back();
+    if (v.empty() || !seen.insert(v).second)
+      continue;
+    if (inputs.contains(v))
+      found.push_back(v);
+    auto it = producer.find(v);
+    if (it == producer.end())
+      continue;
+    const onnx::NodeProto &node = *it->second;
+    if (node.op_type() == "Shape" || node.op_type() == "Size")
+      continue;
+    for (const auto &in : node.input())
+      work.push_back(in);
+  }
+  std::sort(found.begin(), found.end());
+  return found;
 }
 
 /// The byte size of `shape` in elements of `elementBytes` bytes, or
@@ -1181,13 +1243,45 @@ importWith(MLIRContext &ctx, const std::string &name,
   try {
     onnx::ModelProto model;
     load(model);
-    auto module = importModel(ctx, model, options, lastDiagnostic);
-    if (failed(mlir::verify(*module))) {
-      error = oneLine(
-          name + ": the imported graph does not verify: " + lastDiagnostic);
-      return nullptr;
+    ImportOptions attempt = options;
+    if (options.frozenKnownInputs)
+      options.frozenKnownInputs->clear();
+    // Each round freezes the known inputs a node needed as constants; it
+    // ends when the import succeeds or needs a value nobody knows.
+    for (;;) {
+      // A failed round consumes the model (initializers are moved out), so
+      // rounds that may be retried work on a copy.
+      onnx::ModelProto copy;
+      if (!options.knownInputs.empty())
+        copy = model;
+      onnx::ModelProto &round = options.knownInputs.empty() ? model : copy;
+      OwningOpRef<ModuleOp> module;
+      try {
+        module = importModel(ctx, round, attempt, lastDiagnostic);
+      } catch (const NeedsConstantError &e) {
+        bool progress = false;
+        for (const std::string &input :
+             inputsFeeding(round.graph(), e.valueName)) {
+          auto known = options.knownInputs.find(input);
+          if (known == options.knownInputs.end() ||
+              attempt.frozenInputs.count(input))
+            continue;
+          attempt.frozenInputs.emplace(input, known->second);
+          if (options.frozenKnownInputs)
+            options.frozenKnownInputs->push_back(input);
+          progress = true;
+        }
+        if (!progress)
+          throw;
+        continue;
+      }
+      if (failed(mlir::verify(*module))) {
+        error = oneLine(
+            name + ": the imported graph does not verify: " + lastDiagnostic);
+        return nullptr;
+      }
+      return module;
     }
-    return module;
   } catch (const std::exception &e) {
     error = oneLine(name + ": " + e.what());
   }

@@ -24,6 +24,17 @@ struct ImportError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// An import error because a node needs the value of `valueName` at compile
+/// time (a shape argument) and it is not a constant. The importer catches it
+/// when the caller knows the values of graph inputs (ImportOptions::
+/// knownInputs): it freezes the inputs the value is computed from and
+/// imports again.
+struct NeedsConstantError : ImportError {
+  NeedsConstantError(const std::string &message, std::string valueName)
+      : ImportError(message), valueName(std::move(valueName)) {}
+  std::string valueName;
+};
+
 class GraphBuilder;
 
 /// What a converter sees of one ONNX node.
@@ -43,6 +54,10 @@ public:
   mlir::RankedTensorType inputType(size_t i);
   /// The value of input `i` if it is a compile-time constant.
   std::optional<rt::Tensor> constantInput(size_t i);
+  /// The value of input `i`, which must be a compile-time constant (a shape
+  /// argument); throws NeedsConstantError naming the node and `what`
+  /// otherwise.
+  rt::Tensor requireConstant(size_t i, const std::string &what);
   /// Input `i` as constant integers; throws naming the node if not constant.
   std::vector<int64_t> constantInts(size_t i, const char *what);
 

@@ -981,10 +981,8 @@ Values convertPad(NodeContext &nc) {
   } else {
     pads = nc.constantInts(1, "pads");
     if (nc.hasInput(2)) {
-      auto v = nc.constantInput(2);
-      if (!v)
-        nc.unsupported("constant_value must be a compile-time constant");
-      value = v->numElements() ? v->getDouble(0) : 0.0;
+      rt::Tensor v = nc.requireConstant(2, "constant_value");
+      value = v.numElements() ? v.getDouble(0) : 0.0;
     }
   }
   if (nc.hasInput(3)) {
@@ -1056,11 +1054,9 @@ Values convertResize(NodeContext &nc) {
     std::vector<double> v;
     if (!nc.hasInput(i))
       return v;
-    auto t = nc.constantInput(i);
-    if (!t)
-      nc.unsupported("resize parameters must be compile-time constants");
-    for (int64_t j = 0; j < t->numElements(); ++j)
-      v.push_back(t->getDouble(j));
+    rt::Tensor t = nc.requireConstant(i, "resize parameters");
+    for (int64_t j = 0; j < t.numElements(); ++j)
+      v.push_back(t.getDouble(j));
     return v;
   };
   if (isUpsample && nc.opset < 7) {
@@ -1187,10 +1183,10 @@ Values convertSpaceToDepth(NodeContext &nc) {
 
 Values convertOneHot(NodeContext &nc) {
   Value idx = nc.input(0), values = nc.input(2);
-  auto depthT = nc.constantInput(1);
-  if (!depthT)
-    nc.unsupported("depth must be a compile-time constant");
-  int64_t depth = static_cast<int64_t>(depthT->getDouble(0));
+  rt::Tensor depthT = nc.requireConstant(1, "depth");
+  if (depthT.numElements() != 1)
+    nc.fail("depth must hold one value");
+  int64_t depth = static_cast<int64_t>(depthT.getDouble(0));
   auto s = typeOf(idx).getShape();
   int64_t rank = s.size() + 1;
   int64_t axis = nc.axis(nc.intAttr("axis", -1), rank);
@@ -1335,11 +1331,13 @@ Values convertConstant(NodeContext &nc) {
 }
 
 Values convertRange(NodeContext &nc) {
-  auto start = nc.constantInput(0), limit = nc.constantInput(1),
-       delta = nc.constantInput(2);
-  if (!start || !limit || !delta)
-    nc.unsupported("Range inputs must be compile-time constants (its output "
-                   "shape depends on them)");
+  // The output's length depends on all three.
+  std::optional<rt::Tensor> start = nc.requireConstant(0, "start"),
+                            limit = nc.requireConstant(1, "limit"),
+                            delta = nc.requireConstant(2, "delta");
+  for (const auto *t : {&start, &limit, &delta})
+    if ((*t)->numElements() != 1)
+      nc.fail("start, limit and delta must each hold one value");
   double s = start->getDouble(0), l = limit->getDouble(0),
          d = delta->getDouble(0);
   if (d == 0)

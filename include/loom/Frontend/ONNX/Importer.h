@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace loom {
 
@@ -23,6 +24,15 @@ struct ImportOptions {
   /// Graph inputs to freeze into constants with these values (a static
   /// compiler needs shape arguments such as Reshape's shape at compile time).
   std::map<std::string, rt::Tensor> frozenInputs;
+  /// Values of graph inputs the caller knows (`loom eval` has every input's
+  /// value). An input that a node needs as a compile-time constant (Reshape's
+  /// shape, Range's limits, TopK's k, the data of NonZero, ...) is frozen
+  /// to its value, as with frozenInputs, and the model imported again;
+  /// other known inputs stay inputs of `main`.
+  std::map<std::string, rt::Tensor> knownInputs;
+  /// If set, receives the names of the known inputs that were frozen (they
+  /// are no longer arguments of `main`).
+  std::vector<std::string> *frozenKnownInputs = nullptr;
   /// The KV cache's storage format (`--kv-precision`): an LLM config.json
   /// only (DecodeStepOptions::kvPrecision); an ONNX model must leave it
   /// "fp32".

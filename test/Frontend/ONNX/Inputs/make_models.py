@@ -204,6 +204,31 @@ def eval_model():
                  [floats("two", 2.0), floats("bias", [1.0, 2.0, 3.0])])
 
 
+def reshape_shape_input():
+    # Y = Reshape(X, shape) + 1: the target shape arrives as a graph input.
+    nodes = [
+        helper.make_node("Reshape", ["X", "shape"], ["R"], name="reshape"),
+        helper.make_node("Add", ["R", "one"], ["Y"], name="add"),
+    ]
+    return model(nodes, [tensor("X", [2, 3]), tensor("shape", [2], INT64)],
+                 [tensor("Y", None)], [floats("one", [1.0])])
+
+
+def range_limit_input():
+    # Y = Range(0, n, 1) * s: the length comes from input n (through a Cast,
+    # so it is computed from the input, not the input itself), the scale s
+    # stays a run-time input.
+    nodes = [
+        helper.make_node("Cast", ["n"], ["limit"], name="cast", to=FLOAT),
+        helper.make_node("Range", ["zero", "limit", "step"], ["R"],
+                         name="range"),
+        helper.make_node("Mul", ["R", "s"], ["Y"], name="scale"),
+    ]
+    return model(nodes, [tensor("n", [], INT64), tensor("s", [])],
+                 [tensor("Y", None)],
+                 [floats("zero", 0.0), floats("step", 1.0)])
+
+
 def outputs_named(*names):
     """One Relu/Neg/Abs per name, each a graph output with that name: names
     that are no safe file names, or that become the same one."""
@@ -451,6 +476,8 @@ MODELS = {
     "external_data": external_data,
     "neutral_scalars": neutral_scalars,
     "eval_model": eval_model,
+    "reshape_shape_input": reshape_shape_input,
+    "range_limit_input": range_limit_input,
     "unknown_op": unknown_op,
     "unknown_domain": unknown_domain,
     "mismatched_shapes": mismatched_shapes,
