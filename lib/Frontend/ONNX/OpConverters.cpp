@@ -183,9 +183,19 @@ Values convertIdentity(NodeContext &nc) {
       nc.unsupported("training mode (is_test=0, the default before opset 7; "
                      "inference only)");
     if (nc.hasInput(2)) {
-      auto training = nc.constantInput(2);
-      if (!training || training->getInt(0) != 0)
-        nc.unsupported("training mode (inference only)");
+      rt::Tensor training = nc.requireConstant(2, "training_mode");
+      if (training.numElements() != 1)
+        nc.fail("training_mode must hold one value");
+      // Training mode drops nothing when the ratio is 0 (exporters write
+      // it so): the identity, and a mask of all true.
+      if (training.getInt(0) != 0) {
+        std::optional<rt::Tensor> ratio;
+        if (nc.hasInput(1))
+          ratio = nc.requireConstant(1, "ratio");
+        if (!ratio || ratio->numElements() != 1 || ratio->getDouble(0) != 0)
+          nc.unsupported("training mode with a ratio other than 0 (a random "
+                         "mask; inference only)");
+      }
     }
     if (nc.hasOutput(1)) {
       rt::Tensor mask(rt::DType::Bool, rt::Shape(typeOf(outs[0]).getShape()));

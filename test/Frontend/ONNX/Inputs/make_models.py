@@ -150,6 +150,20 @@ def dropout():
     return model(nodes, [tensor("X", [2, 3])], [tensor("Y", [2, 3])])
 
 
+def dropout_training(ratio):
+    # Dropout in training mode (a constant true) with a constant ratio, and
+    # its mask; Relu of the output.
+    nodes = [
+        helper.make_node("Dropout", ["X", "ratio", "training"], ["D", "M"],
+                         name="dropout", seed=0),
+        helper.make_node("Relu", ["D"], ["Y"], name="relu"),
+    ]
+    return model(nodes, [tensor("X", [2, 3])],
+                 [tensor("Y", [2, 3]), tensor("M", [2, 3], TensorProto.BOOL)],
+                 [floats("ratio", ratio),
+                  numpy_helper.from_array(np.array(True), "training")])
+
+
 def dynamic_batch():
     nodes = [
         helper.make_node("Relu", ["X"], ["R"], name="relu"),
@@ -472,6 +486,8 @@ MODELS = {
     "softmax_opset13": softmax_opset13,
     "clip": clip,
     "dropout": dropout,
+    "dropout_training_ratio0": lambda: dropout_training(0.0),
+    "dropout_training_ratio05": lambda: dropout_training(0.5),
     "dynamic_batch": dynamic_batch,
     "external_data": external_data,
     "neutral_scalars": neutral_scalars,
