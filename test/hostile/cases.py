@@ -466,6 +466,32 @@ def compile_cases(loom, work):
         model([node("Add", ["X", "W"], ["Y"], name="add")],
               [vi("X", [2])], [vi("Y", [2])],
               [floats("W", [1, 2]), floats("W", [3, 4])]), names="'W'")
+    # A constant index out of range was accepted by `loom compile`, which
+    # wrote a program (only `loom eval` refused it): Gather's index 99 on a
+    # dimension of 4, and the same for the other indexing ops.
+    x4x3 = [vi("X", [4, 3])]
+    add("gather_index_99",
+        model([node("Gather", ["X", "i"], ["Y"], name="gather_99")], x4x3,
+              [vi("Y", None)], [ints("i", [0, 99])]), names="gather_99")
+    add("gather_index_minus_5",
+        model([node("Gather", ["X", "i"], ["Y"], name="gather_m5", axis=0)],
+              x4x3, [vi("Y", None)], [ints("i", [-5])]), names="gather_m5")
+    add("gather_elements_index_3",
+        model([node("GatherElements", ["X", "i"], ["Y"], name="ge_3",
+                    axis=1)], x4x3, [vi("Y", None)],
+              [ints("i", [[0], [1], [2], [3]])]), names="ge_3")
+    add("gather_nd_index_4",
+        model([node("GatherND", ["X", "i"], ["Y"], name="gnd_4")], x4x3,
+              [vi("Y", None)], [ints("i", [[3, 2], [4, 0]])]), names="gnd_4")
+    add("scatter_elements_index_9",
+        model([node("ScatterElements", ["X", "i", "u"], ["Y"], name="se_9")],
+              x4x3, [vi("Y", None)],
+              [ints("i", [[9, 0, 0]]), floats("u", [[1, 2, 3]])]),
+        names="se_9")
+    add("scatter_nd_index_minus_9",
+        model([node("ScatterND", ["X", "i", "u"], ["Y"], name="snd_m9")],
+              x4x3, [vi("Y", None)],
+              [ints("i", [[-9]]), floats("u", [[1, 2, 3]])]), names="snd_m9")
     # No partition is left to try: the error still gives the reason.
     cases.append(Case("compile", "partition_no_candidate",
                       ["compile", good_path, "--target=tsp-v1", "--chips=8",

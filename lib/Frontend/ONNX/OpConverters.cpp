@@ -12,6 +12,7 @@
 #include "loom/Runtime/TensorIO.h"
 
 #include "mlir/Dialect/Traits.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <onnx/defs/schema.h>
@@ -923,15 +924,59 @@ Values convertSplit(NodeContext &nc) {
   return outs;
 }
 
+/// Refuses a constant index input `i` that holds an index outside
+/// [-size, size) of the dimension it indexes: `dimOf(position)` gives that
+/// dimension's size for the index at flat position `position`. An index
+/// that is not constant is checked when the graph runs.
+void checkConstantIndices(NodeContext &nc, size_t i,
+                          llvm::function_ref<int64_t(int64_t)> dimOf) {
+  std::optional<rt::Tensor> idx = nc.constantInput(i);
+  if (!idx)
+    return;
+  for (int64_t p = 0; p < idx->numElements(); ++p) {
+    int64_t v = idx->getInt(p), size = dimOf(p);
+    if (v < -size || v >= size)
+      nc.fail("constant index " + std::to_string(v) + " (element " +
+              std::to_string(p) + " of input '" + nc.node.input(i) +
+              "') is out of range for a dimension of size " +
+              std::to_string(size));
+  }
+}
+
+/// Checks the constant indices of Gather, GatherElements and
+/// ScatterElements: every one indexes `axis` of input 0.
+void checkAxisIndices(NodeContext &nc, size_t i, int64_t axis) {
+  int64_t size = typeOf(nc.input(0)).getDimSize(axis);
+  checkConstantIndices(nc, i, [&](int64_t) { return size; });
+}
+
+/// Checks the constant index tuples of GatherND and ScatterND: the last
+/// dimension of the indices holds one index per dimension of input 0 after
+/// the `batchDims` leading ones.
+void checkTupleIndices(NodeContext &nc, size_t i, int64_t batchDims) {
+  auto data = typeOf(nc.input(0)).getShape();
+  auto idx = typeOf(nc.input(i)).getShape();
+  if (idx.empty())
+    return;
+  int64_t k = idx.back();
+  if (k <= 0 || batchDims < 0 ||
+      batchDims + k > static_cast<int64_t>(data.size()))
+    return; // The op's verifier names the mismatch.
+  checkConstantIndices(
+      nc, i, [&](int64_t p) { return data[batchDims + p % k]; });
+}
+
 template <typename OpT> Values gatherLike(NodeContext &nc, const char *attr) {
   Value x = nc.input(0), idx = nc.input(1);
   int64_t rank = typeOf(x).getRank();
   int64_t axis = nc.axis(nc.intAttr(attr, 0), rank);
+  checkAxisIndices(nc, 1, axis);
   return {nc.create<OpT>(nc.outputType(0), x, idx,
                          nc.b.getI64IntegerAttr(axis))};
 }
 
 Values convertGatherND(NodeContext &nc) {
+  checkTupleIndices(nc, 1, nc.intAttr("batch_dims", 0));
   return {nc.create<GatherNDOp>(
       nc.outputType(0), nc.input(0), nc.input(1),
       nc.b.getI64IntegerAttr(nc.intAttr("batch_dims", 0)))};
@@ -939,6 +984,7 @@ Values convertGatherND(NodeContext &nc) {
 
 Values convertScatterND(NodeContext &nc) {
   Value x = nc.input(0);
+  checkTupleIndices(nc, 1, 0);
   return {nc.create<ScatterNDOp>(
       x.getType(), x, nc.input(1), nc.input(2),
       nc.b.getStringAttr(nc.stringAttr("reduction", "none")))};
@@ -947,6 +993,7 @@ Values convertScatterND(NodeContext &nc) {
 Values convertScatterElements(NodeContext &nc) {
   Value x = nc.input(0);
   int64_t axis = nc.axis(nc.intAttr("axis", 0), typeOf(x).getRank());
+  checkAxisIndices(nc, 1, axis);
   return {nc.create<ScatterElementsOp>(
       x.getType(), x, nc.input(1), nc.input(2), nc.b.getI64IntegerAttr(axis),
       nc.b.getStringAttr(nc.stringAttr("reduction", "none")))};

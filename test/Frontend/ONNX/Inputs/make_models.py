@@ -243,6 +243,16 @@ def range_limit_input():
                  [floats("zero", 0.0), floats("step", 1.0)])
 
 
+def indexing(op, indices, name, updates=None, **attrs):
+    # op(X, indices[, updates]) on a 4x3 X with constant indices.
+    inputs = ["X", "i"] + (["u"] if updates is not None else [])
+    inits = [ints("i", indices)]
+    if updates is not None:
+        inits.append(floats("u", updates))
+    node = helper.make_node(op, inputs, ["Y"], name=name, **attrs)
+    return model([node], [tensor("X", [4, 3])], [tensor("Y", None)], inits)
+
+
 def outputs_named(*names):
     """One Relu/Neg/Abs per name, each a graph output with that name: names
     that are no safe file names, or that become the same one."""
@@ -493,6 +503,18 @@ MODELS = {
     "neutral_scalars": neutral_scalars,
     "eval_model": eval_model,
     "reshape_shape_input": reshape_shape_input,
+    "gather_in_range": lambda: indexing("Gather", [-4, 3], "gather"),
+    "gather_out_of_range": lambda: indexing("Gather", [0, 99], "gather"),
+    "gather_elements_out_of_range": lambda: indexing(
+        "GatherElements", [[0, -4]], "gather_elements", axis=1),
+    "gather_nd_in_range": lambda: indexing("GatherND", [[3, -3]], "gather_nd"),
+    "gather_nd_out_of_range": lambda: indexing("GatherND", [[3, 3]],
+                                               "gather_nd"),
+    "scatter_elements_out_of_range": lambda: indexing(
+        "ScatterElements", [[1, 2, 3]], "scatter_elements",
+        updates=[[1, 2, 3]], axis=1),
+    "scatter_nd_out_of_range": lambda: indexing(
+        "ScatterND", [[4]], "scatter_nd", updates=[[1, 2, 3]]),
     "range_limit_input": range_limit_input,
     "unknown_op": unknown_op,
     "unknown_domain": unknown_domain,
