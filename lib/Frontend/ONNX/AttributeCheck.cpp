@@ -121,7 +121,7 @@ void checkValues(const onnx::NodeProto &node, const onnx::OpSchema &schema) {
 
 void checkNodeAttributes(onnx::NodeProto &node, int64_t opset) {
   const onnx::OpSchema *schema =
-      onnx::OpSchemaRegistry::Schema(node.op_type(), opset, "");
+      onnx::OpSchemaRegistry::Schema(node.op_type(), opset, domainOf(node));
   if (!schema)
     return; // Unknown operators are reported by the caller.
   std::set<std::string> seen;

@@ -128,6 +128,10 @@ private:
 
 } // namespace
 
+std::string domainOf(const onnx::NodeProto &node) {
+  return node.domain() == "ai.onnx" ? "" : node.domain();
+}
+
 std::string nodeLabel(const onnx::NodeProto &node) {
   std::string name = node.name().empty() ? "<unnamed>" : node.name();
   return "node '" + name + "' (" + node.op_type() + ")";
@@ -263,20 +267,20 @@ std::optional<rt::Tensor> NodeContext::constantInput(size_t i) {
   return tensorFromAttr(c.getValue());
 }
 
-rt::Tensor NodeContext::requireConstant(size_t i, const std::string &what) {
+rt::Tensor NodeContext::requireConstant(size_t i, const std::string &what,
+                                        const std::string &why) {
   if (!hasInput(i))
     fail("missing input " + std::to_string(i) + " (" + what + ")");
   if (auto t = constantInput(i))
     return *t;
-  throw NeedsConstantError(
-      nodeLabel(node) + ": unsupported: " + what +
-          " must be a compile-time constant (dynamic shapes are not "
-          "supported)",
-      node.input(i));
+  throw NeedsConstantError(nodeLabel(node) + ": unsupported: " + what +
+                               " must be a compile-time constant" +
+                               (why.empty() ? "" : " (" + why + ")"),
+                           node.input(i));
 }
 
 std::vector<int64_t> NodeContext::constantInts(size_t i, const char *what) {
-  return requireConstant(i, what).toInts();
+  return requireConstant(i, what, "dynamic shapes are not supported").toInts();
 }
 
 size_t NodeContext::numOutputs() const { return node.output_size(); }
@@ -1007,8 +1011,8 @@ bool unreadIsHarmless(const std::string &name) {
 /// a value other than the schema's default: that value would be ignored,
 /// and the model computed as if it were not there.
 void checkAttributesRead(const NodeContext &nc, int64_t opset) {
-  const onnx::OpSchema *schema =
-      onnx::OpSchemaRegistry::Schema(nc.node.op_type(), opset, "");
+  const onnx::OpSchema *schema = onnx::OpSchemaRegistry::Schema(
+      nc.node.op_type(), opset, domainOf(nc.node));
   for (const auto &a : nc.node.attribute()) {
     if (nc.attributesRead().contains(a.name()) || unreadIsHarmless(a.name()) ||
         a.name().rfind("__", 0) == 0)
@@ -1060,10 +1064,26 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
   // less direct message. Ops ONNX defines as functions are expanded.
   bool needsExpansion = false;
   for (const auto &node : graph.node()) {
-    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
-    if (!domain.empty())
-      throw ImportError(nodeLabel(node) + ": unknown operator domain '" +
-                        node.domain() + "'");
+    std::string domain = domainOf(node);
+    if (isTrainingOp(node.op_type()) != (domain == kTrainingDomain))
+      throw ImportError(
+          nodeLabel(node) +
+          (domain == kTrainingDomain
+               ? ": unsupported operator '" + node.op_type() + "' of domain '" +
+                     domain +
+                     "' (its optimizers Adagrad, Adam and Momentum only)"
+           : domain.empty()
+               ? ": unknown operator '" + node.op_type() + "'"
+               : ": unknown operator domain '" + node.domain() + "'"));
+    if (!domain.empty()) {
+      if (domain != kTrainingDomain)
+        throw ImportError(nodeLabel(node) + ": unknown operator domain '" +
+                          node.domain() + "'");
+      if (!opsets.count(domain))
+        throw ImportError(nodeLabel(node) + ": operator domain '" + domain +
+                          "' is not in the model's opset_import");
+      continue;
+    }
     if (lookupConverter(node.op_type()))
       continue;
     if (functionSchema(node, opsets[""])) {
@@ -1078,7 +1098,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
   }
   // Attributes before shape inference, whose functions read them unchecked.
   for (auto &node : *graph.mutable_node())
-    checkNodeAttributes(node, opsets[""]);
+    checkNodeAttributes(node, opsets[domainOf(node)]);
   checkGraphStructure(graph);
   checkInitializers(graph);
   runShapeInference(model);
@@ -1143,7 +1163,8 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
   for (const auto &name : argNames)
     available.insert(name);
   for (const onnx::NodeProto *node : topologicalOrder(graph, available)) {
-    NodeContext nc(gb, *node, opsets[""]);
+    int64_t opset = opsets[domainOf(*node)];
+    NodeContext nc(gb, *node, opset);
     // Shape inference may give types whose sizes overflow; nothing is
     // built from them.
     for (const auto &out : node->output()) {
@@ -1154,7 +1175,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
     std::vector<Value> outs;
     try {
       outs = (*lookupConverter(node->op_type()))(nc);
-      checkAttributesRead(nc, opsets[""]);
+      checkAttributesRead(nc, opset);
     } catch (const ImportError &) {
       throw;
     } catch (const std::exception &e) {

@@ -55,9 +55,10 @@ public:
   /// The value of input `i` if it is a compile-time constant.
   std::optional<rt::Tensor> constantInput(size_t i);
   /// The value of input `i`, which must be a compile-time constant (a shape
-  /// argument); throws NeedsConstantError naming the node and `what`
-  /// otherwise.
-  rt::Tensor requireConstant(size_t i, const std::string &what);
+  /// argument); throws NeedsConstantError naming the node, `what` and
+  /// `why` (if given) otherwise.
+  rt::Tensor requireConstant(size_t i, const std::string &what,
+                             const std::string &why = "");
   /// Input `i` as constant integers; throws naming the node if not constant.
   std::vector<int64_t> constantInts(size_t i, const char *what);
 
@@ -116,6 +117,12 @@ private:
 using Converter = std::function<std::vector<mlir::Value>(NodeContext &)>;
 const Converter *lookupConverter(const std::string &opType);
 std::vector<std::string> converterNames();
+/// Converters of ops written with other graph ops (ComposedConverters.cpp):
+/// the training optimizers, LRN, ReverseSequence, ...
+void addComposedConverters(llvm::StringMap<Converter> &table);
+/// Converters of ops whose output shape depends on input values
+/// (ValueDependentConverters.cpp): computed at import from constants.
+void addValueDependentConverters(llvm::StringMap<Converter> &table);
 
 /// Builder state shared by converters.
 class GraphBuilder {
@@ -139,6 +146,14 @@ public:
 mlir::Type elementTypeFromOnnx(mlir::MLIRContext &ctx, int onnxType,
                                const std::string &what);
 std::string nodeLabel(const onnx::NodeProto &node);
+/// The node's operator domain, "" for the default one ("ai.onnx" too).
+std::string domainOf(const onnx::NodeProto &node);
+/// The domain of ONNX's training operators; the importer converts its
+/// optimizers (Adagrad, Adam, Momentum).
+inline constexpr const char *kTrainingDomain = "ai.onnx.preview.training";
+inline bool isTrainingOp(const std::string &opType) {
+  return opType == "Adagrad" || opType == "Adam" || opType == "Momentum";
+}
 
 /// Checks a node's attributes against its op's schema at `opset` (names,
 /// types, required ones) and the values ONNX shape inference relies on;

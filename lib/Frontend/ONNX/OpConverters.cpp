@@ -6,6 +6,7 @@
 // dynamic shape is rejected as unsupported, naming the node.
 //
 //===----------------------------------------------------------------------===//
+#include "ConvertHelpers.h"
 #include "ImporterImpl.h"
 
 #include "loom/Reference/Evaluator.h"
@@ -22,20 +23,23 @@
 
 using namespace mlir;
 namespace loom::onnx_import {
+
+Value sliceAxis(NodeContext &nc, Value x, int64_t axis, int64_t start,
+                int64_t end, int64_t step) {
+  auto t = typeOf(x);
+  SmallVector<int64_t> shape(t.getShape());
+  int64_t span = step > 0 ? end - start : start - end;
+  int64_t mag = std::abs(step);
+  shape[axis] = span <= 0 ? 0 : (span + mag - 1) / mag;
+  return nc.create<graph::SliceOp>(
+      nc.tensorType(shape, t.getElementType()), x,
+      nc.b.getDenseI64ArrayAttr({start}), nc.b.getDenseI64ArrayAttr({end}),
+      nc.b.getDenseI64ArrayAttr({axis}), nc.b.getDenseI64ArrayAttr({step}));
+}
+
 namespace {
 
-using Values = std::vector<Value>;
 using namespace loom::graph;
-
-RankedTensorType typeOf(Value v) { return cast<RankedTensorType>(v.getType()); }
-
-SmallVector<int64_t> broadcastShape(NodeContext &nc, ArrayRef<int64_t> a,
-                                    ArrayRef<int64_t> b) {
-  SmallVector<int64_t> out;
-  if (!OpTrait::util::getBroadcastedShape(a, b, out))
-    nc.fail("input shapes are not broadcast-compatible");
-  return out;
-}
 
 int64_t product(ArrayRef<int64_t> dims) {
   return std::accumulate(dims.begin(), dims.end(), int64_t(1),
@@ -49,14 +53,6 @@ int64_t product(ArrayRef<int64_t> dims) {
 template <typename OpT> Values unary(NodeContext &nc) {
   Value x = nc.input(0);
   return {nc.create<OpT>(x.getType(), x)};
-}
-
-/// A binary op with broadcasting; `boolResult` for comparisons.
-template <typename OpT>
-Value binaryOp(NodeContext &nc, Value a, Value b, bool boolResult = false) {
-  auto shape = broadcastShape(nc, typeOf(a).getShape(), typeOf(b).getShape());
-  Type elt = boolResult ? nc.b.getI1Type() : typeOf(a).getElementType();
-  return nc.create<OpT>(nc.tensorType(shape, elt), a, b);
 }
 
 /// Whether the node's op, at the model's opset, has attribute `name` in its
@@ -237,20 +233,6 @@ std::optional<SmallVector<int64_t>> reduceAxes(NodeContext &nc, int64_t rank,
     for (int64_t d = 0; d < rank; ++d)
       out.push_back(d);
   return out;
-}
-
-template <typename OpT>
-Value reduceOp(NodeContext &nc, Value x, ArrayRef<int64_t> axes, bool keep) {
-  auto in = typeOf(x);
-  SmallVector<int64_t> shape;
-  for (int64_t d = 0; d < in.getRank(); ++d) {
-    if (!llvm::is_contained(axes, d))
-      shape.push_back(in.getDimSize(d));
-    else if (keep)
-      shape.push_back(1);
-  }
-  return nc.create<OpT>(nc.tensorType(shape, in.getElementType()), x,
-                        nc.b.getDenseI64ArrayAttr(axes), nc.b.getBoolAttr(keep));
 }
 
 template <typename OpT> Values reduce(NodeContext &nc, int64_t inputOpset) {
@@ -811,20 +793,6 @@ Values convertConcat(NodeContext &nc) {
                               inputs, nc.b.getI64IntegerAttr(axis))};
 }
 
-Value sliceAxis(NodeContext &nc, Value x, int64_t axis, int64_t start,
-                int64_t end, int64_t step) {
-  auto t = typeOf(x);
-  SmallVector<int64_t> shape(t.getShape());
-  int64_t span = step > 0 ? end - start : start - end;
-  int64_t mag = std::abs(step);
-  shape[axis] = span <= 0 ? 0 : (span + mag - 1) / mag;
-  return nc.create<SliceOp>(nc.tensorType(shape, t.getElementType()), x,
-                            nc.b.getDenseI64ArrayAttr({start}),
-                            nc.b.getDenseI64ArrayAttr({end}),
-                            nc.b.getDenseI64ArrayAttr({axis}),
-                            nc.b.getDenseI64ArrayAttr({step}));
-}
-
 Values convertSlice(NodeContext &nc) {
   Value x = nc.input(0);
   auto s = typeOf(x).getShape();
@@ -1111,7 +1079,8 @@ Values convertResize(NodeContext &nc) {
     std::vector<double> v;
     if (!nc.hasInput(i))
       return v;
-    rt::Tensor t = nc.requireConstant(i, "resize parameters");
+    rt::Tensor t = nc.requireConstant(i, "resize parameters",
+                                      "the output shape depends on them");
     for (int64_t j = 0; j < t.numElements(); ++j)
       v.push_back(t.getDouble(j));
     return v;
@@ -1240,7 +1209,8 @@ Values convertSpaceToDepth(NodeContext &nc) {
 
 Values convertOneHot(NodeContext &nc) {
   Value idx = nc.input(0), values = nc.input(2);
-  rt::Tensor depthT = nc.requireConstant(1, "depth");
+  rt::Tensor depthT =
+      nc.requireConstant(1, "depth", "the output shape depends on it");
   if (depthT.numElements() != 1)
     nc.fail("depth must hold one value");
   int64_t depth = static_cast<int64_t>(depthT.getDouble(0));
@@ -1389,9 +1359,12 @@ Values convertConstant(NodeContext &nc) {
 
 Values convertRange(NodeContext &nc) {
   // The output's length depends on all three.
-  std::optional<rt::Tensor> start = nc.requireConstant(0, "start"),
-                            limit = nc.requireConstant(1, "limit"),
-                            delta = nc.requireConstant(2, "delta");
+  std::optional<rt::Tensor> start = nc.requireConstant(
+                                0, "start", "the output shape depends on it"),
+                            limit = nc.requireConstant(
+                                1, "limit", "the output shape depends on it"),
+                            delta = nc.requireConstant(
+                                2, "delta", "the output shape depends on it");
   for (const auto *t : {&start, &limit, &delta})
     if ((*t)->numElements() != 1)
       nc.fail("start, limit and delta must each hold one value");
@@ -1440,6 +1413,8 @@ Values convertEyeLike(NodeContext &nc) {
 const llvm::StringMap<Converter> &registry() {
   static const llvm::StringMap<Converter> table = [] {
     llvm::StringMap<Converter> t;
+    addComposedConverters(t);
+    addValueDependentConverters(t);
     // Unary.
     t["Neg"] = unary<NegOp>;
     t["Abs"] = unary<AbsOp>;

@@ -253,6 +253,52 @@ def indexing(op, indices, name, updates=None, **attrs):
     return model([node], [tensor("X", [4, 3])], [tensor("Y", None)], inits)
 
 
+TRAINING = "ai.onnx.preview.training"
+
+
+def optimizer(op, states, domain=TRAINING, constant_rate=True, **attrs):
+    # op(R, T, X, G, states...) on 2-element tensors; R and T constant (or
+    # graph inputs), X and the rest graph inputs.
+    names = ["X", "G"] + list(states)
+    outs = ["X_new"] + [s + "_new" for s in states]
+    node = helper.make_node(op, ["R", "T"] + names, outs, name="opt",
+                            domain=domain, **attrs)
+    rt = [numpy_helper.from_array(np.array(0.1, dtype=np.float32), "R"),
+          numpy_helper.from_array(np.array(2, dtype=np.int64), "T")]
+    inputs = [tensor(n, [2]) for n in names]
+    if not constant_rate:
+        inputs = [tensor("R", []), tensor("T", [], INT64)] + inputs
+        rt = []
+    m = model([node], inputs, [tensor(o, [2]) for o in outs], rt)
+    m.opset_import.append(helper.make_opsetid(TRAINING, 1))
+    return m
+
+
+def lrn():
+    node = helper.make_node("LRN", ["X"], ["Y"], name="lrn", size=3,
+                            alpha=0.5, beta=0.75, bias=2.0)
+    return model([node], [tensor("X", [1, 4, 1, 2])], [tensor("Y", None)])
+
+
+def reverse_sequence(lens):
+    node = helper.make_node("ReverseSequence", ["X", "lens"], ["Y"],
+                            name="reverse", time_axis=0, batch_axis=1)
+    return model([node], [tensor("X", [4, 2, 1])], [tensor("Y", None)],
+                 [ints("lens", lens)])
+
+
+def nonzero():
+    node = helper.make_node("NonZero", ["X"], ["Y"], name="nonzero")
+    return model([node], [tensor("X", [2, 3])], [tensor("Y", None, INT64)])
+
+
+def compress(condition):
+    node = helper.make_node("Compress", ["X", "c"], ["Y"], name="compress",
+                            axis=1)
+    return model([node], [tensor("X", [2, 3])], [tensor("Y", None)],
+                 [numpy_helper.from_array(np.array(condition), "c")])
+
+
 def outputs_named(*names):
     """One Relu/Neg/Abs per name, each a graph output with that name: names
     that are no safe file names, or that become the same one."""
@@ -503,6 +549,22 @@ MODELS = {
     "neutral_scalars": neutral_scalars,
     "eval_model": eval_model,
     "reshape_shape_input": reshape_shape_input,
+    "adagrad": lambda: optimizer("Adagrad", ["H"], decay_factor=0.5,
+                                 epsilon=0.01, norm_coefficient=0.1),
+    "momentum_nesterov": lambda: optimizer(
+        "Momentum", ["V"], alpha=0.9, beta=0.5, mode="nesterov",
+        norm_coefficient=0.0),
+    "adam": lambda: optimizer("Adam", ["V", "H"], alpha=0.9, beta=0.8,
+                              epsilon=0.01, norm_coefficient=0.1,
+                              norm_coefficient_post=0.5),
+    "adagrad_rate_input": lambda: optimizer("Adagrad", ["H"],
+                                            constant_rate=False),
+    "adagrad_default_domain": lambda: optimizer("Adagrad", ["H"], domain=""),
+    "lrn": lrn,
+    "reverse_sequence": lambda: reverse_sequence([3, 1]),
+    "reverse_sequence_too_long": lambda: reverse_sequence([5, 1]),
+    "nonzero": nonzero,
+    "compress": lambda: compress([True, False, True]),
     "gather_in_range": lambda: indexing("Gather", [-4, 3], "gather"),
     "gather_out_of_range": lambda: indexing("Gather", [0, 99], "gather"),
     "gather_elements_out_of_range": lambda: indexing(

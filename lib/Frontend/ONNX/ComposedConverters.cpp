@@ -1,0 +1,244 @@
+//===- ComposedConverters.cpp - ONNX ops written with other graph ops -----===//
+//
+// Converters of ONNX operators that need no graph op of their own: each is
+// spelled out in existing graph ops (elementwise arithmetic, slices,
+// concatenations, gathers), so every later pass and the compiled path
+// handle them with no further code.
+//
+//===----------------------------------------------------------------------===//
+#include "ConvertHelpers.h"
+
+#include "loom/Dialect/Graph/IR/Graph.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace loom::graph;
+
+namespace loom::onnx_import {
+namespace {
+
+/// Elementwise arithmetic on one node's values, with scalars of a value's
+/// element type.
+struct Arith {
+  NodeContext &nc;
+  Value add(Value a, Value b) { return binaryOp<AddOp>(nc, a, b); }
+  Value sub(Value a, Value b) { return binaryOp<SubOp>(nc, a, b); }
+  Value mul(Value a, Value b) { return binaryOp<MulOp>(nc, a, b); }
+  Value div(Value a, Value b) { return binaryOp<DivOp>(nc, a, b); }
+  Value sqrt(Value a) { return nc.create<SqrtOp>(a.getType(), a); }
+  Value scalar(Value like, double v) { return nc.scalarLike(like, v); }
+  Value scale(Value a, double v) { return mul(a, scalar(a, v)); }
+};
+
+//===----------------------------------------------------------------------===//
+// Training optimizers (domain ai.onnx.preview.training)
+//===----------------------------------------------------------------------===//
+
+/// The learning rate R and update count T of an optimizer: scalars that
+/// must be known when the model is imported (with `loom eval`, the values
+/// given).
+std::pair<double, int64_t> rateAndCount(NodeContext &nc) {
+  rt::Tensor r = nc.requireConstant(0, "the learning rate R");
+  rt::Tensor t = nc.requireConstant(1, "the update count T");
+  if (r.numElements() != 1 || t.numElements() != 1)
+    nc.fail("R and T must each hold one value");
+  return {r.getDouble(0), t.getInt(0)};
+}
+
+/// The number of optimized tensors: (inputs - 2) / `perTensor`, with one
+/// output per tensor and state.
+int64_t optimizedTensors(NodeContext &nc, int64_t perTensor) {
+  int64_t n = static_cast<int64_t>(nc.node.input_size()) - 2;
+  if (n <= 0 || n % perTensor != 0 ||
+      nc.node.output_size() != (n / perTensor) * (perTensor - 1))
+    nc.fail("expects R, T and " + std::to_string(perTensor) +
+            " inputs per optimized tensor, with " +
+            std::to_string(perTensor - 1) + " outputs each");
+  return n / perTensor;
+}
+
+// ONNX's pseudo code, for each tensor X with gradient G and accumulated
+// squared gradient H:
+//   r = R / (1 + T * decay_factor); G' = norm_coefficient * X + G
+//   H_new = H + G' * G'; X_new = X - r * G' / (sqrt(H_new) + epsilon)
+Values convertAdagrad(NodeContext &nc) {
+  auto [rate, count] = rateAndCount(nc);
+  int64_t n = optimizedTensors(nc, 3);
+  double decay = nc.floatAttr("decay_factor", 0.0);
+  double eps = nc.floatAttr("epsilon", 1e-6);
+  double norm = nc.floatAttr("norm_coefficient", 0.0);
+  double r = rate / (1 + static_cast<double>(count) * decay);
+  Arith a{nc};
+  Values xs, hs;
+  for (int64_t i = 0; i < n; ++i) {
+    Value x = nc.input(2 + i), g = nc.input(2 + n + i),
+          h = nc.input(2 + 2 * n + i);
+    Value gr = a.add(a.scale(x, norm), g);
+    Value hNew = a.add(h, a.mul(gr, gr));
+    Value adaptive = a.add(a.sqrt(hNew), a.scalar(hNew, eps));
+    xs.push_back(a.sub(x, a.div(a.scale(gr, r), adaptive)));
+    hs.push_back(hNew);
+  }
+  xs.insert(xs.end(), hs.begin(), hs.end());
+  return xs;
+}
+
+// For each X with gradient G and momentum V:
+//   G' = norm_coefficient * X + G; beta' = T > 0 ? beta : 1
+//   V_new = alpha * V + beta' * G'
+//   standard: X_new = X - R * V_new; nesterov: X - R * (G' + alpha * V_new)
+Values convertMomentum(NodeContext &nc) {
+  auto [rate, count] = rateAndCount(nc);
+  int64_t n = optimizedTensors(nc, 3);
+  double alpha = nc.floatAttr("alpha", 0), beta = nc.floatAttr("beta", 0);
+  double norm = nc.floatAttr("norm_coefficient", 0);
+  std::string mode = nc.stringAttr("mode", "standard");
+  if (mode != "standard" && mode != "nesterov")
+    nc.fail("mode must be 'standard' or 'nesterov', not '" + mode + "'");
+  double betaAdjusted = count > 0 ? beta : 1.0;
+  Arith a{nc};
+  Values xs, vs;
+  for (int64_t i = 0; i < n; ++i) {
+    Value x = nc.input(2 + i), g = nc.input(2 + n + i),
+          v = nc.input(2 + 2 * n + i);
+    Value gr = a.add(a.scale(x, norm), g);
+    Value vNew = a.add(a.scale(v, alpha), a.scale(gr, betaAdjusted));
+    Value step = mode == "standard" ? vNew : a.add(gr, a.scale(vNew, alpha));
+    xs.push_back(a.sub(x, a.scale(step, rate)));
+    vs.push_back(vNew);
+  }
+  xs.insert(xs.end(), vs.begin(), vs.end());
+  return xs;
+}
+
+// For each X with gradient G, averaged gradient V and squared gradient H:
+//   G' = norm_coefficient * X + G
+//   V_new = alpha * V + (1 - alpha) * G'
+//   H_new = beta * H + (1 - beta) * G' * G'
+//   R' = T > 0 ? R * sqrt(1 - beta^T) / (1 - alpha^T) : R
+//   X_new = (1 - norm_coefficient_post) * (X - R' * V_new / (sqrt(H_new) +
+//   epsilon))
+Values convertAdam(NodeContext &nc) {
+  auto [rate, count] = rateAndCount(nc);
+  int64_t n = optimizedTensors(nc, 4);
+  double alpha = nc.floatAttr("alpha", 0.9), beta = nc.floatAttr("beta", 0.999);
+  double eps = nc.floatAttr("epsilon", 1e-6);
+  double norm = nc.floatAttr("norm_coefficient", 0);
+  double post = nc.floatAttr("norm_coefficient_post", 0);
+  double t = static_cast<double>(count);
+  double r = count > 0 ? rate * std::sqrt(1 - std::pow(beta, t)) /
+                             (1 - std::pow(alpha, t))
+                       : rate;
+  Arith a{nc};
+  Values xs, vs, hs;
+  for (int64_t i = 0; i < n; ++i) {
+    Value x = nc.input(2 + i), g = nc.input(2 + n + i),
+          v = nc.input(2 + 2 * n + i), h = nc.input(2 + 3 * n + i);
+    Value gr = a.add(a.scale(x, norm), g);
+    Value vNew = a.add(a.scale(v, alpha), a.scale(gr, 1 - alpha));
+    Value hNew = a.add(a.scale(h, beta), a.scale(a.mul(gr, gr), 1 - beta));
+    Value denom = a.add(a.sqrt(hNew), a.scalar(hNew, eps));
+    Value xNew = a.sub(x, a.div(a.scale(vNew, r), denom));
+    xs.push_back(post != 0 ? a.scale(xNew, 1 - post) : xNew);
+    vs.push_back(vNew);
+    hs.push_back(hNew);
+  }
+  xs.insert(xs.end(), vs.begin(), vs.end());
+  xs.insert(xs.end(), hs.begin(), hs.end());
+  return xs;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalisation and sequence ops
+//===----------------------------------------------------------------------===//
+
+// LRN: y = x / (bias + alpha / size * s)^beta, where s sums x^2 over the
+// channels [c - floor((size-1)/2), c + ceil((size-1)/2)] (clipped to the
+// tensor): the squares padded with zeros along the channel axis, then
+// `size` shifted slices added.
+Values convertLRN(NodeContext &nc) {
+  Value x = nc.input(0);
+  auto type = typeOf(x);
+  if (type.getRank() < 3)
+    nc.fail("LRN needs an input of rank 3 or more, [N, C, D1, ...]");
+  int64_t size = nc.intAttr("size", 0);
+  if (size <= 0 || size > (int64_t(1) << 20))
+    nc.fail("size must be positive (and at most 2^20)");
+  double alpha = nc.floatAttr("alpha", 1e-4), beta = nc.floatAttr("beta", 0.75),
+         bias = nc.floatAttr("bias", 1.0);
+  int64_t channels = type.getDimSize(1), rank = type.getRank();
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  Arith a{nc};
+  Value squares = a.mul(x, x);
+  SmallVector<int64_t> pads(2 * rank, 0), padded(type.getShape());
+  pads[1] = before;
+  pads[rank + 1] = after;
+  padded[1] += before + after;
+  Value p =
+      nc.create<PadOp>(nc.tensorType(padded, type.getElementType()), squares,
+                       nc.b.getDenseI64ArrayAttr(pads),
+                       nc.b.getStringAttr("constant"), nc.b.getF64FloatAttr(0));
+  Value sum;
+  for (int64_t k = 0; k < size; ++k) {
+    Value part = sliceAxis(nc, p, 1, k, k + channels, 1);
+    sum = sum ? a.add(sum, part) : part;
+  }
+  Value base = a.add(a.scalar(sum, bias), a.scale(sum, alpha / size));
+  Value denom = binaryOp<PowOp>(nc, base, a.scalar(base, beta));
+  return {a.div(x, denom)};
+}
+
+// ReverseSequence: the first sequence_lens[b] steps of each batch entry b
+// reversed along time_axis, the rest left in place: a gather of each
+// element with constant indices (sequence_lens must be a constant; with
+// `loom eval`, the value given).
+Values convertReverseSequence(NodeContext &nc) {
+  Value x = nc.input(0);
+  auto type = typeOf(x);
+  int64_t rank = type.getRank();
+  if (rank < 2)
+    nc.fail("ReverseSequence needs an input of rank 2 or more");
+  int64_t timeAxis = nc.intAttr("time_axis", 0);
+  int64_t batchAxis = nc.intAttr("batch_axis", 1);
+  if ((timeAxis != 0 && timeAxis != 1) || (batchAxis != 0 && batchAxis != 1) ||
+      timeAxis == batchAxis)
+    nc.fail("time_axis and batch_axis must be 0 and 1, one each");
+  rt::Tensor lens = nc.requireConstant(1, "sequence_lens");
+  int64_t steps = type.getDimSize(timeAxis), batch = type.getDimSize(batchAxis);
+  if (lens.numElements() != batch)
+    nc.fail("sequence_lens has " + std::to_string(lens.numElements()) +
+            " values for a batch of " + std::to_string(batch));
+  for (int64_t b = 0; b < batch; ++b)
+    if (lens.getInt(b) < 0 || lens.getInt(b) > steps)
+      nc.fail("sequence_lens[" + std::to_string(b) +
+              "] = " + std::to_string(lens.getInt(b)) + " is outside [0, " +
+              std::to_string(steps) + "]");
+  rt::Shape shape(type.getShape().begin(), type.getShape().end());
+  rt::Tensor index(rt::DType::I64, shape);
+  int64_t inner = 1;
+  for (int64_t d = 2; d < rank; ++d)
+    inner *= shape[d];
+  for (int64_t i = 0; i < index.numElements(); ++i) {
+    int64_t outer = i / inner;
+    int64_t first = outer / shape[1], second = outer % shape[1];
+    int64_t t = timeAxis == 0 ? first : second;
+    int64_t b = batchAxis == 0 ? first : second;
+    int64_t len = lens.getInt(b);
+    index.setInt(i, t < len ? len - 1 - t : t);
+  }
+  return {nc.create<GatherElementsOp>(type, x, nc.constant(index),
+                                      nc.b.getI64IntegerAttr(timeAxis))};
+}
+
+} // namespace
+
+void addComposedConverters(llvm::StringMap<Converter> &t) {
+  t["Adagrad"] = convertAdagrad;
+  t["Momentum"] = convertMomentum;
+  t["Adam"] = convertAdam;
+  t["LRN"] = convertLRN;
+  t["ReverseSequence"] = convertReverseSequence;
+}
+
+} // namespace loom::onnx_import
