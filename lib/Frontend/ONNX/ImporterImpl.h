@@ -120,6 +120,8 @@ std::vector<std::string> converterNames();
 /// Converters of ops written with other graph ops (ComposedConverters.cpp):
 /// the training optimizers, LRN, ReverseSequence, ...
 void addComposedConverters(llvm::StringMap<Converter> &table);
+/// RNN, GRU and LSTM, unrolled over the sequence (RecurrentConverters.cpp).
+void addRecurrentConverters(llvm::StringMap<Converter> &table);
 /// Converters of ops whose output shape depends on input values
 /// (ValueDependentConverters.cpp): computed at import from constants.
 void addValueDependentConverters(llvm::StringMap<Converter> &table);

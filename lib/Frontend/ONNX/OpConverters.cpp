@@ -1414,6 +1414,7 @@ const llvm::StringMap<Converter> &registry() {
   static const llvm::StringMap<Converter> table = [] {
     llvm::StringMap<Converter> t;
     addComposedConverters(t);
+    addRecurrentConverters(t);
     addValueDependentConverters(t);
     // Unary.
     t["Neg"] = unary<NegOp>;

@@ -299,6 +299,24 @@ def compress(condition):
                  [numpy_helper.from_array(np.array(condition), "c")])
 
 
+def recurrent(op, steps=3, **attrs):
+    # op over a [steps, 1, 2] X with hidden size 2, constant weights.
+    g = {"RNN": 1, "GRU": 3, "LSTM": 4}[op]
+    rng = np.random.default_rng(5)
+    inputs = ["X", "W", "R"]
+    inits = [floats("W", rng.uniform(-1, 1, (1, 2 * g, 2))),
+             floats("R", rng.uniform(-1, 1, (1, 2 * g, 2)))]
+    if "lens" in attrs:
+        inputs += ["", "lens"]
+        inits.append(numpy_helper.from_array(
+            np.array(attrs.pop("lens"), dtype=np.int32), "lens"))
+    outs = ["Y", "Y_h"]
+    node = helper.make_node(op, inputs, outs, name="cell", hidden_size=2,
+                            **attrs)
+    return model([node], [tensor("X", [steps, 1, 2])],
+                 [tensor(o, None) for o in outs], inits, opset=14)
+
+
 def outputs_named(*names):
     """One Relu/Neg/Abs per name, each a graph output with that name: names
     that are no safe file names, or that become the same one."""
@@ -564,6 +582,12 @@ MODELS = {
     "reverse_sequence": lambda: reverse_sequence([3, 1]),
     "reverse_sequence_too_long": lambda: reverse_sequence([5, 1]),
     "nonzero": nonzero,
+    "gru_unrolled": lambda: recurrent("GRU"),
+    "lstm_input_forget": lambda: recurrent("LSTM", input_forget=1),
+    "rnn_unknown_activation": lambda: recurrent("RNN", activations=["Gelu"]),
+    "gru_two_activations_missing": lambda: recurrent(
+        "GRU", activations=["Sigmoid"]),
+    "rnn_lens_too_long": lambda: recurrent("RNN", lens=[4]),
     "compress": lambda: compress([True, False, True]),
     "gather_in_range": lambda: indexing("Gather", [-4, 3], "gather"),
     "gather_out_of_range": lambda: indexing("Gather", [0, 99], "gather"),
