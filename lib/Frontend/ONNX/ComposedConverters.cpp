@@ -231,9 +231,162 @@ Values convertReverseSequence(NodeContext &nc) {
                                       nc.b.getI64IntegerAttr(timeAxis))};
 }
 
+//===----------------------------------------------------------------------===//
+// Integer and quantized linear algebra
+//===----------------------------------------------------------------------===//
+//
+// Written in the reference's exact arithmetic: the zero points subtracted
+// in a wide type, the products accumulated exactly (int32 matmul; f64
+// convolution, exact for 8-bit operands), and for the QLinear ops the
+// accumulator scaled by a_scale * b_scale / y_scale, rounded half to even,
+// offset by y's zero point and saturated. This is the golden reference's
+// form; the compiled path runs it as the same graph ops (not yet as int8
+// matrix kernels).
+
+Value castTo(NodeContext &nc, Value v, Type elt) {
+  auto t = typeOf(v);
+  if (t.getElementType() == elt)
+    return v;
+  return nc.create<CastOp>(nc.tensorType(t.getShape(), elt), v);
+}
+
+/// A quantisation parameter (scale or zero point) of input `i`, reshaped
+/// to broadcast along `axis` of a rank-`rank` tensor when it is 1-D with
+/// more than one value.
+Value quantParam(NodeContext &nc, size_t i, int64_t axis, int64_t rank) {
+  Value p = nc.input(i);
+  auto t = typeOf(p);
+  if (t.getRank() > 1)
+    nc.unsupported("quantisation parameters of rank > 1 (input " +
+                   std::to_string(i) + ")");
+  if (t.getRank() == 0 || t.getDimSize(0) == 1)
+    return t.getRank() == 0 ? p : nc.reshape(p, {});
+  SmallVector<int64_t> shape(rank, 1);
+  shape[axis] = t.getDimSize(0);
+  return nc.reshape(p, shape);
+}
+
+/// Input `x` minus its zero point (input `zp`, if given), in type `wide`.
+Value centered(NodeContext &nc, size_t x, size_t zp, Type wide, int64_t axis) {
+  Value v = castTo(nc, nc.input(x), wide);
+  if (!nc.hasInput(zp))
+    return v;
+  int64_t rank = typeOf(v).getRank();
+  return binaryOp<SubOp>(nc, v,
+                         castTo(nc, quantParam(nc, zp, axis, rank), wide));
+}
+
+void checkEightBit(NodeContext &nc, size_t i) {
+  auto t = dyn_cast<IntegerType>(typeOf(nc.input(i)).getElementType());
+  if (!t || t.getWidth() != 8)
+    nc.unsupported("input " + std::to_string(i) +
+                   " of a type other than "
+                   "int8 or uint8");
+}
+
+/// saturate(round_half_even(acc * scale) + zero_point) in `qt` (8 bits).
+Value requantize(NodeContext &nc, Value acc, Value scale, Value zeroPoint,
+                 Type qt) {
+  Value q = nc.create<RoundOp>(acc.getType(), binaryOp<MulOp>(nc, acc, scale));
+  if (zeroPoint)
+    q = binaryOp<AddOp>(nc, q,
+                        castTo(nc, zeroPoint, typeOf(q).getElementType()));
+  bool isUnsigned = cast<IntegerType>(qt).isUnsigned();
+  q = binaryOp<MaxOp>(nc, q, nc.scalarLike(q, isUnsigned ? 0 : -128));
+  q = binaryOp<MinOp>(nc, q, nc.scalarLike(q, isUnsigned ? 255 : 127));
+  return castTo(nc, q, qt);
+}
+
+/// A batched matrix product of operands of rank 2 or more.
+Value matmulOf(NodeContext &nc, Value a, Value b) {
+  auto as = typeOf(a).getShape(), bs = typeOf(b).getShape();
+  if (as.size() < 2 || bs.size() < 2 || as.back() != bs[bs.size() - 2])
+    nc.fail("operands of shapes that do not multiply (rank 2 or more, "
+            "with the same inner dimension)");
+  SmallVector<int64_t> shape =
+      broadcastShape(nc, as.drop_back(2), bs.drop_back(2));
+  shape.push_back(as[as.size() - 2]);
+  shape.push_back(bs.back());
+  return nc.create<MatMulOp>(nc.tensorType(shape, typeOf(a).getElementType()),
+                             a, b);
+}
+
+int64_t rankOf(NodeContext &nc, size_t i) {
+  return typeOf(nc.input(i)).getRank();
+}
+
+// MatMulInteger: (A - a_zero_point) @ (B - b_zero_point) in int32; A's zero
+// point may be per row, B's per column.
+Values convertMatMulInteger(NodeContext &nc) {
+  checkEightBit(nc, 0);
+  checkEightBit(nc, 1);
+  Type i32 = nc.b.getIntegerType(32);
+  Value a = centered(nc, 0, 2, i32, rankOf(nc, 0) - 2),
+        b = centered(nc, 1, 3, i32, rankOf(nc, 1) - 1);
+  return {matmulOf(nc, a, b)};
+}
+
+// ConvInteger: conv(x - x_zero_point, w - w_zero_point) in int32; w's zero
+// point may be per output channel.
+Values convertConvInteger(NodeContext &nc) {
+  checkEightBit(nc, 0);
+  checkEightBit(nc, 1);
+  Type f64 = nc.b.getF64Type();
+  Value x = centered(nc, 0, 2, f64, 1), w = centered(nc, 1, 3, f64, 0);
+  Value y = buildConv(nc, x, w, Value());
+  return {castTo(nc, y, nc.b.getIntegerType(32))};
+}
+
+/// a_scale * b_scale / y_scale for inputs `as`, `bs`, `ys`, each along its
+/// axis of a rank-`rank` result.
+Value outputScale(NodeContext &nc, size_t as, int64_t aAxis, size_t bs,
+                  int64_t bAxis, size_t ys, int64_t rank) {
+  Type f64 = nc.b.getF64Type();
+  Value sa = castTo(nc, quantParam(nc, as, aAxis, rank), f64);
+  Value sb = castTo(nc, quantParam(nc, bs, bAxis, rank), f64);
+  Value sy = castTo(nc, quantParam(nc, ys, 0, rank), f64);
+  if (typeOf(sy).getRank() != 0)
+    nc.unsupported("a per-axis output scale");
+  return binaryOp<DivOp>(nc, binaryOp<MulOp>(nc, sa, sb), sy);
+}
+
+// QLinearMatMul(a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp).
+Values convertQLinearMatMul(NodeContext &nc) {
+  checkEightBit(nc, 0);
+  checkEightBit(nc, 3);
+  Type i32 = nc.b.getIntegerType(32), f64 = nc.b.getF64Type();
+  Value a = centered(nc, 0, 2, i32, rankOf(nc, 0) - 2),
+        b = centered(nc, 3, 5, i32, rankOf(nc, 3) - 1);
+  Value acc = castTo(nc, matmulOf(nc, a, b), f64);
+  int64_t rank = typeOf(acc).getRank();
+  Value scale = outputScale(nc, 1, rank - 2, 4, rank - 1, 6, rank);
+  Type qt = typeOf(nc.input(7)).getElementType();
+  return {requantize(nc, acc, scale, quantParam(nc, 7, 0, rank), qt)};
+}
+
+// QLinearConv(x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B): B is
+// int32, added to the accumulator; w's scale and zero point may be per
+// output channel.
+Values convertQLinearConv(NodeContext &nc) {
+  checkEightBit(nc, 0);
+  checkEightBit(nc, 3);
+  Type f64 = nc.b.getF64Type();
+  Value x = centered(nc, 0, 2, f64, 1), w = centered(nc, 3, 5, f64, 0);
+  Value bias = nc.hasInput(8) ? castTo(nc, nc.input(8), f64) : Value();
+  Value acc = buildConv(nc, x, w, bias);
+  int64_t rank = typeOf(acc).getRank();
+  Value scale = outputScale(nc, 1, 1, 4, 1, 6, rank);
+  Type qt = typeOf(nc.input(7)).getElementType();
+  return {requantize(nc, acc, scale, quantParam(nc, 7, 1, rank), qt)};
+}
+
 } // namespace
 
 void addComposedConverters(llvm::StringMap<Converter> &t) {
+  t["MatMulInteger"] = convertMatMulInteger;
+  t["ConvInteger"] = convertConvInteger;
+  t["QLinearMatMul"] = convertQLinearMatMul;
+  t["QLinearConv"] = convertQLinearConv;
   t["Adagrad"] = convertAdagrad;
   t["Momentum"] = convertMomentum;
   t["Adam"] = convertAdam;

@@ -60,6 +60,12 @@ mlir::Value reduceOp(NodeContext &nc, mlir::Value x,
 mlir::Value sliceAxis(NodeContext &nc, mlir::Value x, int64_t axis,
                       int64_t start, int64_t end, int64_t step);
 
+/// A convolution of `x` by `w` (plus `bias` if set) with the node's window
+/// attributes (strides, dilations, pads or auto_pad, group), as Conv reads
+/// them.
+mlir::Value buildConv(NodeContext &nc, mlir::Value x, mlir::Value w,
+                      mlir::Value bias);
+
 } // namespace loom::onnx_import
 
 #endif // LOOM_LIB_FRONTEND_ONNX_CONVERTHELPERS_H

@@ -516,8 +516,9 @@ SmallVector<int64_t> windowOutput(NodeContext &nc, ArrayRef<int64_t> inShape,
   return out;
 }
 
-Values convertConv(NodeContext &nc) {
-  Value x = nc.input(0), w = nc.input(1);
+} // namespace
+
+Value buildConv(NodeContext &nc, Value x, Value w, Value bias) {
   auto xs = typeOf(x).getShape(), ws = typeOf(w).getShape();
   if (xs.size() < 3 || ws.size() != xs.size())
     nc.fail("input and weight must have the same rank >= 3");
@@ -525,13 +526,18 @@ Values convertConv(NodeContext &nc) {
   Window win = readWindow(nc, xs, kernel);
   SmallVector<int64_t> shape = {xs[0], ws[0]};
   shape.append(windowOutput(nc, xs, win, false));
-  Value bias = nc.hasInput(2) ? nc.input(2) : Value();
-  return {nc.create<ConvOp>(
-      nc.tensorType(shape, typeOf(x).getElementType()), x, w, bias,
-      nc.b.getDenseI64ArrayAttr(win.strides),
-      nc.b.getDenseI64ArrayAttr(win.dilations),
-      nc.b.getDenseI64ArrayAttr(win.pads),
-      nc.b.getI64IntegerAttr(nc.intAttr("group", 1)))};
+  return nc.create<ConvOp>(nc.tensorType(shape, typeOf(x).getElementType()), x,
+                           w, bias, nc.b.getDenseI64ArrayAttr(win.strides),
+                           nc.b.getDenseI64ArrayAttr(win.dilations),
+                           nc.b.getDenseI64ArrayAttr(win.pads),
+                           nc.b.getI64IntegerAttr(nc.intAttr("group", 1)));
+}
+
+namespace {
+
+Values convertConv(NodeContext &nc) {
+  return {buildConv(nc, nc.input(0), nc.input(1),
+                    nc.hasInput(2) ? nc.input(2) : Value())};
 }
 
 Values convertConvTranspose(NodeContext &nc) {

@@ -317,6 +317,33 @@ def recurrent(op, steps=3, **attrs):
                  [tensor(o, None) for o in outs], inits, opset=14)
 
 
+UINT8 = TensorProto.UINT8
+
+
+def qlinear_matmul():
+    # y = QLinearMatMul(A, 0.1, 3, B, [0.2, 0.05], 2, 0.25, 7): B per column.
+    a = lambda n, v, t=np.float32: numpy_helper.from_array(np.array(v, dtype=t), n)
+    inits = [a("as", 0.1), a("az", 3, np.uint8),
+             a("B", [[10, 0], [3, 250], [7, 1]], np.uint8),
+             a("bs", [0.2, 0.05]), a("bz", 2, np.uint8),
+             a("ys", 0.25), a("yz", 7, np.uint8)]
+    node = helper.make_node("QLinearMatMul",
+                            ["A", "as", "az", "B", "bs", "bz", "ys", "yz"],
+                            ["Y"], name="qmm")
+    return model([node], [tensor("A", [2, 3], UINT8)],
+                 [tensor("Y", [2, 2], UINT8)], inits)
+
+
+def conv_integer():
+    w = numpy_helper.from_array(np.array([[[[1, 2], [3, 4]]], [[[5, 0], [2, 1]]]],
+                                         dtype=np.uint8), "W")
+    zp = numpy_helper.from_array(np.array(1, dtype=np.uint8), "xz")
+    node = helper.make_node("ConvInteger", ["X", "W", "xz"], ["Y"],
+                            name="conv_int")
+    return model([node], [tensor("X", [1, 1, 3, 3], UINT8)],
+                 [tensor("Y", None, TensorProto.INT32)], [w, zp])
+
+
 def outputs_named(*names):
     """One Relu/Neg/Abs per name, each a graph output with that name: names
     that are no safe file names, or that become the same one."""
@@ -582,6 +609,13 @@ MODELS = {
     "reverse_sequence": lambda: reverse_sequence([3, 1]),
     "reverse_sequence_too_long": lambda: reverse_sequence([5, 1]),
     "nonzero": nonzero,
+    "qlinear_matmul": qlinear_matmul,
+    "conv_integer": conv_integer,
+    "matmul_integer_int32": lambda: model(
+        [helper.make_node("MatMulInteger", ["A", "B"], ["Y"], name="mmi")],
+        [tensor("A", [2, 2], TensorProto.INT32),
+         tensor("B", [2, 2], TensorProto.INT32)],
+        [tensor("Y", None, TensorProto.INT32)]),
     "gru_unrolled": lambda: recurrent("GRU"),
     "lstm_input_forget": lambda: recurrent("LSTM", input_forget=1),
     "rnn_unknown_activation": lambda: recurrent("RNN", activations=["Gelu"]),
