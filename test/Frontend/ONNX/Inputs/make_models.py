@@ -344,6 +344,27 @@ def conv_integer():
                  [tensor("Y", None, TensorProto.INT32)], [w, zp])
 
 
+def unique(sorted_):
+    node = helper.make_node("Unique", ["X"], ["Y", "I", "V", "C"],
+                            name="unique", sorted=sorted_)
+    return model([node], [tensor("X", [5])],
+                 [tensor("Y", None)] + [tensor(n, None, INT64)
+                                        for n in ("I", "V", "C")])
+
+
+def nms():
+    # Boxes 0 and 1 overlap (IoU 0.81), box 2 is apart; box 1 scores highest.
+    boxes = numpy_helper.from_array(np.array(
+        [[[0, 0, 1, 1], [0, 0.05, 1, 1.05], [2, 2, 3, 3]]], dtype=np.float32),
+        "boxes")
+    inits = [boxes, ints("max", [10]), floats("iou", [0.5])]
+    node = helper.make_node("NonMaxSuppression",
+                            ["boxes", "scores", "max", "iou"], ["Y"],
+                            name="nms")
+    return model([node], [tensor("scores", [1, 1, 3])],
+                 [tensor("Y", None, INT64)], inits)
+
+
 def outputs_named(*names):
     """One Relu/Neg/Abs per name, each a graph output with that name: names
     that are no safe file names, or that become the same one."""
@@ -609,6 +630,9 @@ MODELS = {
     "reverse_sequence": lambda: reverse_sequence([3, 1]),
     "reverse_sequence_too_long": lambda: reverse_sequence([5, 1]),
     "nonzero": nonzero,
+    "unique_sorted": lambda: unique(1),
+    "unique_unsorted": lambda: unique(0),
+    "nms": nms,
     "qlinear_matmul": qlinear_matmul,
     "conv_integer": conv_integer,
     "matmul_integer_int32": lambda: model(
