@@ -150,6 +150,46 @@ Values convertAdam(NodeContext &nc) {
 }
 
 //===----------------------------------------------------------------------===//
+// Activations of opsets 18 and 20
+//===----------------------------------------------------------------------===//
+
+void requireOpset(NodeContext &nc, int64_t since) {
+  if (nc.opset < since)
+    nc.fail("'" + nc.node.op_type() + "' is an operator of opset " +
+            std::to_string(since) + " and later; the model imports opset " +
+            std::to_string(nc.opset));
+}
+
+// Mish (opset 18): x * tanh(softplus(x)).
+Values convertMish(NodeContext &nc) {
+  requireOpset(nc, 18);
+  Value x = nc.input(0);
+  Value sp = nc.create<SoftplusOp>(x.getType(), x);
+  return {binaryOp<MulOp>(nc, x, nc.create<TanhOp>(x.getType(), sp))};
+}
+
+// Gelu (opset 20): 0.5 x (1 + erf(x / sqrt 2)), or with approximate="tanh"
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+Values convertGelu(NodeContext &nc) {
+  requireOpset(nc, 20);
+  Value x = nc.input(0);
+  Arith a{nc};
+  std::string approximate = nc.stringAttr("approximate", "none");
+  Value inner;
+  if (approximate == "none") {
+    inner = nc.create<ErfOp>(x.getType(), a.scale(x, 1 / std::sqrt(2.0)));
+  } else if (approximate == "tanh") {
+    Value cube = a.mul(a.mul(x, x), x);
+    Value arg = a.scale(a.add(x, a.scale(cube, 0.044715)), std::sqrt(2 / M_PI));
+    inner = nc.create<TanhOp>(x.getType(), arg);
+  } else {
+    nc.fail("approximate must be 'none' or 'tanh', not '" + approximate + "'");
+  }
+  Value one = a.add(inner, a.scalar(inner, 1.0));
+  return {a.mul(a.scale(x, 0.5), one)};
+}
+
+//===----------------------------------------------------------------------===//
 // Normalisation and sequence ops
 //===----------------------------------------------------------------------===//
 
@@ -383,6 +423,8 @@ Values convertQLinearConv(NodeContext &nc) {
 } // namespace
 
 void addComposedConverters(llvm::StringMap<Converter> &t) {
+  t["Mish"] = convertMish;
+  t["Gelu"] = convertGelu;
   t["MatMulInteger"] = convertMatMulInteger;
   t["ConvInteger"] = convertConvInteger;
   t["QLinearMatMul"] = convertQLinearMatMul;

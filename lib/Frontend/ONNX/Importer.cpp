@@ -1046,8 +1046,11 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
     opsets[""] = 1;
   // Newer opsets change ops' meaning; converting them with older schemas
   // would give wrong answers, so they are refused.
-  auto [minOpset, maxOpset] =
+  // Opsets past libonnx's own are read in its forms where they mean the
+  // same (NewerOpsets.cpp).
+  auto [minOpset, schemaOpset] =
       onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("");
+  int64_t maxOpset = std::max<int64_t>(schemaOpset, kMaxOpset);
   if (opsets[""] < minOpset || opsets[""] > maxOpset)
     throw ImportError("opset_import: version " + std::to_string(opsets[""]) +
                       " of the default ONNX domain is not supported (" +
@@ -1055,6 +1058,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
                       std::to_string(maxOpset) + ")");
 
   freezeInputs(graph, options.frozenInputs);
+  downgradeNewerOpsets(graph, opsets[""], schemaOpset);
   llvm::StringSet<> initializerNames;
   for (const auto &init : graph.initializer())
     initializerNames.insert(init.name());

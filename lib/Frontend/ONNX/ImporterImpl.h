@@ -157,6 +157,18 @@ inline bool isTrainingOp(const std::string &opType) {
   return opType == "Adagrad" || opType == "Adam" || opType == "Momentum";
 }
 
+/// The newest opset of the default domain the importer reads: opsets
+/// beyond libonnx's own (17) are rewritten into its forms
+/// (downgradeNewerOpsets).
+inline constexpr int64_t kMaxOpset = 21;
+
+/// Rewrites each node of a model of `opset` (above `schemaOpset`, the
+/// newest libonnx knows) whose operator changed after `schemaOpset` into
+/// the older form that means the same, or throws naming the node
+/// (NewerOpsets.cpp).
+void downgradeNewerOpsets(onnx::GraphProto &graph, int64_t opset,
+                          int64_t schemaOpset);
+
 /// Checks a node's attributes against its op's schema at `opset` (names,
 /// types, required ones) and the values ONNX shape inference relies on;
 /// throws naming the node and attribute. Gives untyped attributes (IR

@@ -365,6 +365,13 @@ def nms():
                  [tensor("Y", None, INT64)], inits)
 
 
+def newer(op, opset, inputs=("X",), inits=(), **attrs):
+    # One node of a newer opset on a [2, 4] X.
+    node = helper.make_node(op, list(inputs), ["Y"], name="newer", **attrs)
+    return model([node], [tensor("X", [2, 4])], [tensor("Y", None)],
+                 list(inits), opset=opset)
+
+
 def outputs_named(*names):
     """One Relu/Neg/Abs per name, each a graph output with that name: names
     that are no safe file names, or that become the same one."""
@@ -630,6 +637,22 @@ MODELS = {
     "reverse_sequence": lambda: reverse_sequence([3, 1]),
     "reverse_sequence_too_long": lambda: reverse_sequence([5, 1]),
     "nonzero": nonzero,
+    "reduce_mean_axes_input18": lambda: newer(
+        "ReduceMean", 18, ["X", "axes"], [ints("axes", [1])], keepdims=0),
+    "reduce_mean_axes_graph_input18": lambda: model(
+        [helper.make_node("ReduceMean", ["X", "axes"], ["Y"], name="newer")],
+        [tensor("X", [2, 4]), tensor("axes", [1], INT64)],
+        [tensor("Y", None)], opset=18),
+    "opset22": lambda: newer("Relu", 22),
+    "group_norm18": lambda: newer(
+        "GroupNormalization", 18, ["X", "s", "b"],
+        [floats("s", [1.0, 1.0]), floats("b", [0.0, 0.0])], num_groups=2),
+    "pad_axes18": lambda: newer("Pad", 18, ["X", "pads", "", "axes"],
+                                [ints("pads", [1, 1]), ints("axes", [1])]),
+    "resize_antialias18": lambda: newer(
+        "Resize", 18, ["X", "", "scales"],
+        [floats("scales", [1.0, 2.0])], antialias=1, mode="linear"),
+    "mish17": lambda: newer("Mish", 17),
     "unique_sorted": lambda: unique(1),
     "unique_unsorted": lambda: unique(0),
     "nms": nms,
