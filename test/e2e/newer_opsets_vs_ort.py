@@ -8,7 +8,10 @@ opset 17 (libonnx 1.12's newest, which the importer rewrites them into):
 opset 18's Reduce* with axes as an input and noop_with_empty_axes, Split
 with num_outputs, Mish, ScatterElements with reduction max; opset 21's
 Gelu (both forms), Cast with saturate, Reshape, Transpose, Unsqueeze,
-ReduceL2 and Resize in their 21 versions. For each it runs `loom eval` and
+ReduceL2 and Resize in their 21 versions; the operators new in opset 18
+(BitwiseAnd/Or/Xor/Not, CenterCropPad cropping and padding,
+GroupNormalization with scale and bias per group) and GroupNormalization
+21 (per channel). For each it runs `loom eval` and
 ONNX Runtime (scripts/ort/run.mjs) on the same input and compares every
 output (rtol 1e-4, atol 1e-5), then `loom check --target=tiny` (the
 compiled program on the simulator against the golden reference). Exits 1
@@ -87,6 +90,38 @@ def opset21():
     return make(nodes, ["u", "resized"], inits, 21)
 
 
+def opset18_new_ops():
+    node = helper.make_node
+    i32 = TensorProto.INT32
+    nodes = [
+        node("Mul", ["X", "ten"], ["x10"]),
+        node("Cast", ["x10"], ["xi"], to=i32),
+        node("BitwiseAnd", ["xi", "mask"], ["band"]),
+        node("BitwiseOr", ["band", "bits"], ["bor"]),
+        node("BitwiseXor", ["bor", "xi"], ["bxor"]),
+        node("BitwiseNot", ["bxor"], ["bnot"]),
+        node("Cast", ["bnot"], ["bits_out"], to=FLOAT),
+        node("CenterCropPad", ["X", "crop"], ["cropped"], axes=[1, 2]),
+        node("GroupNormalization", ["X", "gs", "gb"], ["grouped"],
+             num_groups=2, epsilon=1e-3),
+    ]
+    inits = [numpy_helper.from_array(np.array(10, np.float32), "ten"),
+             numpy_helper.from_array(np.array(0x3C, np.int32), "mask"),
+             numpy_helper.from_array(np.array(0x101, np.int32), "bits"),
+             ints("crop", [5, 3]),
+             numpy_helper.from_array(np.array([0.5, 2.0], np.float32), "gs"),
+             numpy_helper.from_array(np.array([0.1, -1.0], np.float32), "gb")]
+    return make(nodes, ["bits_out", "cropped", "grouped"], inits, 18)
+
+
+def opset21_group_norm():
+    node = helper.make_node("GroupNormalization", ["X", "s", "b"], ["Y"],
+                            num_groups=2)
+    inits = [numpy_helper.from_array(np.array([1, 2, 3, 4], np.float32), "s"),
+             numpy_helper.from_array(np.array([0, 1, 0, -1], np.float32), "b")]
+    return make([node], ["Y"], inits, 21)
+
+
 def run(command):
     p = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
@@ -101,7 +136,9 @@ def main():
     x_path = os.path.join(work, "x.npy")
     np.save(x_path, x)
     failures = []
-    for name, build in (("opset18", opset18), ("opset21", opset21)):
+    for name, build in (("opset18", opset18), ("opset21", opset21),
+                        ("opset18_new_ops", opset18_new_ops),
+                        ("opset21_group_norm", opset21_group_norm)):
         model = build()
         path = os.path.join(work, name + ".onnx")
         onnx.save(model, path)

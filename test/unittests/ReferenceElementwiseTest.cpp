@@ -120,7 +120,28 @@ TEST(RefElementwiseUnary, Integers) {
             (std::vector<int64_t>{-2, 0, 4}));
   EXPECT_THROW(unary(UnaryKind::Sqrt, x), Error);
   EXPECT_THROW(unary(UnaryKind::IsNaN, x), Error);
-  EXPECT_THROW(unary(UnaryKind::Not, x), Error);
+  EXPECT_THROW(unary(UnaryKind::Not, f32({1}, {1})), Error);
+}
+
+// On integers Not, And, Or and Xor are bitwise (ONNX's Bitwise* ops).
+TEST(RefElementwiseBitwise, IntegersAreBitwise) {
+  Tensor x = make(DType::I32, {3}, {-5, 0, 12});
+  EXPECT_EQ(unary(UnaryKind::Not, x).toInts(),
+            (std::vector<int64_t>{4, -1, -13}));
+  Tensor u = make(DType::U8, {2}, {0xF0, 0x0F});
+  EXPECT_EQ(unary(UnaryKind::Not, u).toInts(),
+            (std::vector<int64_t>{0x0F, 0xF0}));
+  Tensor a = make(DType::U8, {3}, {0b1100, 0b1010, 255});
+  Tensor b = make(DType::U8, {3}, {0b1010, 0b1010, 1});
+  EXPECT_EQ(binary(BinaryKind::And, a, b).toInts(),
+            (std::vector<int64_t>{0b1000, 0b1010, 1}));
+  EXPECT_EQ(binary(BinaryKind::Or, a, b).toInts(),
+            (std::vector<int64_t>{0b1110, 0b1010, 255}));
+  EXPECT_EQ(binary(BinaryKind::Xor, a, b).toInts(),
+            (std::vector<int64_t>{0b0110, 0, 254}));
+  Tensor n = make(DType::I64, {2}, {-1, 6});
+  EXPECT_EQ(binary(BinaryKind::And, n, make(DType::I64, {2}, {3, 3})).toInts(),
+            (std::vector<int64_t>{3, 2}));
 }
 
 TEST(RefElementwiseUnary, BoolAndTests) {

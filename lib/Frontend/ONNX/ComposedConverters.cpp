@@ -189,6 +189,113 @@ Values convertGelu(NodeContext &nc) {
   return {a.mul(a.scale(x, 0.5), one)};
 }
 
+// BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot (opset 18): graph.and,
+// or, xor and not, which are bitwise on integers.
+void requireIntegers(NodeContext &nc) {
+  for (size_t i = 0; i < nc.numInputs(); ++i)
+    if (!isa<IntegerType>(typeOf(nc.input(i)).getElementType()) ||
+        typeOf(nc.input(i)).getElementType().isInteger(1))
+      nc.fail("input " + std::to_string(i) + " must hold integers");
+}
+template <typename OpT> Values convertBitwise(NodeContext &nc) {
+  requireOpset(nc, 18);
+  requireIntegers(nc);
+  return {binaryOp<OpT>(nc, nc.input(0), nc.input(1))};
+}
+Values convertBitwiseNot(NodeContext &nc) {
+  requireOpset(nc, 18);
+  requireIntegers(nc);
+  Value x = nc.input(0);
+  return {nc.create<NotOp>(x.getType(), x)};
+}
+
+// CenterCropPad (opset 18): each axis in `axes` (all by default) cropped
+// or zero-padded, centred, to the given size; when the difference is odd
+// the extra element is cut or added at the end.
+Values convertCenterCropPad(NodeContext &nc) {
+  requireOpset(nc, 18);
+  Value x = nc.input(0);
+  auto type = typeOf(x);
+  int64_t rank = type.getRank();
+  std::vector<int64_t> shape = nc.constantInts(1, "shape");
+  std::vector<int64_t> axes = nc.intsAttr("axes");
+  if (axes.empty())
+    for (int64_t d = 0; d < rank; ++d)
+      axes.push_back(d);
+  if (axes.size() != shape.size())
+    nc.fail("shape has " + std::to_string(shape.size()) + " values for " +
+            std::to_string(axes.size()) + " axes");
+  SmallVector<int64_t> pads(2 * rank, 0), padded(type.getShape());
+  bool anyPad = false;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = nc.axis(axes[i], rank), dim = type.getDimSize(a);
+    if (shape[i] < 0 || shape[i] > (int64_t(1) << 40))
+      nc.fail("shape values must be between 0 and 2^40");
+    if (shape[i] < dim) {
+      int64_t start = (dim - shape[i]) / 2;
+      x = sliceAxis(nc, x, a, start, start + shape[i], 1);
+    } else if (shape[i] > dim) {
+      pads[a] = (shape[i] - dim) / 2;
+      pads[rank + a] = shape[i] - dim - pads[a];
+      padded[a] = shape[i];
+      anyPad = true;
+    }
+  }
+  if (!anyPad)
+    return {x};
+  for (int64_t d = 0; d < rank; ++d)
+    if (pads[d] == 0 && pads[rank + d] == 0)
+      padded[d] = typeOf(x).getDimSize(d);
+  return {nc.create<PadOp>(nc.tensorType(padded, type.getElementType()), x,
+                           nc.b.getDenseI64ArrayAttr(pads),
+                           nc.b.getStringAttr("constant"),
+                           nc.b.getF64FloatAttr(0))};
+}
+
+// GroupNormalization (opsets 18 and 21): the channels in num_groups groups,
+// each normalised over its channels and the spatial axes; then scale and
+// bias, per group in opset 18 and per channel from opset 21.
+Values convertGroupNorm(NodeContext &nc) {
+  requireOpset(nc, 18);
+  Value x = nc.input(0);
+  auto type = typeOf(x);
+  if (type.getRank() < 3)
+    nc.fail("X must be [N, C, D1, ...]");
+  int64_t groups = nc.intAttr("num_groups", 0);
+  int64_t n = type.getDimSize(0), c = type.getDimSize(1);
+  if (groups <= 0 || c % groups != 0)
+    nc.fail("num_groups must be positive and divide the " + std::to_string(c) +
+            " channels");
+  double eps = nc.floatAttr("epsilon", 1e-5);
+  if (nc.hasAttr("stash_type") && nc.intAttr("stash_type", 1) != 1)
+    nc.unsupported("stash_type other than float");
+  bool perChannel = nc.opset >= 21;
+  int64_t params = perChannel ? c : groups;
+  for (size_t i : {size_t(1), size_t(2)})
+    if (typeOf(nc.input(i)).getShape() != ArrayRef<int64_t>{params})
+      nc.fail(std::string(i == 1 ? "scale" : "bias") + " must be [" +
+              std::to_string(params) +
+              (perChannel ? "] (one per channel from opset 21)"
+                          : "] (one per group in opset 18)"));
+  Arith a{nc};
+  int64_t rest = type.getNumElements() / (n * groups);
+  Value g = nc.reshape(x, {n, groups, rest});
+  Value mean = reduceOp<ReduceMeanOp>(nc, g, {2}, true);
+  Value centered = a.sub(g, mean);
+  Value var = reduceOp<ReduceMeanOp>(nc, a.mul(centered, centered), {2}, true);
+  Value normed = a.div(centered, a.sqrt(a.add(var, a.scalar(var, eps))));
+  if (!perChannel) {
+    normed = a.add(a.mul(normed, nc.reshape(nc.input(1), {1, groups, 1})),
+                   nc.reshape(nc.input(2), {1, groups, 1}));
+    return {nc.reshape(normed, type.getShape())};
+  }
+  Value y = nc.reshape(normed, type.getShape());
+  SmallVector<int64_t> along(type.getRank(), 1);
+  along[1] = c;
+  return {a.add(a.mul(y, nc.reshape(nc.input(1), along)),
+                nc.reshape(nc.input(2), along))};
+}
+
 //===----------------------------------------------------------------------===//
 // Normalisation and sequence ops
 //===----------------------------------------------------------------------===//
@@ -424,6 +531,12 @@ Values convertQLinearConv(NodeContext &nc) {
 
 void addComposedConverters(llvm::StringMap<Converter> &t) {
   t["Mish"] = convertMish;
+  t["BitwiseAnd"] = convertBitwise<AndOp>;
+  t["BitwiseOr"] = convertBitwise<OrOp>;
+  t["BitwiseXor"] = convertBitwise<XorOp>;
+  t["BitwiseNot"] = convertBitwiseNot;
+  t["CenterCropPad"] = convertCenterCropPad;
+  t["GroupNormalization"] = convertGroupNorm;
   t["Gelu"] = convertGelu;
   t["MatMulInteger"] = convertMatMulInteger;
   t["ConvInteger"] = convertConvInteger;

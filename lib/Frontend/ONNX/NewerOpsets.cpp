@@ -16,11 +16,12 @@
 //   opset-17 behaviour, and refused otherwise;
 // - ScatterElements and ScatterND 18 add the reductions max and min, which
 //   the converters take as they are;
-// - operators new after opset 17 have converters of their own (Mish, Gelu)
-//   or are refused as unsupported.
+// - operators new after opset 17 have converters of their own (Mish, Gelu,
+//   BitwiseAnd/Or/Xor/Not, CenterCropPad, GroupNormalization 18 and 21) or
+//   are refused as unsupported.
 //
-// Anything else that changed (Pad 18's axes input, GroupNormalization, ...)
-// is refused, naming the node, the operator and the opset.
+// Anything else that changed (Pad 18's axes input, Col2Im, ...) is refused,
+// naming the node, the operator and the opset.
 //
 //===----------------------------------------------------------------------===//
 #include "ImporterImpl.h"
@@ -280,8 +281,10 @@ private:
         refuse(node, version, "the axes input");
     } else if (op == "ScatterElements" || op == "ScatterND") {
       // Adds the reductions max and min, read as they are.
-    } else if (op == "Mish" || op == "Gelu") {
-      // New operators with converters of their own.
+    } else if (op == "Mish" || op == "Gelu" || op.rfind("Bitwise", 0) == 0 ||
+               op == "CenterCropPad" || op == "GroupNormalization") {
+      // New operators with converters of their own (GroupNormalization's
+      // reads the opset: scale and bias per group in 18, per channel in 21).
     } else {
       refuse(node, version, "this version");
     }

@@ -277,7 +277,43 @@ template <typename OpT> Values softmaxLike(NodeContext &nc) {
   return {nc.reshape(y, in.getShape())};
 }
 
+Value castTo(NodeContext &nc, Value v, Type elt);
+
+/// BatchNormalization with training_mode=1 (opsets 14 and 15): normalised
+/// with the batch's mean and (population) variance over every axis but the
+/// channels, and the running statistics updated with `momentum`:
+/// running = input * momentum + batch * (1 - momentum).
+Values batchNormTraining(NodeContext &nc) {
+  Value x = nc.input(0);
+  auto in = typeOf(x);
+  if (in.getRank() < 2)
+    nc.fail("X must have rank 2 or more");
+  SmallVector<int64_t> axes, statShape(in.getRank(), 1);
+  for (int64_t d = 0; d < in.getRank(); ++d)
+    if (d != 1)
+      axes.push_back(d);
+  statShape[1] = in.getDimSize(1);
+  Value mean = reduceOp<ReduceMeanOp>(nc, x, axes, false);
+  Value centered = binaryOp<SubOp>(nc, x, nc.reshape(mean, statShape));
+  Value var = reduceOp<ReduceMeanOp>(
+      nc, binaryOp<MulOp>(nc, centered, centered), axes, false);
+  double momentum = nc.floatAttr("momentum", 0.9);
+  Values outs{nc.create<BatchNormOp>(
+      x.getType(), x, nc.input(1), nc.input(2), mean, var,
+      nc.b.getF64FloatAttr(nc.floatAttr("epsilon", 1e-5)))};
+  for (int k = 0; k < 2; ++k) {
+    Value batch = k == 0 ? mean : var, given = nc.input(3 + k);
+    Value running = binaryOp<AddOp>(
+        nc, binaryOp<MulOp>(nc, given, nc.scalarLike(given, momentum)),
+        binaryOp<MulOp>(nc, batch, nc.scalarLike(batch, 1 - momentum)));
+    outs.push_back(castTo(nc, running, typeOf(given).getElementType()));
+  }
+  return outs;
+}
+
 Values convertBatchNorm(NodeContext &nc) {
+  if (nc.opset >= 14 && nc.intAttr("training_mode", 0))
+    return batchNormTraining(nc);
   if (nc.numOutputs() > 1 && (nc.hasOutput(1) || nc.hasOutput(2)))
     nc.unsupported("training-mode outputs (inference only)");
   // Attributes that change the computation, read here so none is ignored:

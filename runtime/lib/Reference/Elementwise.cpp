@@ -299,6 +299,13 @@ template <typename T> T binaryInt(BinaryKind kind, T a, T b) {
       return shift(a, b, kind == BinaryKind::BitShiftLeft);
     else
       fail("binary", "bit shift needs an unsigned integer tensor");
+  // On integers the logical ops are bitwise (ONNX's BitwiseAnd/Or/Xor).
+  case BinaryKind::And:
+    return static_cast<T>(a & b);
+  case BinaryKind::Or:
+    return static_cast<T>(a | b);
+  case BinaryKind::Xor:
+    return static_cast<T>(a ^ b);
   default:
     break;
   }
@@ -394,9 +401,14 @@ Tensor unary(UnaryKind kind, const Tensor &x, UnaryParams p) {
         fail("unary", "only Not is defined on bool tensors");
       for (int64_t i = 0; i < x.numElements(); ++i)
         po[i] = !px[i];
+    } else if constexpr (std::is_integral_v<T>) {
+      // On integers Not is bitwise (ONNX's BitwiseNot).
+      for (int64_t i = 0; i < x.numElements(); ++i)
+        po[i] = kind == UnaryKind::Not ? static_cast<T>(~px[i])
+                                       : unaryInt<T>(kind, px[i], p);
     } else {
       if (kind == UnaryKind::Not)
-        fail("unary", std::string("Not needs a bool tensor, got ") +
+        fail("unary", std::string("Not needs a bool or integer tensor, got ") +
                           dtypeName(x.dtype()));
       for (int64_t i = 0; i < x.numElements(); ++i) {
         if constexpr (isFloatType<T>())

@@ -372,6 +372,17 @@ def newer(op, opset, inputs=("X",), inits=(), **attrs):
                  list(inits), opset=opset)
 
 
+def batchnorm_training():
+    # Training mode: Y from the batch's statistics, and the running ones.
+    inits = [floats("s", [1.0, 2.0]), floats("b", [0.0, 1.0]),
+             floats("m", [0.5, -0.5]), floats("v", [1.0, 4.0])]
+    node = helper.make_node("BatchNormalization", ["X", "s", "b", "m", "v"],
+                            ["Y", "M", "V"], name="bn", training_mode=1,
+                            momentum=0.8)
+    return model([node], [tensor("X", [2, 2, 3])],
+                 [tensor(n, None) for n in ("Y", "M", "V")], inits, opset=15)
+
+
 def outputs_named(*names):
     """One Relu/Neg/Abs per name, each a graph output with that name: names
     that are no safe file names, or that become the same one."""
@@ -644,15 +655,21 @@ MODELS = {
         [tensor("X", [2, 4]), tensor("axes", [1], INT64)],
         [tensor("Y", None)], opset=18),
     "opset22": lambda: newer("Relu", 22),
-    "group_norm18": lambda: newer(
-        "GroupNormalization", 18, ["X", "s", "b"],
-        [floats("s", [1.0, 1.0]), floats("b", [0.0, 0.0])], num_groups=2),
+    "col2im18": lambda: newer("Col2Im", 18, ["X", "image", "block"],
+                              [ints("image", [2, 2]), ints("block", [1, 1])]),
     "pad_axes18": lambda: newer("Pad", 18, ["X", "pads", "", "axes"],
                                 [ints("pads", [1, 1]), ints("axes", [1])]),
     "resize_antialias18": lambda: newer(
         "Resize", 18, ["X", "", "scales"],
         [floats("scales", [1.0, 2.0])], antialias=1, mode="linear"),
     "mish17": lambda: newer("Mish", 17),
+    "bitwise_and_float18": lambda: newer("BitwiseAnd", 18, ["X", "X"]),
+    "group_norm_scale21": lambda: newer(
+        "GroupNormalization", 21, ["X", "s", "b"],
+        [floats("s", [1.0, 1.0]), floats("b", [0.0, 0.0])], num_groups=2),
+    "center_crop_pad18": lambda: newer("CenterCropPad", 18, ["X", "shape"],
+                                       [ints("shape", [3, 3])]),
+    "batchnorm_training": batchnorm_training,
     "unique_sorted": lambda: unique(1),
     "unique_unsorted": lambda: unique(0),
     "nms": nms,

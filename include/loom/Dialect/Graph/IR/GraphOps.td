@@ -76,7 +76,7 @@ def Graph_RoundOp : Graph_UnaryOp<"round", "round half to even">;
 def Graph_SignOp : Graph_UnaryOp<"sign", "sign (-1, 0, 1)">;
 def Graph_SoftsignOp : Graph_UnaryOp<"softsign", "x / (1 + |x|)">;
 def Graph_SoftplusOp : Graph_UnaryOp<"softplus", "log(1 + exp(x))">;
-def Graph_NotOp : Graph_UnaryOp<"not", "logical not of a boolean tensor">;
+def Graph_NotOp : Graph_UnaryOp<"not", "logical not (bool), bitwise not (integers)">;
 def Graph_HardSwishOp : Graph_UnaryOp<"hard_swish", "x * max(0, min(1, x/6 + 1/2))">;
 def Graph_LeakyReluOp : Graph_UnaryOp<"leaky_relu", "x if x >= 0 else alpha*x",
     (ins F64Attr:$alpha)>;
@@ -151,9 +151,9 @@ def Graph_MinOp : Graph_ArithOp<"min", "minimum">;
 def Graph_MaxOp : Graph_ArithOp<"max", "maximum">;
 def Graph_ModOp : Graph_ArithOp<"mod", "remainder (sign of divisor, or C fmod when fmod is set)",
     (ins BoolAttr:$fmod)>;
-def Graph_AndOp : Graph_ArithOp<"and", "logical and">;
-def Graph_OrOp : Graph_ArithOp<"or", "logical or">;
-def Graph_XorOp : Graph_ArithOp<"xor", "logical xor">;
+def Graph_AndOp : Graph_ArithOp<"and", "logical and (bool), bitwise and (integers)">;
+def Graph_OrOp : Graph_ArithOp<"or", "logical or (bool), bitwise or (integers)">;
+def Graph_XorOp : Graph_ArithOp<"xor", "logical xor (bool), bitwise xor (integers)">;
 def Graph_BitShiftOp : Graph_ArithOp<"bit_shift", "bit shift (left when left is set)",
     (ins BoolAttr:$left)>;
 def Graph_PReluOp : Graph_ArithOp<"prelu", "x if x >= 0 else slope*x">;
