@@ -69,8 +69,10 @@ def compile_case(loom, model, target, chips, precision, work, tag, extra=()):
     """One compile (both mappings scheduled); None and the error when it
     does not fit."""
     out = os.path.join(work, tag + ".loom")
+    # --verbose: the whole mapping report (every mapping's latency and
+    # interval, the partition), which the figures below are read from.
     cmd = [loom, "compile", model, "--target=" + target, "--precision=" + precision,
-           "-o", out] + list(extra)
+           "-o", out, "--verbose"] + list(extra)
     if chips > 1:
         cmd.append("--chips=%d" % chips)
     p, wall = run(cmd)
