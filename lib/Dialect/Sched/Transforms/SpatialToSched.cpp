@@ -5,16 +5,11 @@
 // ranges. See Passes.td for the rules.
 //
 //===----------------------------------------------------------------------===//
+#include "SchedPlan.h"
+
 #include "loom/Dialect/Sched/IR/Sched.h"
 #include "loom/Dialect/Sched/Transforms/Passes.h"
-#include "loom/Dialect/Sched/Transforms/ReservationTable.h"
 #include "loom/Dialect/Sched/Transforms/SramAllocator.h"
-#include "loom/Dialect/Spatial/IR/Spatial.h"
-#include "loom/Dialect/Spatial/Transforms/Decompose.h"
-#include "loom/Dialect/Spatial/Transforms/KernelCost.h"
-#include "loom/Runtime/Isa.h"
-#include "loom/Target/ChipNetwork.h"
-#include "loom/Target/CostModel.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -31,28 +26,6 @@ using spatial::Placement;
 
 namespace {
 
-/// An instruction before it is written out as a sched.instr.
-struct InstrRecord {
-  int64_t id = 0;
-  const char *unit = "matrix";
-  int64_t resource = 0;
-  int64_t kernel = -1;
-  int64_t bytes = 0;
-  int64_t duration = 0;
-  /// Cycles after the resource is free until what it writes arrives.
-  int64_t latency = 0;
-  int64_t task = 0;
-  std::vector<int64_t> depTasks;
-  /// Values whose buffers on `tile` it reads / writes (tile -1: none).
-  int64_t tile = -1;
-  std::vector<Value> reads;
-  std::vector<Value> writes;
-  /// For a DMA instruction: the tiles it writes to; for a link instruction
-  /// the tiles whose shards it carries from and to.
-  std::vector<int64_t> writeTiles;
-  std::vector<int64_t> readTiles;
-};
-
 /// One shard of a value on one tile.
 struct BufferRecord {
   int64_t id = 0;
@@ -68,37 +41,11 @@ struct BufferRecord {
   std::optional<spatial::ShardBox> box;
 };
 
-std::vector<int64_t> shapeOf(Value v) {
-  auto t = cast<RankedTensorType>(v.getType());
-  return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
-}
-
-/// Bytes per element of `v` as stored (spatial::storageElementBytes).
-int64_t elemBytesOf(Value v) { return spatial::storageElementBytes(v); }
-
 /// A box as the sched.buffer attribute stores it: lo then hi.
 std::vector<int64_t> boxAttr(const spatial::ShardBox &box) {
   std::vector<int64_t> v = box.lo;
   v.insert(v.end(), box.hi.begin(), box.hi.end());
   return v;
-}
-
-/// Bytes of `v` (as stored) that chip-local tile `local` holds under its
-/// placement: the box of the tile's part, 0 off its region.
-int64_t bytesOnTile(Value v, int64_t local, int64_t gridCols) {
-  std::optional<Placement> p = spatial::placementOf(v);
-  if (!p)
-    return 0;
-  const spatial::TileRegion &r = p->region;
-  int64_t row = local / gridCols, col = local % gridCols;
-  if (row < r.row || row >= r.row + r.rows || col < r.col ||
-      col >= r.col + r.cols)
-    return 0;
-  int64_t index = (row - r.row) * r.cols + (col - r.col);
-  // As the buffer is sized: a weight at the format its readers store it in.
-  return spatial::placementBox(shapeOf(v), *p, index).elements() *
-         (v.getDefiningOp<spatial::WeightOp>() ? spatial::storedElementBytes(v)
-                                               : elemBytesOf(v));
 }
 
 /// The kernel a value's SRAM is charged to: its producer, or for weights,
@@ -152,8 +99,7 @@ scheduleModulo(const std::vector<std::vector<TaskPart>> &parts,
                int64_t numResources, double slack, int64_t fromII,
                int64_t listII) {
   for (int64_t ii = std::max(fromII, resourceMinII(numResources, parts));
-       ii < listII;
-       ii += std::max<int64_t>(1, ii / 32)) {
+       ii < listII; ii += std::max<int64_t>(1, ii / 32)) {
     ModuloScheduler scheduler(numResources, ii, slack);
     TaskTimes t;
     bool ok = true;
@@ -173,42 +119,6 @@ scheduleModulo(const std::vector<std::vector<TaskPart>> &parts,
     return t;
   }
   return std::nullopt;
-}
-
-std::string describeUnit(int64_t resource, int64_t gridCols) {
-  static const char *units[] = {"matrix", "vector", "dma"};
-  int64_t tile = resource / 3;
-  return std::string(units[resource % 3]) + " unit of tile " +
-         std::to_string(tile) + " (" + std::to_string(tile / gridCols) + "," +
-         std::to_string(tile % gridCols) + ")";
-}
-
-std::string describeLink(const spatial::Mesh &mesh, int64_t link) {
-  auto [from, to] = mesh.linkEnds(link);
-  return "mesh link " + std::to_string(link) + " (tile " +
-         std::to_string(from) + " -> tile " + std::to_string(to) + ")";
-}
-
-/// The name of what a task does: a kernel's name, or "A -> B" for a
-/// transfer from kernel (or input) A to the kernels that read it.
-std::string taskName(Operation *op) {
-  auto nameOf = [](Value v) -> std::string {
-    if (auto k = v.getDefiningOp<spatial::KernelOp>())
-      return "'" + k.getKernelName().str() + "'";
-    if (v.getDefiningOp<spatial::WeightOp>())
-      return "a weight";
-    return "a model input";
-  };
-  if (auto k = dyn_cast<spatial::KernelOp>(op))
-    return "'" + k.getKernelName().str() + "'";
-  auto t = cast<spatial::TransferOp>(op);
-  std::string users;
-  for (Operation *u : t.getResult().getUsers())
-    if (auto k = dyn_cast<spatial::KernelOp>(u)) {
-      users = "'" + k.getKernelName().str() + "'";
-      break;
-    }
-  return nameOf(t.getSource()) + " -> " + (users.empty() ? "?" : users);
 }
 
 /// The error for an initiation interval above the --max-ii limit: the
@@ -275,32 +185,8 @@ void SpatialToSchedPass::runOnOperation() {
     return signalPassFailure();
   }
   CostModel model(*target);
-  const int64_t gridCols = target->tileCols();
-  const int64_t tilesPerChip = target->tilesPerChip();
-  int64_t chips = 1;
-  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kChipsAttr))
-    chips = std::max<int64_t>(1, a.getInt());
-  // Tiles, mesh links and chip links are numbered system-wide: chip c's
-  // tile t is c * tilesPerChip + t, its mesh link l is c * meshLinks + l,
-  // and chip link k follows all the mesh links.
-  const int64_t tiles = chips * tilesPerChip;
-  spatial::Mesh mesh(target->tileRows(), gridCols);
-  const int64_t meshLinks = mesh.numLinks();
-  ChipNetwork net(*target, chips, spatial::systemChipsOf(func),
-                  spatial::tensorParallelOf(func));
-  auto globalTile = [&](int64_t chip, int64_t local) {
-    return chip * tilesPerChip + local;
-  };
-  const double linkRate =
-      target->hasMesh() ? target->desc().chip.mesh->linkBytesPerCycle : 0;
-  auto unitResource = [&](int64_t tile, int unit) { return 3 * tile + unit; };
-  auto linkResource = [&](int64_t chip, int64_t link) {
-    return 3 * tiles + chip * meshLinks + link;
-  };
-  auto chipLinkResource = [&](int64_t link) {
-    return 3 * tiles + chips * meshLinks + link;
-  };
-  const int64_t numResources = 3 * tiles + chips * meshLinks + net.numLinks();
+  SystemLayout system(*target, func);
+  const int64_t tiles = system.tiles;
   StringRef mapping = "sequential";
   if (auto m = func->getAttrOfType<StringAttr>(spatial::kMappingAttr))
     mapping = m.getValue();
@@ -310,282 +196,9 @@ void SpatialToSchedPass::runOnOperation() {
   const bool pipelined = mapping != "sequential";
 
   Block &entry = func.getBody().front();
-  std::map<void *, int64_t> producerTask; // value -> task
-  std::map<void *, std::vector<int64_t>> readerTasks; // value -> tasks
-  std::vector<std::vector<TaskPart>> taskParts;
-  std::vector<std::vector<int64_t>> taskDeps;
-  std::vector<Operation *> taskOps;
-  std::map<Operation *, std::vector<InstrRecord>> instrsOf;
-  std::vector<int64_t> firstInstrOfTask; // task -> first instr id
-  std::vector<int64_t> numInstrsOfTask;
-  int64_t nextInstr = 0;
-  std::vector<KernelDesc> descs;
-
-  auto depsOf = [&](ValueRange values) {
-    std::vector<int64_t> deps;
-    for (Value v : values) {
-      auto it = producerTask.find(v.getAsOpaquePointer());
-      if (it != producerTask.end() &&
-          std::find(deps.begin(), deps.end(), it->second) == deps.end())
-        deps.push_back(it->second);
-    }
-    return deps;
-  };
-  auto schedule = [&](Operation *op, std::vector<InstrRecord> instrs,
-                      const std::vector<int64_t> &deps) {
-    std::vector<TaskPart> parts;
-    for (const InstrRecord &r : instrs)
-      parts.push_back({r.resource, r.duration, r.latency});
-    int64_t task = static_cast<int64_t>(taskParts.size());
-    taskParts.push_back(std::move(parts));
-    taskDeps.push_back(deps);
-    taskOps.push_back(op);
-    firstInstrOfTask.push_back(nextInstr);
-    numInstrsOfTask.push_back(static_cast<int64_t>(instrs.size()));
-    for (InstrRecord &r : instrs) {
-      r.id = nextInstr++;
-      r.task = task;
-      r.depTasks = deps;
-    }
-    for (Value in : op->getOperands())
-      readerTasks[in.getAsOpaquePointer()].push_back(task);
-    for (Value out : op->getResults())
-      producerTask[out.getAsOpaquePointer()] = task;
-    instrsOf[op] = std::move(instrs);
-  };
-
-  for (Operation &op : entry) {
-    if (auto kernel = dyn_cast<spatial::KernelOp>(op)) {
-      std::optional<KernelDesc> desc = spatial::describeKernel(
-          kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error,
-          kernel.getStorage());
-      if (!desc) {
-        kernel.emitError() << "spatial-to-sched: " << error;
-        return signalPassFailure();
-      }
-      descs.push_back(*desc);
-      spatial::TileRegion region = spatial::regionFromAttr(kernel.getRegion());
-      spatial::KernelUnit placedOn = spatial::kernelUnit(
-          kernel.getKind(), *desc, model, region.rows, region.cols);
-      bool epilogue = placedOn.epilogue;
-      int unitIndex = placedOn.unit;
-      const char *unit = unitIndex == 0   ? "matrix"
-                         : unitIndex == 2 ? "dma"
-                                          : "vector";
-      // Every tile's instrs last what the ISA's timing rules give for the
-      // part of the kernel it computes (rt::tileWorkOf: its result boxes
-      // propagated through the body); the epilogue streams through the
-      // vector unit beside the matrix unit (reserved from its start).
-      std::vector<Placement> resultPlacements;
-      for (Value v : kernel.getResults())
-        resultPlacements.push_back(
-            spatial::placementOf(v).value_or(Placement{region, -1, 0}));
-      std::optional<rt::NumericFormat> format =
-          rt::kernelPrecisionFormat(kernel.getPrecision());
-      std::vector<InstrRecord> instrs;
-      for (int64_t i = 0; i < region.tiles(); ++i) {
-        const int64_t local = region.tileIndex(i, gridCols);
-        int64_t tile = globalTile(kernel.getChip(), local);
-        rt::TileWork work = spatial::tileWorkOf(
-            kernel.getBody().front(), resultPlacements, region, i);
-        // A data-movement kernel reads each element it writes once; the
-        // others read their operands and write their results (rule sram).
-        if (unitIndex != 2)
-          for (Value v : kernel.getInputs())
-            work.sramBytes += bytesOnTile(v, local, gridCols);
-        for (Value v : kernel.getResults())
-          work.sramBytes +=
-              bytesOnTile(v, local, gridCols) * (unitIndex == 2 ? 2 : 1);
-        const rt::TileDesc &tileDesc = target->desc().chip.tile;
-        InstrRecord r;
-        r.unit = unit;
-        r.resource = unitResource(tile, unitIndex);
-        r.kernel = kernel.getId();
-        r.duration =
-            unitIndex == 0
-                ? rt::matrixInstrCycles(tileDesc,
-                                        format.value_or(rt::NumericFormat::F32),
-                                        work)
-            : unitIndex == 2 ? rt::dmaKernelInstrCycles(tileDesc, work)
-                             : rt::vectorInstrCycles(tileDesc, work);
-        r.tile = tile;
-        r.reads.assign(kernel.getInputs().begin(), kernel.getInputs().end());
-        // The matrix unit produces the results (an epilogue's vector instr
-        // finishes them too): every reader waits for both.
-        r.writes.assign(kernel.getResults().begin(), kernel.getResults().end());
-        instrs.push_back(r);
-        if (epilogue) {
-          InstrRecord v = r;
-          v.unit = "vector";
-          v.resource = unitResource(tile, 1);
-          v.duration = rt::epilogueInstrCycles(tileDesc, work);
-          v.reads.clear();
-          v.writes.assign(kernel.getResults().begin(),
-                          kernel.getResults().end());
-          instrs.push_back(v);
-        }
-      }
-      schedule(kernel, std::move(instrs), depsOf(kernel.getInputs()));
-      continue;
-    }
-    if (auto transfer = dyn_cast<spatial::TransferOp>(op)) {
-      Placement from = spatial::withLayout(
-          {spatial::regionFromAttr(transfer.getFromRegion()),
-           transfer.getFromShardDim()},
-          transfer.getFromLayout());
-      Placement to = spatial::withLayout(
-          {spatial::regionFromAttr(transfer.getToRegion()),
-           transfer.getToShardDim()},
-          transfer.getToLayout());
-      int64_t elemBytes = elemBytesOf(transfer.getResult());
-      const int64_t fromChip = transfer.getFromChip();
-      const int64_t toChip = transfer.getToChip();
-      if (fromChip >= chips || toChip >= chips) {
-        transfer.emitError() << "spatial-to-sched: the transfer names chip "
-                             << std::max(fromChip, toChip) << " but the "
-                             << "function spans " << chips << " chips";
-        return signalPassFailure();
-      }
-      if (fromChip != toChip) {
-        // Across the chip network: each source tile's DMA unit injects its
-        // shard at its own rate (into the mesh towards the chip's links),
-        // and every link of the route is busy for the message's bytes at
-        // the route's slowest rate; the message arrives the route's latency
-        // later (serdes, switching, flight), while the links already carry
-        // other messages, so readers wait for the arrival and not the
-        // links. The DMA is not held while a slower link drains: it
-        // interleaves the messages it has in flight, so a tile feeds
-        // routes to several chips at once (a gather across nodes sends to
-        // every other node together, each at its link's rate).
-        std::map<int64_t, int64_t> sent;                 // tile -> bytes
-        std::map<int64_t, std::vector<int64_t>> destsOf; // tile -> dest tiles
-        std::vector<int64_t> srcTiles, dstTiles;
-        for (const spatial::ShardFlow &f : spatial::reshardFlows(
-                 shapeOf(transfer.getResult()), from, to, gridCols)) {
-          int64_t a = globalTile(fromChip, f.from), d = globalTile(toChip, f.to);
-          sent[a] += f.elements * elemBytes;
-          destsOf[a].push_back(d);
-          srcTiles.push_back(a);
-          dstTiles.push_back(d);
-        }
-        ArrayRef<int64_t> route = transfer.getChipLinks();
-        for (int64_t l : route) {
-          if (l < 0 || l >= net.numLinks()) {
-            transfer.emitError() << "spatial-to-sched: chip link " << l
-                                 << " does not exist (the " << chips
-                                 << "-chip network has " << net.numLinks()
-                                 << ")";
-            return signalPassFailure();
-          }
-        }
-        int64_t total = 0;
-        for (auto &[tile, bytes] : sent)
-          total += bytes;
-        // The route's rate and latency: minimal, or adaptive routing's
-        // non-minimal alternative when that delivers these bytes first.
-        const ChipNetwork::Timing timing = net.timing(route, total);
-        const double rate = timing.bytesPerCycle;
-        const int64_t latency = timing.latencyCycles;
-        // Each tile injects at its mesh link's rate (its SRAM's without a
-        // mesh: rule transfer.chip); a slower route holds its links, not
-        // the DMA.
-        std::vector<InstrRecord> instrs;
-        for (const auto &[tile, bytes] : sent) {
-          InstrRecord r;
-          r.unit = "dma";
-          r.resource = unitResource(tile, 2);
-          r.bytes = bytes;
-          r.duration = rt::chipInjectCycles(target->desc().chip, bytes);
-          r.tile = tile;
-          r.reads = {transfer.getSource()};
-          r.writes = {transfer.getResult()};
-          r.writeTiles = destsOf[tile];
-          instrs.push_back(r);
-        }
-        for (int64_t l : route) {
-          InstrRecord r;
-          r.unit = "chip_link";
-          r.resource = chipLinkResource(l);
-          r.bytes = total;
-          r.duration = rt::chipLinkCycles(rate, total);
-          r.latency = latency;
-          r.reads = {transfer.getSource()};
-          r.writes = {transfer.getResult()};
-          r.readTiles = srcTiles;
-          r.writeTiles = dstTiles;
-          instrs.push_back(r);
-        }
-        schedule(transfer, std::move(instrs), depsOf(transfer.getSource()));
-        continue;
-      }
-      std::map<int64_t, int64_t> sent, linkBytes;      // tile/link -> bytes
-      std::map<int64_t, std::vector<int64_t>> destsOf; // tile -> dest tiles
-      // link -> the tiles whose shards cross it (from, to)
-      std::map<int64_t, std::pair<std::vector<int64_t>, std::vector<int64_t>>>
-          linkEnds;
-      std::map<int64_t, bool> remote;
-      for (const spatial::ShardFlow &f : spatial::reshardFlows(
-               shapeOf(transfer.getResult()), from, to, gridCols)) {
-        int64_t a = globalTile(fromChip, f.from), d = globalTile(toChip, f.to);
-        sent[a] += f.elements * elemBytes;
-        destsOf[a].push_back(d);
-        remote[a] = remote[a] || f.from != f.to;
-        for (int64_t l : mesh.routeXY(f.from, f.to)) {
-          linkBytes[l] += f.elements * elemBytes;
-          linkEnds[l].first.push_back(a);
-          linkEnds[l].second.push_back(d);
-        }
-      }
-      if (linkRate <= 0 && !linkBytes.empty()) {
-        transfer.emitError()
-            << "spatial-to-sched: no route for the transfer "
-            << taskName(transfer) << ": the target has no on-chip mesh "
-            << "(chip.mesh), but " << linkBytes.begin()->second
-            << " bytes must cross " << describeLink(mesh, linkBytes.begin()->first);
-        return signalPassFailure();
-      }
-      std::vector<InstrRecord> instrs;
-      for (const auto &[tile, bytes] : sent) {
-        InstrRecord r;
-        r.unit = "dma";
-        r.resource = unitResource(tile, 2);
-        r.bytes = bytes;
-        r.duration = rt::meshTransferCycles(
-            target->desc().chip, bytes, transfer.getHops(), remote[tile]);
-        r.tile = tile;
-        r.reads = {transfer.getSource()};
-        r.writes = {transfer.getResult()};
-        r.writeTiles = destsOf[tile];
-        instrs.push_back(r);
-      }
-      for (const auto &[link, bytes] : linkBytes) {
-        InstrRecord r;
-        r.unit = "link";
-        r.resource = linkResource(fromChip, link);
-        r.bytes = bytes;
-        r.duration = rt::meshLinkCycles(target->desc().chip, bytes,
-                                        transfer.getHops());
-        // What it carries: the source shards it reads from, the result
-        // shards it delivers to, so its timing is tied to the data.
-        r.reads = {transfer.getSource()};
-        r.writes = {transfer.getResult()};
-        r.readTiles = linkEnds[link].first;
-        r.writeTiles = linkEnds[link].second;
-        instrs.push_back(r);
-      }
-      schedule(transfer, std::move(instrs), depsOf(transfer.getSource()));
-      continue;
-    }
-    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-      continue;
-    }
-    if (!isa<spatial::WeightOp>(op)) {
-      op.emitError() << "spatial-to-sched: unexpected '" << op.getName()
-                     << "' (expected spatial.weight, spatial.kernel, "
-                        "spatial.transfer or func.return)";
-      return signalPassFailure();
-    }
-  }
+  TaskGraph graph;
+  if (failed(TaskBuilder(system, model, graph).build(func)))
+    return signalPassFailure();
   // Timing: a list schedule for one input at a time, or a modulo schedule
   // at the smallest initiation interval found for a pipelined mapping.
   // Candidates in order of preference: for a pipelined mapping, modulo
@@ -612,139 +225,144 @@ void SpatialToSchedPass::runOnOperation() {
   // Lifetimes and SRAM of one timing; false (with a diagnostic when
   // `report`) if the buffers do not fit.
   auto allocate = [&](const TaskTimes &t, bool report) -> bool {
-  times = &t;
-  makespan = std::max<int64_t>(1, times->makespan);
-  ii = std::max<int64_t>(1, times->ii);
-  // Buffers overlap across inputs only when the interval is below the
-  // latency; otherwise the program runs one input at a time.
-  period = ii < makespan ? ii : 0;
-  buffers.clear();
-  bufferOf.clear();
-  peakPerTile.assign(tiles, 0);
-  peak = lowerBound = 0;
-  std::map<void *, int64_t> lastReadEnd; // value -> end of last reader
-  for (auto &[v, readers] : readerTasks)
-    for (int64_t t : readers)
-      lastReadEnd[v] = std::max(lastReadEnd[v], times->end[t]);
+    times = &t;
+    makespan = std::max<int64_t>(1, times->makespan);
+    ii = std::max<int64_t>(1, times->ii);
+    // Buffers overlap across inputs only when the interval is below the
+    // latency; otherwise the program runs one input at a time.
+    period = ii < makespan ? ii : 0;
+    buffers.clear();
+    bufferOf.clear();
+    peakPerTile.assign(tiles, 0);
+    peak = lowerBound = 0;
+    std::map<void *, int64_t> lastReadEnd; // value -> end of last reader
+    for (auto &[v, readers] : graph.readerTasks)
+      for (int64_t t : readers)
+        lastReadEnd[v] = std::max(lastReadEnd[v], times->end[t]);
 
-  // Buffers: every shard of every placed value.
-  auto addBuffers = [&](Value v) {
-    std::optional<Placement> p = spatial::placementOf(v);
-    if (!p)
-      return;
-    void *key = v.getAsOpaquePointer();
-    int64_t start = 0, end;
-    auto prod = producerTask.find(key);
-    if (prod != producerTask.end())
-      start = times->start[prod->second];
-    if (v.getDefiningOp<spatial::WeightOp>() || returned.count(key)) {
-      end = makespan;
-    } else {
-      auto read = lastReadEnd.find(key);
-      end = read != lastReadEnd.end()    ? read->second
-            : prod != producerTask.end() ? times->end[prod->second]
-                                         : start;
-    }
-    std::vector<int64_t> shape = shapeOf(v);
-    int64_t n = p->region.tiles();
-    for (int64_t i = 0; i < n; ++i) {
-      spatial::ShardBox box = spatial::placementBox(shape, *p, i);
-      int64_t elems = box.elements();
-      if (elems == 0)
-        continue;
-      BufferRecord b;
-      // The box is recorded unless it is the whole tensor.
-      if (box.hi != shape || llvm::any_of(box.lo, [](int64_t l) { return l; }))
-        b.box = box;
-      b.id = static_cast<int64_t>(buffers.size());
-      b.value = v;
-      b.tile = globalTile(p->chip, p->region.tileIndex(i, gridCols));
-      b.size = elems * (v.getDefiningOp<spatial::WeightOp>()
-                            ? spatial::storedElementBytes(v)
-                            : elemBytesOf(v));
-      b.start = start;
-      b.end = std::max(end, start);
-      b.resident = v.getDefiningOp<spatial::WeightOp>() != nullptr;
-      if (period && !b.resident)
-        b.copies = std::max<int64_t>(1, (b.end - b.start + period - 1) / period);
-      bufferOf[{key, b.tile}] = b.id;
-      buffers.push_back(b);
-    }
-  };
-  for (BlockArgument arg : func.getArguments())
-    addBuffers(arg);
-  for (Operation &op : entry)
-    for (Value r : op.getResults())
-      addBuffers(r);
-
-  // SRAM: per tile, check the live bytes fit, then assign offsets. With
-  // `report`, the first tile that overflows is the diagnostic; without, the
-  // tiles after it are measured by their live bytes only (no allocation),
-  // for the largest need.
-  overflowBytes = 0;
-  bool fits = true;
-  std::vector<std::vector<int64_t>> onTile(tiles);
-  for (const BufferRecord &b : buffers)
-    onTile[b.tile].push_back(b.id);
-  for (int64_t tile = 0; tile < tiles; ++tile) {
-    std::vector<int64_t> ids = onTile[tile];
-    std::vector<BufferLifetime> lifetimes;
-    for (int64_t id : ids) {
-      const BufferRecord &b = buffers[id];
-      lifetimes.push_back({b.size, b.start, b.end, b.copies, b.resident});
-    }
-    if (!fits) {
-      // It does not fit: only the largest need is wanted now.
-      overflowBytes = std::max(overflowBytes, maxLiveBytes(lifetimes, period));
-      continue;
-    }
-    auto fail = [&](size_t index, int64_t needed, StringRef what) {
-      if (!report)
+    // Buffers: every shard of every placed value.
+    auto addBuffers = [&](Value v) {
+      std::optional<Placement> p = spatial::placementOf(v);
+      if (!p)
         return;
-      Value v = buffers[ids[index]].value;
-      spatial::KernelOp owner = ownerKernel(v);
-      InFlightDiagnostic diag = owner ? owner.emitError() : func.emitError();
-      diag << "kernel '" << (owner ? owner.getKernelName() : StringRef("?"))
-           << "' does not fit in SRAM: tile " << tile << " needs " << needed
-           << " bytes " << what << " but has " << capacity << " bytes";
-      signalPassFailure();
+      void *key = v.getAsOpaquePointer();
+      int64_t start = 0, end;
+      auto prod = graph.producerTask.find(key);
+      if (prod != graph.producerTask.end())
+        start = times->start[prod->second];
+      if (v.getDefiningOp<spatial::WeightOp>() || returned.count(key)) {
+        end = makespan;
+      } else {
+        auto read = lastReadEnd.find(key);
+        end = read != lastReadEnd.end()          ? read->second
+              : prod != graph.producerTask.end() ? times->end[prod->second]
+                                                 : start;
+      }
+      std::vector<int64_t> shape = shapeOf(v);
+      int64_t n = p->region.tiles();
+      for (int64_t i = 0; i < n; ++i) {
+        spatial::ShardBox box = spatial::placementBox(shape, *p, i);
+        int64_t elems = box.elements();
+        if (elems == 0)
+          continue;
+        BufferRecord b;
+        // The box is recorded unless it is the whole tensor.
+        if (box.hi != shape ||
+            llvm::any_of(box.lo, [](int64_t l) { return l; }))
+          b.box = box;
+        b.id = static_cast<int64_t>(buffers.size());
+        b.value = v;
+        b.tile =
+            system.globalTile(p->chip, p->region.tileIndex(i, system.gridCols));
+        b.size = elems * (v.getDefiningOp<spatial::WeightOp>()
+                              ? spatial::storedElementBytes(v)
+                              : elemBytesOf(v));
+        b.start = start;
+        b.end = std::max(end, start);
+        b.resident = v.getDefiningOp<spatial::WeightOp>() != nullptr;
+        if (period && !b.resident)
+          b.copies =
+              std::max<int64_t>(1, (b.end - b.start + period - 1) / period);
+        bufferOf[{key, b.tile}] = b.id;
+        buffers.push_back(b);
+      }
     };
-    if (std::optional<SramOverflow> over =
-            findFirstOverflow(lifetimes, capacity, period)) {
-      int64_t need = maxLiveBytes(lifetimes, period);
-      overflowBytes = std::max(overflowBytes, need);
-      fits = false;
-      fail(over->buffer, need, "live at once");
-      if (report)
-        return false;
-      continue;
-    }
-    SramAllocation alloc = assignSramOffsets(lifetimes, alignment, period);
-    for (size_t i = 0; i < ids.size() && fits; ++i) {
-      buffers[ids[i]].offset = alloc.offsets[i];
-      const int64_t end = alloc.offsets[i] + lifetimes[i].footprint();
-      if (end > capacity) {
-        // At least the end of the buffer that does not fit (a buffer no
-        // one reads has no lifetime and counts in no peak).
-        int64_t need = std::max(alloc.peakBytes, end);
+    for (BlockArgument arg : func.getArguments())
+      addBuffers(arg);
+    for (Operation &op : entry)
+      for (Value r : op.getResults())
+        addBuffers(r);
+
+    // SRAM: per tile, check the live bytes fit, then assign offsets. With
+    // `report`, the first tile that overflows is the diagnostic; without, the
+    // tiles after it are measured by their live bytes only (no allocation),
+    // for the largest need.
+    overflowBytes = 0;
+    bool fits = true;
+    std::vector<std::vector<int64_t>> onTile(tiles);
+    for (const BufferRecord &b : buffers)
+      onTile[b.tile].push_back(b.id);
+    for (int64_t tile = 0; tile < tiles; ++tile) {
+      std::vector<int64_t> ids = onTile[tile];
+      std::vector<BufferLifetime> lifetimes;
+      for (int64_t id : ids) {
+        const BufferRecord &b = buffers[id];
+        lifetimes.push_back({b.size, b.start, b.end, b.copies, b.resident});
+      }
+      if (!fits) {
+        // It does not fit: only the largest need is wanted now.
+        overflowBytes =
+            std::max(overflowBytes, maxLiveBytes(lifetimes, period));
+        continue;
+      }
+      auto fail = [&](size_t index, int64_t needed, StringRef what) {
+        if (!report)
+          return;
+        Value v = buffers[ids[index]].value;
+        spatial::KernelOp owner = ownerKernel(v);
+        InFlightDiagnostic diag = owner ? owner.emitError() : func.emitError();
+        diag << "kernel '" << (owner ? owner.getKernelName() : StringRef("?"))
+             << "' does not fit in SRAM: tile " << tile << " needs " << needed
+             << " bytes " << what << " but has " << capacity << " bytes";
+        signalPassFailure();
+      };
+      if (std::optional<SramOverflow> over =
+              findFirstOverflow(lifetimes, capacity, period)) {
+        int64_t need = maxLiveBytes(lifetimes, period);
         overflowBytes = std::max(overflowBytes, need);
         fits = false;
-        fail(i, need, "after allocation");
+        fail(over->buffer, need, "live at once");
         if (report)
           return false;
+        continue;
       }
+      SramAllocation alloc = assignSramOffsets(lifetimes, alignment, period);
+      for (size_t i = 0; i < ids.size() && fits; ++i) {
+        buffers[ids[i]].offset = alloc.offsets[i];
+        const int64_t end = alloc.offsets[i] + lifetimes[i].footprint();
+        if (end > capacity) {
+          // At least the end of the buffer that does not fit (a buffer no
+          // one reads has no lifetime and counts in no peak).
+          int64_t need = std::max(alloc.peakBytes, end);
+          overflowBytes = std::max(overflowBytes, need);
+          fits = false;
+          fail(i, need, "after allocation");
+          if (report)
+            return false;
+        }
+      }
+      if (!fits)
+        continue;
+      peakPerTile[tile] = alloc.peakBytes;
+      peak = std::max(peak, alloc.peakBytes);
+      lowerBound = std::max(lowerBound, alloc.lowerBoundBytes);
     }
-    if (!fits)
-      continue;
-    peakPerTile[tile] = alloc.peakBytes;
-    peak = std::max(peak, alloc.peakBytes);
-    lowerBound = std::max(lowerBound, alloc.lowerBoundBytes);
-  }
-  return fits;
+    return fits;
   };
   // One input at a time: the fallback, and the bound on any interval worth
   // modulo scheduling.
-  const TaskTimes list = *scheduleList(taskParts, taskDeps, numResources);
+  const TaskTimes list =
+      *scheduleList(graph.parts, graph.deps, system.numResources);
   bool allocated = false;
   // The shortest interval a modulo schedule reached whose buffers did not
   // fit in SRAM (0: none), for the max-ii diagnostic.
@@ -766,7 +384,7 @@ void SpatialToSchedPass::runOnOperation() {
       const int64_t cap = best ? attempts[*best].ii : list.ii;
       for (int k = 0; k < 16; ++k) {
         std::optional<TaskTimes> t = scheduleModulo(
-            taskParts, taskDeps, numResources, slack, from, list.ii);
+            graph.parts, graph.deps, system.numResources, slack, from, list.ii);
         if (!t || t->ii >= cap)
           break;
         attempts.push_back(std::move(*t));
@@ -779,8 +397,7 @@ void SpatialToSchedPass::runOnOperation() {
           sramFailedII = sramFailedII ? std::min(sramFailedII, got) : got;
           // What is over a tile's SRAM must shrink by a tenth: the need
           // alone can be mostly resident bytes, which no interval frees.
-          const int64_t excess =
-              std::max<int64_t>(1, overflowBytes - capacity);
+          const int64_t excess = std::max<int64_t>(1, overflowBytes - capacity);
           if (!fit && lastExcess && excess * 10 >= lastExcess * 9)
             break;
           lastExcess = excess;
@@ -809,37 +426,18 @@ void SpatialToSchedPass::runOnOperation() {
   if (!allocated)
     return;
   if (maxII > 0 && ii > maxII && sramFailedII && sramFailedII <= maxII) {
-    func.emitError() << "spatial-to-sched: a new input every "
-                     << sramFailedII
+    func.emitError() << "spatial-to-sched: a new input every " << sramFailedII
                      << " cycles fits every unit and mesh link, but the "
                         "rotating copies of its buffers overflow SRAM; the "
                         "best interval whose buffers fit is "
                      << ii << " cycles, above the limit of "
-                     << static_cast<int64_t>(maxII)
-                     << " cycles (max-ii)";
+                     << static_cast<int64_t>(maxII) << " cycles (max-ii)";
     return signalPassFailure();
   }
   if (maxII > 0 && ii > maxII) {
-    reportOversubscribed(func, taskParts, taskOps, numResources, ii,
+    reportOversubscribed(func, graph.parts, graph.ops, system.numResources, ii,
                          maxII,
-                         [&](int64_t r) {
-                           if (r >= 3 * tiles + chips * meshLinks) {
-                             const ChipNetwork::Link &l =
-                                 net.link(r - 3 * tiles - chips * meshLinks);
-                             return "chip link " + std::to_string(l.id) +
-                                    " (chip " + std::to_string(l.from) +
-                                    " -> chip " + std::to_string(l.to) + ")";
-                           }
-                           if (r >= 3 * tiles) {
-                             int64_t m = r - 3 * tiles;
-                             return (chips > 1 ? "chip " +
-                                                     std::to_string(m / meshLinks) +
-                                                     " "
-                                               : std::string()) +
-                                    describeLink(mesh, m % meshLinks);
-                           }
-                           return describeUnit(r, gridCols);
-                         });
+                         [&](int64_t r) { return system.describeResource(r); });
     return signalPassFailure();
   }
 
@@ -883,18 +481,18 @@ void SpatialToSchedPass::runOnOperation() {
     if (isa<InstrOp, BufferOp>(op) || op.hasTrait<OpTrait::IsTerminator>())
       continue;
     b.setInsertionPointAfter(&op);
-    auto it = instrsOf.find(&op);
-    if (it != instrsOf.end()) {
+    auto it = graph.instrsOf.find(&op);
+    if (it != graph.instrsOf.end()) {
       for (const InstrRecord &r : it->second) {
         std::vector<int64_t> deps;
         for (int64_t t : r.depTasks)
-          for (int64_t k = 0; k < numInstrsOfTask[t]; ++k)
-            deps.push_back(firstInstrOfTask[t] + k);
+          for (int64_t k = 0; k < graph.numInstrs[t]; ++k)
+            deps.push_back(graph.firstInstr[t] + k);
         std::vector<int64_t> readIds, writeIds;
         if (r.tile >= 0 || !r.readTiles.empty()) {
-          readIds = idsOn(r.reads, r.readTiles.empty()
-                                       ? std::vector<int64_t>{r.tile}
-                                       : r.readTiles);
+          readIds =
+              idsOn(r.reads, r.readTiles.empty() ? std::vector<int64_t>{r.tile}
+                                                 : r.readTiles);
           writeIds = idsOn(r.writes, r.writeTiles.empty()
                                          ? std::vector<int64_t>{r.tile}
                                          : r.writeTiles);
@@ -915,7 +513,7 @@ void SpatialToSchedPass::runOnOperation() {
     for (Value r : op.getResults())
       emitBuffers(r);
   }
-  RooflineBound roof = model.roofline(descs, chips);
+  RooflineBound roof = model.roofline(graph.descs, system.chips);
   b.setInsertionPoint(entry.getTerminator());
   SummaryOp::create(b, func.getLoc(), b.getI64IntegerAttr(times->makespan),
                     b.getI64IntegerAttr(peak), b.getI64IntegerAttr(lowerBound),

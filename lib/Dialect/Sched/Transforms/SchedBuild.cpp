@@ -1,0 +1,408 @@
+//===- SchedBuild.cpp - spatial-to-sched's tasks and instructions ---------===//
+//
+// The first piece of spatial-to-sched (SchedPlan.h): numbers the tiles,
+// mesh links and chip links of the function's system, and turns every
+// kernel and transfer into a task of instructions, each timed for its own
+// tile's part by the ISA's timing rules.
+//
+//===----------------------------------------------------------------------===//
+#include "SchedPlan.h"
+
+#include "loom/Dialect/Spatial/Transforms/Decompose.h"
+#include "loom/Runtime/Isa.h"
+
+namespace loom::sched {
+
+using namespace mlir;
+using spatial::Placement;
+
+namespace {
+
+/// Bytes of `v` (as stored) that chip-local tile `local` holds under its
+/// placement: the box of the tile's part, 0 off its region.
+int64_t bytesOnTile(Value v, int64_t local, int64_t gridCols) {
+  std::optional<Placement> p = spatial::placementOf(v);
+  if (!p)
+    return 0;
+  const spatial::TileRegion &r = p->region;
+  int64_t row = local / gridCols, col = local % gridCols;
+  if (row < r.row || row >= r.row + r.rows || col < r.col ||
+      col >= r.col + r.cols)
+    return 0;
+  int64_t index = (row - r.row) * r.cols + (col - r.col);
+  // As the buffer is sized: a weight at the format its readers store it in.
+  return spatial::placementBox(shapeOf(v), *p, index).elements() *
+         (v.getDefiningOp<spatial::WeightOp>() ? spatial::storedElementBytes(v)
+                                               : elemBytesOf(v));
+}
+
+std::string describeUnit(int64_t resource, int64_t gridCols) {
+  static const char *units[] = {"matrix", "vector", "dma"};
+  int64_t tile = resource / 3;
+  return std::string(units[resource % 3]) + " unit of tile " +
+         std::to_string(tile) + " (" + std::to_string(tile / gridCols) + "," +
+         std::to_string(tile % gridCols) + ")";
+}
+
+int64_t chipsOf(func::FuncOp func) {
+  int64_t chips = 1;
+  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kChipsAttr))
+    chips = std::max<int64_t>(1, a.getInt());
+  return chips;
+}
+
+} // namespace
+
+SystemLayout::SystemLayout(const TargetModel &target, func::FuncOp func)
+    : target(target), gridCols(target.tileCols()),
+      tilesPerChip(target.tilesPerChip()), chips(chipsOf(func)),
+      tiles(chips * tilesPerChip), mesh(target.tileRows(), gridCols),
+      meshLinks(mesh.numLinks()),
+      net(target, chips, spatial::systemChipsOf(func),
+          spatial::tensorParallelOf(func)),
+      numResources(3 * tiles + chips * meshLinks + net.numLinks()),
+      linkRate(target.hasMesh() ? target.desc().chip.mesh->linkBytesPerCycle
+                                : 0) {}
+
+std::string SystemLayout::describeLink(int64_t link) const {
+  auto [from, to] = mesh.linkEnds(link);
+  return "mesh link " + std::to_string(link) + " (tile " +
+         std::to_string(from) + " -> tile " + std::to_string(to) + ")";
+}
+
+std::string SystemLayout::describeResource(int64_t r) const {
+  if (r >= 3 * tiles + chips * meshLinks) {
+    const ChipNetwork::Link &l = net.link(r - 3 * tiles - chips * meshLinks);
+    return "chip link " + std::to_string(l.id) + " (chip " +
+           std::to_string(l.from) + " -> chip " + std::to_string(l.to) + ")";
+  }
+  if (r >= 3 * tiles) {
+    int64_t m = r - 3 * tiles;
+    return (chips > 1 ? "chip " + std::to_string(m / meshLinks) + " "
+                      : std::string()) +
+           describeLink(m % meshLinks);
+  }
+  return describeUnit(r, gridCols);
+}
+
+std::string taskName(Operation *op) {
+  auto nameOf = [](Value v) -> std::string {
+    if (auto k = v.getDefiningOp<spatial::KernelOp>())
+      return "'" + k.getKernelName().str() + "'";
+    if (v.getDefiningOp<spatial::WeightOp>())
+      return "a weight";
+    return "a model input";
+  };
+  if (auto k = dyn_cast<spatial::KernelOp>(op))
+    return "'" + k.getKernelName().str() + "'";
+  auto t = cast<spatial::TransferOp>(op);
+  std::string users;
+  for (Operation *u : t.getResult().getUsers())
+    if (auto k = dyn_cast<spatial::KernelOp>(u)) {
+      users = "'" + k.getKernelName().str() + "'";
+      break;
+    }
+  return nameOf(t.getSource()) + " -> " + (users.empty() ? "?" : users);
+}
+
+LogicalResult TaskBuilder::build(func::FuncOp func) {
+  for (Operation &op : func.getBody().front()) {
+    if (auto kernel = dyn_cast<spatial::KernelOp>(op)) {
+      if (failed(addKernel(kernel)))
+        return failure();
+      continue;
+    }
+    if (auto transfer = dyn_cast<spatial::TransferOp>(op)) {
+      if (failed(addTransfer(transfer)))
+        return failure();
+      continue;
+    }
+    if (isa<func::ReturnOp>(op))
+      continue;
+    if (!isa<spatial::WeightOp>(op)) {
+      op.emitError() << "spatial-to-sched: unexpected '" << op.getName()
+                     << "' (expected spatial.weight, spatial.kernel, "
+                        "spatial.transfer or func.return)";
+      return failure();
+    }
+  }
+  return success();
+}
+
+std::vector<int64_t> TaskBuilder::depsOf(ValueRange values) const {
+  std::vector<int64_t> deps;
+  for (Value v : values) {
+    auto it = graph.producerTask.find(v.getAsOpaquePointer());
+    if (it != graph.producerTask.end() &&
+        std::find(deps.begin(), deps.end(), it->second) == deps.end())
+      deps.push_back(it->second);
+  }
+  return deps;
+}
+
+void TaskBuilder::addTask(Operation *op, std::vector<InstrRecord> instrs,
+                          const std::vector<int64_t> &deps) {
+  std::vector<TaskPart> parts;
+  for (const InstrRecord &r : instrs)
+    parts.push_back({r.resource, r.duration, r.latency});
+  int64_t task = static_cast<int64_t>(graph.parts.size());
+  graph.parts.push_back(std::move(parts));
+  graph.deps.push_back(deps);
+  graph.ops.push_back(op);
+  graph.firstInstr.push_back(graph.nextInstr);
+  graph.numInstrs.push_back(static_cast<int64_t>(instrs.size()));
+  for (InstrRecord &r : instrs) {
+    r.id = graph.nextInstr++;
+    r.task = task;
+    r.depTasks = deps;
+  }
+  for (Value in : op->getOperands())
+    graph.readerTasks[in.getAsOpaquePointer()].push_back(task);
+  for (Value out : op->getResults())
+    graph.producerTask[out.getAsOpaquePointer()] = task;
+  graph.instrsOf[op] = std::move(instrs);
+}
+
+LogicalResult TaskBuilder::addKernel(spatial::KernelOp kernel) {
+  std::string error;
+  std::optional<KernelDesc> desc =
+      spatial::describeKernel(kernel.getKind(), kernel.getPrecision(),
+                              kernel.getBody(), error, kernel.getStorage());
+  if (!desc) {
+    kernel.emitError() << "spatial-to-sched: " << error;
+    return failure();
+  }
+  graph.descs.push_back(*desc);
+  const int64_t gridCols = system.gridCols;
+  spatial::TileRegion region = spatial::regionFromAttr(kernel.getRegion());
+  spatial::KernelUnit placedOn = spatial::kernelUnit(
+      kernel.getKind(), *desc, model, region.rows, region.cols);
+  bool epilogue = placedOn.epilogue;
+  int unitIndex = placedOn.unit;
+  const char *unit = unitIndex == 0   ? "matrix"
+                     : unitIndex == 2 ? "dma"
+                                      : "vector";
+  // Every tile's instrs last what the ISA's timing rules give for the
+  // part of the kernel it computes (rt::tileWorkOf: its result boxes
+  // propagated through the body); the epilogue streams through the
+  // vector unit beside the matrix unit (reserved from its start).
+  std::vector<Placement> resultPlacements;
+  for (Value v : kernel.getResults())
+    resultPlacements.push_back(
+        spatial::placementOf(v).value_or(Placement{region, -1, 0}));
+  std::optional<rt::NumericFormat> format =
+      rt::kernelPrecisionFormat(kernel.getPrecision());
+  std::vector<InstrRecord> instrs;
+  for (int64_t i = 0; i < region.tiles(); ++i) {
+    const int64_t local = region.tileIndex(i, gridCols);
+    int64_t tile = system.globalTile(kernel.getChip(), local);
+    rt::TileWork work = spatial::tileWorkOf(kernel.getBody().front(),
+                                            resultPlacements, region, i);
+    // A data-movement kernel reads each element it writes once; the
+    // others read their operands and write their results (rule sram).
+    if (unitIndex != 2)
+      for (Value v : kernel.getInputs())
+        work.sramBytes += bytesOnTile(v, local, gridCols);
+    for (Value v : kernel.getResults())
+      work.sramBytes +=
+          bytesOnTile(v, local, gridCols) * (unitIndex == 2 ? 2 : 1);
+    const rt::TileDesc &tileDesc = system.target.desc().chip.tile;
+    InstrRecord r;
+    r.unit = unit;
+    r.resource = system.unitResource(tile, unitIndex);
+    r.kernel = kernel.getId();
+    r.duration =
+        unitIndex == 0
+            ? rt::matrixInstrCycles(
+                  tileDesc, format.value_or(rt::NumericFormat::F32), work)
+        : unitIndex == 2 ? rt::dmaKernelInstrCycles(tileDesc, work)
+                         : rt::vectorInstrCycles(tileDesc, work);
+    r.tile = tile;
+    r.reads.assign(kernel.getInputs().begin(), kernel.getInputs().end());
+    // The matrix unit produces the results (an epilogue's vector instr
+    // finishes them too): every reader waits for both.
+    r.writes.assign(kernel.getResults().begin(), kernel.getResults().end());
+    instrs.push_back(r);
+    if (epilogue) {
+      InstrRecord v = r;
+      v.unit = "vector";
+      v.resource = system.unitResource(tile, 1);
+      v.duration = rt::epilogueInstrCycles(tileDesc, work);
+      v.reads.clear();
+      v.writes.assign(kernel.getResults().begin(), kernel.getResults().end());
+      instrs.push_back(v);
+    }
+  }
+  addTask(kernel, std::move(instrs), depsOf(kernel.getInputs()));
+  return success();
+}
+
+LogicalResult TaskBuilder::addTransfer(spatial::TransferOp transfer) {
+  Placement from =
+      spatial::withLayout({spatial::regionFromAttr(transfer.getFromRegion()),
+                           transfer.getFromShardDim()},
+                          transfer.getFromLayout());
+  Placement to =
+      spatial::withLayout({spatial::regionFromAttr(transfer.getToRegion()),
+                           transfer.getToShardDim()},
+                          transfer.getToLayout());
+  const int64_t fromChip = transfer.getFromChip();
+  const int64_t toChip = transfer.getToChip();
+  if (fromChip >= system.chips || toChip >= system.chips) {
+    transfer.emitError() << "spatial-to-sched: the transfer names chip "
+                         << std::max(fromChip, toChip) << " but the "
+                         << "function spans " << system.chips << " chips";
+    return failure();
+  }
+  if (fromChip != toChip)
+    return addChipTransfer(transfer, from, to);
+  return addMeshTransfer(transfer, from, to);
+}
+
+LogicalResult TaskBuilder::addChipTransfer(spatial::TransferOp transfer,
+                                           const Placement &from,
+                                           const Placement &to) {
+  // Across the chip network: each source tile's DMA unit injects its
+  // shard at its own rate (into the mesh towards the chip's links),
+  // and every link of the route is busy for the message's bytes at
+  // the route's slowest rate; the message arrives the route's latency
+  // later (serdes, switching, flight), while the links already carry
+  // other messages, so readers wait for the arrival and not the
+  // links. The DMA is not held while a slower link drains: it
+  // interleaves the messages it has in flight, so a tile feeds
+  // routes to several chips at once (a gather across nodes sends to
+  // every other node together, each at its link's rate).
+  const int64_t elemBytes = elemBytesOf(transfer.getResult());
+  const int64_t fromChip = transfer.getFromChip();
+  const int64_t toChip = transfer.getToChip();
+  const ChipNetwork &net = system.net;
+  std::map<int64_t, int64_t> sent;                 // tile -> bytes
+  std::map<int64_t, std::vector<int64_t>> destsOf; // tile -> dest tiles
+  std::vector<int64_t> srcTiles, dstTiles;
+  for (const spatial::ShardFlow &f : spatial::reshardFlows(
+           shapeOf(transfer.getResult()), from, to, system.gridCols)) {
+    int64_t a = system.globalTile(fromChip, f.from),
+            d = system.globalTile(toChip, f.to);
+    sent[a] += f.elements * elemBytes;
+    destsOf[a].push_back(d);
+    srcTiles.push_back(a);
+    dstTiles.push_back(d);
+  }
+  ArrayRef<int64_t> route = transfer.getChipLinks();
+  for (int64_t l : route) {
+    if (l < 0 || l >= net.numLinks()) {
+      transfer.emitError() << "spatial-to-sched: chip link " << l
+                           << " does not exist (the " << system.chips
+                           << "-chip network has " << net.numLinks() << ")";
+      return failure();
+    }
+  }
+  int64_t total = 0;
+  for (auto &[tile, bytes] : sent)
+    total += bytes;
+  // The route's rate and latency: minimal, or adaptive routing's
+  // non-minimal alternative when that delivers these bytes first.
+  const ChipNetwork::Timing timing = net.timing(route, total);
+  const double rate = timing.bytesPerCycle;
+  const int64_t latency = timing.latencyCycles;
+  // Each tile injects at its mesh link's rate (its SRAM's without a
+  // mesh: rule transfer.chip); a slower route holds its links, not
+  // the DMA.
+  std::vector<InstrRecord> instrs;
+  for (const auto &[tile, bytes] : sent) {
+    InstrRecord r;
+    r.unit = "dma";
+    r.resource = system.unitResource(tile, 2);
+    r.bytes = bytes;
+    r.duration = rt::chipInjectCycles(system.target.desc().chip, bytes);
+    r.tile = tile;
+    r.reads = {transfer.getSource()};
+    r.writes = {transfer.getResult()};
+    r.writeTiles = destsOf[tile];
+    instrs.push_back(r);
+  }
+  for (int64_t l : route) {
+    InstrRecord r;
+    r.unit = "chip_link";
+    r.resource = system.chipLinkResource(l);
+    r.bytes = total;
+    r.duration = rt::chipLinkCycles(rate, total);
+    r.latency = latency;
+    r.reads = {transfer.getSource()};
+    r.writes = {transfer.getResult()};
+    r.readTiles = srcTiles;
+    r.writeTiles = dstTiles;
+    instrs.push_back(r);
+  }
+  addTask(transfer, std::move(instrs), depsOf(transfer.getSource()));
+  return success();
+}
+
+LogicalResult TaskBuilder::addMeshTransfer(spatial::TransferOp transfer,
+                                           const Placement &from,
+                                           const Placement &to) {
+  const int64_t elemBytes = elemBytesOf(transfer.getResult());
+  const int64_t fromChip = transfer.getFromChip();
+  const int64_t toChip = transfer.getToChip();
+  std::map<int64_t, int64_t> sent, linkBytes;      // tile/link -> bytes
+  std::map<int64_t, std::vector<int64_t>> destsOf; // tile -> dest tiles
+  // link -> the tiles whose shards cross it (from, to)
+  std::map<int64_t, std::pair<std::vector<int64_t>, std::vector<int64_t>>>
+      linkEnds;
+  std::map<int64_t, bool> remote;
+  for (const spatial::ShardFlow &f : spatial::reshardFlows(
+           shapeOf(transfer.getResult()), from, to, system.gridCols)) {
+    int64_t a = system.globalTile(fromChip, f.from),
+            d = system.globalTile(toChip, f.to);
+    sent[a] += f.elements * elemBytes;
+    destsOf[a].push_back(d);
+    remote[a] = remote[a] || f.from != f.to;
+    for (int64_t l : system.mesh.routeXY(f.from, f.to)) {
+      linkBytes[l] += f.elements * elemBytes;
+      linkEnds[l].first.push_back(a);
+      linkEnds[l].second.push_back(d);
+    }
+  }
+  if (system.linkRate <= 0 && !linkBytes.empty()) {
+    transfer.emitError() << "spatial-to-sched: no route for the transfer "
+                         << taskName(transfer)
+                         << ": the target has no on-chip mesh "
+                         << "(chip.mesh), but " << linkBytes.begin()->second
+                         << " bytes must cross "
+                         << system.describeLink(linkBytes.begin()->first);
+    return failure();
+  }
+  std::vector<InstrRecord> instrs;
+  for (const auto &[tile, bytes] : sent) {
+    InstrRecord r;
+    r.unit = "dma";
+    r.resource = system.unitResource(tile, 2);
+    r.bytes = bytes;
+    r.duration = rt::meshTransferCycles(system.target.desc().chip, bytes,
+                                        transfer.getHops(), remote[tile]);
+    r.tile = tile;
+    r.reads = {transfer.getSource()};
+    r.writes = {transfer.getResult()};
+    r.writeTiles = destsOf[tile];
+    instrs.push_back(r);
+  }
+  for (const auto &[link, bytes] : linkBytes) {
+    InstrRecord r;
+    r.unit = "link";
+    r.resource = system.linkResource(fromChip, link);
+    r.bytes = bytes;
+    r.duration = rt::meshLinkCycles(system.target.desc().chip, bytes,
+                                    transfer.getHops());
+    // What it carries: the source shards it reads from, the result
+    // shards it delivers to, so its timing is tied to the data.
+    r.reads = {transfer.getSource()};
+    r.writes = {transfer.getResult()};
+    r.readTiles = linkEnds[link].first;
+    r.writeTiles = linkEnds[link].second;
+    instrs.push_back(r);
+  }
+  addTask(transfer, std::move(instrs), depsOf(transfer.getSource()));
+  return success();
+}
+
+} // namespace loom::sched

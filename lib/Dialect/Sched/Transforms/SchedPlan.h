@@ -1,0 +1,163 @@
+//===- SchedPlan.h - What spatial-to-sched plans before the IR --*- C++ -*-===//
+//
+// Private to lib/Dialect/Sched/Transforms: the pieces of spatial-to-sched
+// and what they hand each other. SchedBuild.cpp numbers the system's
+// resources and turns kernels and transfers into tasks of instructions;
+// SpatialToSched.cpp times the tasks, plans their buffers and writes the
+// schedule into the IR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_LIB_DIALECT_SCHED_TRANSFORMS_SCHEDPLAN_H
+#define LOOM_LIB_DIALECT_SCHED_TRANSFORMS_SCHEDPLAN_H
+
+#include "loom/Dialect/Sched/Transforms/ReservationTable.h"
+#include "loom/Dialect/Spatial/IR/Spatial.h"
+#include "loom/Dialect/Spatial/Transforms/KernelCost.h"
+#include "loom/Target/ChipNetwork.h"
+#include "loom/Target/CostModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loom::sched {
+
+/// The tiles, mesh links and chip links of a function's system, numbered
+/// system-wide: chip c's tile t is c * tilesPerChip + t, its mesh link l is
+/// c * meshLinks + l, and chip link k follows all the mesh links. The
+/// resources the schedule reserves are each tile's matrix, vector and DMA
+/// unit (3 * tile + unit), then every chip's mesh links, then the chip
+/// links.
+struct SystemLayout {
+  SystemLayout(const TargetModel &target, mlir::func::FuncOp func);
+
+  const TargetModel &target;
+  int64_t gridCols = 0;
+  int64_t tilesPerChip = 0;
+  int64_t chips = 1;
+  int64_t tiles = 0;
+  spatial::Mesh mesh;
+  int64_t meshLinks = 0;
+  ChipNetwork net;
+  int64_t numResources = 0;
+  /// A mesh link's bytes per cycle (0: the target has no mesh).
+  double linkRate = 0;
+
+  int64_t globalTile(int64_t chip, int64_t local) const {
+    return chip * tilesPerChip + local;
+  }
+  int64_t unitResource(int64_t tile, int unit) const { return 3 * tile + unit; }
+  int64_t linkResource(int64_t chip, int64_t link) const {
+    return 3 * tiles + chip * meshLinks + link;
+  }
+  int64_t chipLinkResource(int64_t link) const {
+    return 3 * tiles + chips * meshLinks + link;
+  }
+  /// Resource `r` as the diagnostics name it: a unit of a tile, a mesh link
+  /// (of a chip, across chips) or a chip link.
+  std::string describeResource(int64_t r) const;
+  /// Mesh link `link` of a chip as the diagnostics name it.
+  std::string describeLink(int64_t link) const;
+};
+
+/// An instruction before it is written out as a sched.instr.
+struct InstrRecord {
+  int64_t id = 0;
+  const char *unit = "matrix";
+  int64_t resource = 0;
+  int64_t kernel = -1;
+  int64_t bytes = 0;
+  int64_t duration = 0;
+  /// Cycles after the resource is free until what it writes arrives.
+  int64_t latency = 0;
+  int64_t task = 0;
+  std::vector<int64_t> depTasks;
+  /// Values whose buffers on `tile` it reads / writes (tile -1: none).
+  int64_t tile = -1;
+  std::vector<mlir::Value> reads;
+  std::vector<mlir::Value> writes;
+  /// For a DMA instruction: the tiles it writes to; for a link instruction
+  /// the tiles whose shards it carries from and to.
+  std::vector<int64_t> writeTiles;
+  std::vector<int64_t> readTiles;
+};
+
+/// The tasks of a function in program order: each kernel's or transfer's
+/// instructions, which start together, and what the later pieces look up.
+struct TaskGraph {
+  /// Value (opaque pointer) -> the task that produces it.
+  std::map<void *, int64_t> producerTask;
+  /// Value (opaque pointer) -> the tasks that read it.
+  std::map<void *, std::vector<int64_t>> readerTasks;
+  /// Per task: its instructions' reservations, the tasks it waits for and
+  /// its kernel or transfer.
+  std::vector<std::vector<TaskPart>> parts;
+  std::vector<std::vector<int64_t>> deps;
+  std::vector<mlir::Operation *> ops;
+  std::map<mlir::Operation *, std::vector<InstrRecord>> instrsOf;
+  /// Per task: the id of its first instruction and how many it has.
+  std::vector<int64_t> firstInstr;
+  std::vector<int64_t> numInstrs;
+  int64_t nextInstr = 0;
+  /// Every kernel's description, for the roofline.
+  std::vector<KernelDesc> descs;
+};
+
+/// Turns the body of a spatial function into a TaskGraph: one instruction
+/// per tile of a kernel's region (and an epilogue's beside it), one DMA
+/// instruction per sending tile of a transfer and one per mesh or chip link
+/// it crosses, each lasting what the ISA's timing rules give.
+class TaskBuilder {
+public:
+  TaskBuilder(const SystemLayout &system, const CostModel &model,
+              TaskGraph &graph)
+      : system(system), model(model), graph(graph) {}
+
+  /// Every kernel and transfer of `func` as a task; failure, with a
+  /// diagnostic, at an op it cannot schedule.
+  mlir::LogicalResult build(mlir::func::FuncOp func);
+
+private:
+  mlir::LogicalResult addKernel(spatial::KernelOp kernel);
+  mlir::LogicalResult addTransfer(spatial::TransferOp transfer);
+  /// A transfer between two chips: over the chip network.
+  mlir::LogicalResult addChipTransfer(spatial::TransferOp transfer,
+                                      const spatial::Placement &from,
+                                      const spatial::Placement &to);
+  /// A transfer within one chip: over its mesh.
+  mlir::LogicalResult addMeshTransfer(spatial::TransferOp transfer,
+                                      const spatial::Placement &from,
+                                      const spatial::Placement &to);
+  /// The tasks that produce `values`, each once, in order of first use.
+  std::vector<int64_t> depsOf(mlir::ValueRange values) const;
+  /// Appends `op`'s task of `instrs`, which waits for `deps`.
+  void addTask(mlir::Operation *op, std::vector<InstrRecord> instrs,
+               const std::vector<int64_t> &deps);
+
+  const SystemLayout &system;
+  const CostModel &model;
+  TaskGraph &graph;
+};
+
+/// The name of what a task does: a kernel's name, or "A -> B" for a
+/// transfer from kernel (or input) A to the kernels that read it.
+std::string taskName(mlir::Operation *op);
+
+inline std::vector<int64_t> shapeOf(mlir::Value v) {
+  auto t = mlir::cast<mlir::RankedTensorType>(v.getType());
+  return std::vector<int64_t>(t.getShape().begin(), t.getShape().end());
+}
+
+/// Bytes per element of `v` as stored (spatial::storageElementBytes).
+inline int64_t elemBytesOf(mlir::Value v) {
+  return spatial::storageElementBytes(v);
+}
+
+} // namespace loom::sched
+
+#endif // LOOM_LIB_DIALECT_SCHED_TRANSFORMS_SCHEDPLAN_H
