@@ -3,8 +3,10 @@
 // Private to lib/Dialect/Sched/Transforms: the pieces of spatial-to-sched
 // and what they hand each other. SchedBuild.cpp numbers the system's
 // resources and turns kernels and transfers into tasks of instructions;
-// SpatialToSched.cpp times the tasks, plans their buffers and writes the
-// schedule into the IR.
+// SchedBuffers.cpp gives the buffers of one timing their lifetimes and SRAM
+// offsets; SpatialToSched.cpp times the tasks (one input at a time, or
+// modulo scheduled for a stream of inputs), checks the max-ii limit and
+// writes the schedule into the IR.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_LIB_DIALECT_SCHED_TRANSFORMS_SCHEDPLAN_H
@@ -19,8 +21,10 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -142,6 +146,76 @@ private:
   const SystemLayout &system;
   const CostModel &model;
   TaskGraph &graph;
+};
+
+/// When each task starts and ends, the latency of one input, and the
+/// initiation interval (the latency when inputs do not overlap).
+struct TaskTimes {
+  std::vector<int64_t> start, end;
+  int64_t makespan = 0;
+  int64_t ii = 0;
+};
+
+/// One shard of a value on one tile.
+struct BufferRecord {
+  int64_t id = 0;
+  mlir::Value value;
+  int64_t tile = 0;
+  int64_t size = 0;
+  int64_t start = 0;
+  int64_t end = 0;
+  int64_t offset = 0;
+  int64_t copies = 1;
+  bool resident = false;
+  /// The elements of the value it holds, when not all of them.
+  std::optional<spatial::ShardBox> box;
+};
+
+/// The buffers of one timing of a TaskGraph: every shard of every placed
+/// value on its tile, live from its producer's start to its last reader's
+/// end, at an SRAM offset. Planning again replaces the last plan.
+class BufferPlanner {
+public:
+  BufferPlanner(mlir::func::FuncOp func, const SystemLayout &system,
+                const TaskGraph &graph, int64_t alignment);
+
+  /// Lifetimes and SRAM offsets of the buffers under timing `t`, which
+  /// must outlive the plan (`times` points to it). False if they do not
+  /// fit, with a diagnostic at the kernel that pushed a tile over when
+  /// `report`.
+  bool plan(const TaskTimes &t, bool report);
+
+  /// The timing planned for, its latency and interval (at least 1), and
+  /// the period buffers rotate over (0: one input at a time).
+  const TaskTimes *times = nullptr;
+  int64_t makespan = 1, ii = 1, period = 0;
+  std::vector<BufferRecord> buffers;
+  /// (value, tile) -> buffer id.
+  std::map<std::pair<void *, int64_t>, int64_t> bufferOf;
+  std::vector<int64_t> peakPerTile;
+  int64_t peak = 0, lowerBound = 0;
+  /// The bytes the last timing that did not fit needed on its fullest tile:
+  /// every tile is measured (the first that overflows as allocated, the
+  /// rest by their live bytes), so the interval search compares the fullest
+  /// tile from one interval to the next, whichever tile overflows first.
+  int64_t overflowBytes = 0;
+  /// A tile's SRAM bytes.
+  int64_t capacity = 0;
+
+private:
+  /// Every shard of every placed value, live under `times`.
+  void collectBuffers();
+  /// The buffers of placed value `v`, given each value's last reader's end.
+  void addBuffers(mlir::Value v, const std::map<void *, int64_t> &lastReadEnd);
+  /// Per tile, checks the live bytes fit, then assigns offsets.
+  bool fitInSram(bool report);
+
+  mlir::func::FuncOp func;
+  const SystemLayout &system;
+  const TaskGraph &graph;
+  int64_t alignment;
+  /// The function's results (opaque pointers): live until the end.
+  std::set<void *> returned;
 };
 
 /// The name of what a task does: a kernel's name, or "A -> B" for a

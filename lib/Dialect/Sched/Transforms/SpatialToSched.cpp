@@ -9,7 +9,6 @@
 
 #include "loom/Dialect/Sched/IR/Sched.h"
 #include "loom/Dialect/Sched/Transforms/Passes.h"
-#include "loom/Dialect/Sched/Transforms/SramAllocator.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -22,24 +21,8 @@ namespace loom::sched {
 #include "loom/Dialect/Sched/Transforms/Passes.h.inc"
 
 using namespace mlir;
-using spatial::Placement;
 
 namespace {
-
-/// One shard of a value on one tile.
-struct BufferRecord {
-  int64_t id = 0;
-  Value value;
-  int64_t tile = 0;
-  int64_t size = 0;
-  int64_t start = 0;
-  int64_t end = 0;
-  int64_t offset = 0;
-  int64_t copies = 1;
-  bool resident = false;
-  /// The elements of the value it holds, when not all of them.
-  std::optional<spatial::ShardBox> box;
-};
 
 /// A box as the sched.buffer attribute stores it: lo then hi.
 std::vector<int64_t> boxAttr(const spatial::ShardBox &box) {
@@ -47,30 +30,6 @@ std::vector<int64_t> boxAttr(const spatial::ShardBox &box) {
   v.insert(v.end(), box.hi.begin(), box.hi.end());
   return v;
 }
-
-/// The kernel a value's SRAM is charged to: its producer, or for weights,
-/// inputs and transfers the first kernel that uses it.
-spatial::KernelOp ownerKernel(Value v) {
-  if (auto k = v.getDefiningOp<spatial::KernelOp>())
-    return k;
-  spatial::KernelOp first;
-  for (Operation *user : v.getUsers()) {
-    spatial::KernelOp k = dyn_cast<spatial::KernelOp>(user);
-    if (auto t = dyn_cast<spatial::TransferOp>(user))
-      k = ownerKernel(t.getResult());
-    if (k && (!first || k->isBeforeInBlock(first)))
-      first = k;
-  }
-  return first;
-}
-
-/// When each task starts and ends, the latency of one input, and the
-/// initiation interval (the latency when inputs do not overlap).
-struct TaskTimes {
-  std::vector<int64_t> start, end;
-  int64_t makespan = 0;
-  int64_t ii = 0;
-};
 
 std::optional<TaskTimes>
 scheduleList(const std::vector<std::vector<TaskPart>> &parts,
@@ -205,160 +164,9 @@ void SpatialToSchedPass::runOnOperation() {
   // schedules packed ever less tightly (shorter lifetimes, less SRAM) down
   // to first fit, then one input at a time; the first whose buffers fit in
   // SRAM is kept.
-  // Kept stable: `times` points into it.
+  // Kept stable: `plan.times` points into it.
   std::deque<TaskTimes> attempts;
-  const TaskTimes *times = nullptr;
-  int64_t makespan = 1, ii = 1, period = 0;
-  std::vector<BufferRecord> buffers;
-  std::map<std::pair<void *, int64_t>, int64_t> bufferOf; // (value, tile)
-  const int64_t capacity = target->sramBytesPerTile();
-  std::vector<int64_t> peakPerTile(tiles, 0);
-  int64_t peak = 0, lowerBound = 0;
-  std::set<void *> returned;
-  for (Value v : entry.getTerminator()->getOperands())
-    returned.insert(v.getAsOpaquePointer());
-  // The bytes the last timing that did not fit needed on its fullest tile:
-  // every tile is measured (the first that overflows as allocated, the rest
-  // by their live bytes), so the interval search compares the fullest tile
-  // from one interval to the next, whichever tile overflows first.
-  int64_t overflowBytes = 0;
-  // Lifetimes and SRAM of one timing; false (with a diagnostic when
-  // `report`) if the buffers do not fit.
-  auto allocate = [&](const TaskTimes &t, bool report) -> bool {
-    times = &t;
-    makespan = std::max<int64_t>(1, times->makespan);
-    ii = std::max<int64_t>(1, times->ii);
-    // Buffers overlap across inputs only when the interval is below the
-    // latency; otherwise the program runs one input at a time.
-    period = ii < makespan ? ii : 0;
-    buffers.clear();
-    bufferOf.clear();
-    peakPerTile.assign(tiles, 0);
-    peak = lowerBound = 0;
-    std::map<void *, int64_t> lastReadEnd; // value -> end of last reader
-    for (auto &[v, readers] : graph.readerTasks)
-      for (int64_t t : readers)
-        lastReadEnd[v] = std::max(lastReadEnd[v], times->end[t]);
-
-    // Buffers: every shard of every placed value.
-    auto addBuffers = [&](Value v) {
-      std::optional<Placement> p = spatial::placementOf(v);
-      if (!p)
-        return;
-      void *key = v.getAsOpaquePointer();
-      int64_t start = 0, end;
-      auto prod = graph.producerTask.find(key);
-      if (prod != graph.producerTask.end())
-        start = times->start[prod->second];
-      if (v.getDefiningOp<spatial::WeightOp>() || returned.count(key)) {
-        end = makespan;
-      } else {
-        auto read = lastReadEnd.find(key);
-        end = read != lastReadEnd.end()          ? read->second
-              : prod != graph.producerTask.end() ? times->end[prod->second]
-                                                 : start;
-      }
-      std::vector<int64_t> shape = shapeOf(v);
-      int64_t n = p->region.tiles();
-      for (int64_t i = 0; i < n; ++i) {
-        spatial::ShardBox box = spatial::placementBox(shape, *p, i);
-        int64_t elems = box.elements();
-        if (elems == 0)
-          continue;
-        BufferRecord b;
-        // The box is recorded unless it is the whole tensor.
-        if (box.hi != shape ||
-            llvm::any_of(box.lo, [](int64_t l) { return l; }))
-          b.box = box;
-        b.id = static_cast<int64_t>(buffers.size());
-        b.value = v;
-        b.tile =
-            system.globalTile(p->chip, p->region.tileIndex(i, system.gridCols));
-        b.size = elems * (v.getDefiningOp<spatial::WeightOp>()
-                              ? spatial::storedElementBytes(v)
-                              : elemBytesOf(v));
-        b.start = start;
-        b.end = std::max(end, start);
-        b.resident = v.getDefiningOp<spatial::WeightOp>() != nullptr;
-        if (period && !b.resident)
-          b.copies =
-              std::max<int64_t>(1, (b.end - b.start + period - 1) / period);
-        bufferOf[{key, b.tile}] = b.id;
-        buffers.push_back(b);
-      }
-    };
-    for (BlockArgument arg : func.getArguments())
-      addBuffers(arg);
-    for (Operation &op : entry)
-      for (Value r : op.getResults())
-        addBuffers(r);
-
-    // SRAM: per tile, check the live bytes fit, then assign offsets. With
-    // `report`, the first tile that overflows is the diagnostic; without, the
-    // tiles after it are measured by their live bytes only (no allocation),
-    // for the largest need.
-    overflowBytes = 0;
-    bool fits = true;
-    std::vector<std::vector<int64_t>> onTile(tiles);
-    for (const BufferRecord &b : buffers)
-      onTile[b.tile].push_back(b.id);
-    for (int64_t tile = 0; tile < tiles; ++tile) {
-      std::vector<int64_t> ids = onTile[tile];
-      std::vector<BufferLifetime> lifetimes;
-      for (int64_t id : ids) {
-        const BufferRecord &b = buffers[id];
-        lifetimes.push_back({b.size, b.start, b.end, b.copies, b.resident});
-      }
-      if (!fits) {
-        // It does not fit: only the largest need is wanted now.
-        overflowBytes =
-            std::max(overflowBytes, maxLiveBytes(lifetimes, period));
-        continue;
-      }
-      auto fail = [&](size_t index, int64_t needed, StringRef what) {
-        if (!report)
-          return;
-        Value v = buffers[ids[index]].value;
-        spatial::KernelOp owner = ownerKernel(v);
-        InFlightDiagnostic diag = owner ? owner.emitError() : func.emitError();
-        diag << "kernel '" << (owner ? owner.getKernelName() : StringRef("?"))
-             << "' does not fit in SRAM: tile " << tile << " needs " << needed
-             << " bytes " << what << " but has " << capacity << " bytes";
-        signalPassFailure();
-      };
-      if (std::optional<SramOverflow> over =
-              findFirstOverflow(lifetimes, capacity, period)) {
-        int64_t need = maxLiveBytes(lifetimes, period);
-        overflowBytes = std::max(overflowBytes, need);
-        fits = false;
-        fail(over->buffer, need, "live at once");
-        if (report)
-          return false;
-        continue;
-      }
-      SramAllocation alloc = assignSramOffsets(lifetimes, alignment, period);
-      for (size_t i = 0; i < ids.size() && fits; ++i) {
-        buffers[ids[i]].offset = alloc.offsets[i];
-        const int64_t end = alloc.offsets[i] + lifetimes[i].footprint();
-        if (end > capacity) {
-          // At least the end of the buffer that does not fit (a buffer no
-          // one reads has no lifetime and counts in no peak).
-          int64_t need = std::max(alloc.peakBytes, end);
-          overflowBytes = std::max(overflowBytes, need);
-          fits = false;
-          fail(i, need, "after allocation");
-          if (report)
-            return false;
-        }
-      }
-      if (!fits)
-        continue;
-      peakPerTile[tile] = alloc.peakBytes;
-      peak = std::max(peak, alloc.peakBytes);
-      lowerBound = std::max(lowerBound, alloc.lowerBoundBytes);
-    }
-    return fits;
-  };
+  BufferPlanner plan(func, system, graph, alignment);
   // One input at a time: the fallback, and the bound on any interval worth
   // modulo scheduling.
   const TaskTimes list =
@@ -389,7 +197,7 @@ void SpatialToSchedPass::runOnOperation() {
           break;
         attempts.push_back(std::move(*t));
         const int64_t got = attempts.back().ii;
-        if (allocate(attempts.back(), false)) {
+        if (plan.plan(attempts.back(), false)) {
           if (!fit || got < attempts[*fit].ii)
             fit = attempts.size() - 1;
         } else {
@@ -397,7 +205,8 @@ void SpatialToSchedPass::runOnOperation() {
           sramFailedII = sramFailedII ? std::min(sramFailedII, got) : got;
           // What is over a tile's SRAM must shrink by a tenth: the need
           // alone can be mostly resident bytes, which no interval frees.
-          const int64_t excess = std::max<int64_t>(1, overflowBytes - capacity);
+          const int64_t excess =
+              std::max<int64_t>(1, plan.overflowBytes - plan.capacity);
           if (!fit && lastExcess && excess * 10 >= lastExcess * 9)
             break;
           lastExcess = excess;
@@ -417,26 +226,28 @@ void SpatialToSchedPass::runOnOperation() {
         best = fit;
     }
     if (best)
-      allocated = allocate(attempts[*best], false);
+      allocated = plan.plan(attempts[*best], false);
   }
   if (!allocated) {
     attempts.push_back(list);
-    allocated = allocate(attempts.back(), true);
+    allocated = plan.plan(attempts.back(), true);
   }
+  // Not even one input at a time fits: diagnosed at the kernel whose
+  // buffer pushed a tile over.
   if (!allocated)
-    return;
-  if (maxII > 0 && ii > maxII && sramFailedII && sramFailedII <= maxII) {
+    return signalPassFailure();
+  if (maxII > 0 && plan.ii > maxII && sramFailedII && sramFailedII <= maxII) {
     func.emitError() << "spatial-to-sched: a new input every " << sramFailedII
                      << " cycles fits every unit and mesh link, but the "
                         "rotating copies of its buffers overflow SRAM; the "
                         "best interval whose buffers fit is "
-                     << ii << " cycles, above the limit of "
+                     << plan.ii << " cycles, above the limit of "
                      << static_cast<int64_t>(maxII) << " cycles (max-ii)";
     return signalPassFailure();
   }
-  if (maxII > 0 && ii > maxII) {
-    reportOversubscribed(func, graph.parts, graph.ops, system.numResources, ii,
-                         maxII,
+  if (maxII > 0 && plan.ii > maxII) {
+    reportOversubscribed(func, graph.parts, graph.ops, system.numResources,
+                         plan.ii, maxII,
                          [&](int64_t r) { return system.describeResource(r); });
     return signalPassFailure();
   }
@@ -448,8 +259,8 @@ void SpatialToSchedPass::runOnOperation() {
     std::vector<int64_t> ids;
     for (Value v : values)
       for (int64_t t : onTiles) {
-        auto it = bufferOf.find({v.getAsOpaquePointer(), t});
-        if (it != bufferOf.end() &&
+        auto it = plan.bufferOf.find({v.getAsOpaquePointer(), t});
+        if (it != plan.bufferOf.end() &&
             std::find(ids.begin(), ids.end(), it->second) == ids.end())
           ids.push_back(it->second);
       }
@@ -457,14 +268,14 @@ void SpatialToSchedPass::runOnOperation() {
     return ids;
   };
   std::map<void *, std::vector<int64_t>> buffersOf;
-  for (const BufferRecord &r : buffers)
+  for (const BufferRecord &r : plan.buffers)
     buffersOf[r.value.getAsOpaquePointer()].push_back(r.id);
   auto emitBuffers = [&](Value v) {
     auto found = buffersOf.find(v.getAsOpaquePointer());
     if (found == buffersOf.end())
       return;
     for (int64_t id : found->second)
-      if (const BufferRecord &r = buffers[id]; true)
+      if (const BufferRecord &r = plan.buffers[id]; true)
         BufferOp::create(
             b, v.getLoc(), b.getI64IntegerAttr(r.id), v,
             b.getI64IntegerAttr(r.tile), b.getI64IntegerAttr(r.offset),
@@ -503,7 +314,7 @@ void SpatialToSchedPass::runOnOperation() {
                                         r.unit == std::string("chip_link")
                                     ? r.resource - 3 * tiles
                                     : r.tile),
-            b.getI64IntegerAttr(times->start[r.task]),
+            b.getI64IntegerAttr(plan.times->start[r.task]),
             b.getI64IntegerAttr(r.duration), b.getI64IntegerAttr(r.kernel),
             b.getI64IntegerAttr(r.bytes), b.getDenseI64ArrayAttr(deps),
             b.getDenseI64ArrayAttr(readIds), b.getDenseI64ArrayAttr(writeIds),
@@ -515,13 +326,14 @@ void SpatialToSchedPass::runOnOperation() {
   }
   RooflineBound roof = model.roofline(graph.descs, system.chips);
   b.setInsertionPoint(entry.getTerminator());
-  SummaryOp::create(b, func.getLoc(), b.getI64IntegerAttr(times->makespan),
-                    b.getI64IntegerAttr(peak), b.getI64IntegerAttr(lowerBound),
-                    b.getDenseI64ArrayAttr(peakPerTile),
+  SummaryOp::create(b, func.getLoc(), b.getI64IntegerAttr(plan.times->makespan),
+                    b.getI64IntegerAttr(plan.peak),
+                    b.getI64IntegerAttr(plan.lowerBound),
+                    b.getDenseI64ArrayAttr(plan.peakPerTile),
                     b.getI64IntegerAttr(static_cast<int64_t>(
                         std::ceil(target->secondsToCycles(roof.seconds)))),
                     b.getStringAttr(mapping), b.getI64IntegerAttr(groups),
-                    b.getI64IntegerAttr(period ? ii : 0));
+                    b.getI64IntegerAttr(plan.period ? plan.ii : 0));
 }
 
 } // namespace
