@@ -3,10 +3,11 @@
 // Private to lib/Dialect/Sched/Transforms: the pieces of spatial-to-sched
 // and what they hand each other. SchedBuild.cpp numbers the system's
 // resources and turns kernels and transfers into tasks of instructions;
+// IntervalSearch.cpp times the tasks (one input at a time, or modulo
+// scheduled for a stream of inputs) and checks the max-ii limit;
 // SchedBuffers.cpp gives the buffers of one timing their lifetimes and SRAM
-// offsets; SpatialToSched.cpp times the tasks (one input at a time, or
-// modulo scheduled for a stream of inputs), checks the max-ii limit and
-// writes the schedule into the IR.
+// offsets; SpatialToSched.cpp runs them in turn and writes the schedule
+// into the IR.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_LIB_DIALECT_SCHED_TRANSFORMS_SCHEDPLAN_H
@@ -217,6 +218,46 @@ private:
   /// The function's results (opaque pointers): live until the end.
   std::set<void *> returned;
 };
+
+/// Chooses the timing of a TaskGraph whose buffers fit in SRAM and leaves
+/// the BufferPlanner planned for it: for a pipelined mapping, modulo
+/// schedules packed ever less tightly, each at the shortest interval found
+/// to fit; failing those (or for a sequential mapping), one input at a
+/// time.
+class IntervalSearch {
+public:
+  IntervalSearch(const TaskGraph &graph, int64_t numResources,
+                 BufferPlanner &buffers)
+      : graph(graph), numResources(numResources), buffers(buffers) {}
+
+  /// False, with a diagnostic, if not even one input at a time fits.
+  bool run(bool pipelined);
+
+  /// The shortest interval a modulo schedule reached whose buffers did not
+  /// fit in SRAM (0: none), for the max-ii diagnostic.
+  int64_t sramFailedII = 0;
+
+private:
+  /// The modulo schedules of one packing (`slack`) below `cap`, at ever
+  /// longer intervals while their buffers overflow SRAM: the index in
+  /// `attempts` of the shortest that fits, if any.
+  std::optional<size_t> searchPacking(double slack, int64_t cap,
+                                      int64_t listII);
+
+  const TaskGraph &graph;
+  int64_t numResources;
+  BufferPlanner &buffers;
+  /// Every timing tried. Kept stable: `buffers.times` points into it.
+  std::deque<TaskTimes> attempts;
+};
+
+/// With `maxII` > 0, fails with a diagnostic when the interval `ii` found
+/// is above it: the SRAM the rotating copies overflowed at a shorter one
+/// (`sramFailedII`), or the busiest resource and what loads it.
+mlir::LogicalResult checkMaxII(mlir::func::FuncOp func,
+                               const SystemLayout &system,
+                               const TaskGraph &graph, int64_t ii,
+                               int64_t maxII, int64_t sramFailedII);
 
 /// The name of what a task does: a kernel's name, or "A -> B" for a
 /// transfer from kernel (or input) A to the kernels that read it.
