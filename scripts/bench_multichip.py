@@ -96,11 +96,17 @@ def compile_case(loom, model, target, chips, precision, work, tag, extra=()):
     return r, None, wall
 
 
-def timing_run(loom, program, work, tag):
+def timing_run(loom, program, work, tag, runs=3):
+    """The fastest wall time of `runs` timing-only runs (the least disturbed
+    by the rest of a shared machine) and the program's instruction count."""
     stats = os.path.join(work, tag + ".stats.json")
-    p, wall = run([loom, "run", program, "--timing-only", "--stats=" + stats])
-    if p.returncode != 0:
-        sys.exit("loom run --timing-only failed on %s:\n%s" % (program, p.stderr))
+    best = None
+    for _ in range(runs):
+        p, wall = run([loom, "run", program, "--timing-only", "--stats=" + stats])
+        if p.returncode != 0:
+            sys.exit("loom run --timing-only failed on %s:\n%s" % (program, p.stderr))
+        best = wall if best is None else min(best, wall)
+    wall = best
     s = json.load(open(stats))
     return wall, s["instrs"] if isinstance(s.get("instrs"), int) else len(s.get("kernels", []))
 
@@ -169,7 +175,7 @@ def main():
     say("| figure | value | goal |")
     say("|---|---|---|")
     say("| compile (`loom compile models/llama3-70b.json --target=lpx-rack --chips=256 --precision=fp8`) | %.1f s | under 60 s |" % r["compile_s"])
-    say("| timing-only simulation (`loom run --timing-only`) | %.2f s for %d instructions | under 10 s |" % (sim_s, instrs))
+    say("| timing-only simulation (`loom run --timing-only`, fastest of 3 runs) | %.2f s for %d instructions | under 1 s |" % (sim_s, instrs))
     say("| parallelism chosen (objective latency) | tp %d x pp %d, %s network | |" % (r["tp"], r["pp"], r["network"]))
     say("| kernels | %d | |" % r["kernels"])
     say("| per-token latency | %.1f us (%d cycles) | |" % (lat, r["seq_latency"]))

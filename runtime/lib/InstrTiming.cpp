@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -27,6 +28,48 @@ int64_t storedBytes(const ProgramTensor &t, int64_t elements) {
   if (__builtin_mul_overflow(elements, per, &bytes))
     return std::numeric_limits<int64_t>::max();
   return bytes;
+}
+
+std::string InstrTiming::ruleText() const {
+  auto contractionText = [&] {
+    std::string s = std::to_string(contractions) + " contraction" +
+                    (contractions == 1 ? "" : "s");
+    if (contractions > 0) {
+      const Contraction &c = firstContraction;
+      s += " (" + std::to_string(c.batch) + " x " + std::to_string(c.m) + "x" +
+           std::to_string(c.n) + "x" + std::to_string(c.k) +
+           (contractions > 1 ? ", ..." : "") + ")";
+    }
+    return s;
+  };
+  const std::string sram = std::to_string(sramBytes) + " SRAM bytes";
+  switch (rule) {
+  case Rule::None:
+    return "no rule";
+  case Rule::KernelMatrix:
+    return "kernel.matrix: " + contractionText() + " in " +
+           numericFormatName(format) + ", " + sram;
+  case Rule::KernelEpilogue:
+    return "kernel.epilogue: " + std::to_string(vectorOps) + " vector ops";
+  case Rule::KernelVector:
+    return "kernel.vector: " + contractionText() + ", " +
+           std::to_string(vectorOps) + " vector ops, " + sram;
+  case Rule::KernelDma:
+    return "kernel.dma: " + sram;
+  case Rule::TransferChip:
+    return "transfer.chip: " + std::to_string(bytes) + " bytes";
+  case Rule::TransferMesh:
+    return "transfer.mesh: " + std::to_string(bytes) + " bytes, " +
+           std::to_string(hops) + " hops" +
+           (leaves ? "" : ", within the tile");
+  case Rule::LinkMesh:
+    return "link.mesh: " + std::to_string(bytes) + " bytes, " +
+           std::to_string(hops) + " hops";
+  case Rule::LinkChip:
+    return "link.chip: " + std::to_string(bytes) + " bytes at " +
+           std::to_string(rate) + " bytes/cycle";
+  }
+  return "no rule";
 }
 
 namespace {
@@ -75,23 +118,21 @@ bool routeCrosses(const Program &p, int64_t a, int64_t b, int64_t u,
   return false;
 }
 
-std::string contractionText(const TileWork &w) {
-  std::string s = std::to_string(w.contractions.size()) + " contraction" +
-                  (w.contractions.size() == 1 ? "" : "s");
-  if (!w.contractions.empty()) {
-    const Contraction &c = w.contractions.front();
-    s += " (" + std::to_string(c.batch) + " x " + std::to_string(c.m) + "x" +
-         std::to_string(c.n) + "x" + std::to_string(c.k) +
-         (w.contractions.size() > 1 ? ", ..." : "") + ")";
-  }
-  return s;
-}
-
 class Deriver {
 public:
-  explicit Deriver(const Program &p) : p_(p), chip_(*p.chip) {
+  Deriver(const Program &p, TilePlanCache *plans) : p_(p), chip_(*p.chip) {
+    if (!plans) {
+      own_ = std::make_unique<TilePlanCache>(
+          [this](int32_t id) -> const ProgramTensor & { return tensor(id); });
+      plans = own_.get();
+    }
+    plans_ = plans;
     // Ids are resolved here, not through the Program's index (a program
     // edited in memory, as fault injection does, is timed as it stands).
+    bufferPos_.reserve(p.buffers.size());
+    tensorPos_.reserve(p.tensors.size());
+    kernelPos_.reserve(p.kernels.size());
+    linkPos_.reserve(p.links.size());
     for (size_t i = 0; i < p.buffers.size(); ++i)
       bufferPos_.emplace(p.buffers[i].id, i);
     for (size_t i = 0; i < p.tensors.size(); ++i)
@@ -129,12 +170,11 @@ public:
 private:
   template <typename T>
   const T &lookup(const std::vector<T> &v,
-                  const std::unordered_map<int32_t, size_t> &pos, int32_t id,
-                  const char *what) const {
-    auto it = pos.find(id);
-    if (it == pos.end())
+                  const IdIndex &pos, int32_t id, const char *what) const {
+    std::optional<size_t> at = pos.find(id);
+    if (!at)
       throw Error(std::string("no ") + what + " with id " + std::to_string(id));
-    return v[it->second];
+    return v[*at];
   }
   const ProgramBuffer &buf(int32_t id) const {
     return lookup(p_.buffers, bufferPos_, id, "buffer");
@@ -185,9 +225,7 @@ private:
     }
     TileWork w;
     try {
-      w = tileWork(
-          k.ops, [&](int32_t id) -> const ProgramTensor & { return tensor(id); },
-          boxes);
+      w = plans_->work(k.ops, boxes);
     } catch (const Error &e) {
       throw Error("instr " + std::to_string(in.id) + " (kernel " +
                   std::to_string(in.kernel) + " '" + k.name + "'): " + e.what());
@@ -212,27 +250,29 @@ private:
     NumericFormat format =
         kernelPrecisionFormat(k.precision).value_or(NumericFormat::F32);
     InstrTiming t;
-    const std::string sram = std::to_string(w.sramBytes) + " SRAM bytes";
+    t.contractions = static_cast<int64_t>(w.contractions.size());
+    if (!w.contractions.empty())
+      t.firstContraction = w.contractions.front();
+    t.format = format;
+    t.vectorOps = w.vectorOps;
+    t.sramBytes = w.sramBytes;
     switch (in.unit) {
     case Unit::Matrix:
       t.cycles = matrixInstrCycles(chip_.tile, format, w);
-      t.rule = "kernel.matrix: " + contractionText(w) + " in " +
-               numericFormatName(format) + ", " + sram;
+      t.rule = InstrTiming::Rule::KernelMatrix;
       break;
     case Unit::Vector:
       if (matrixOn_.count({in.kernel, in.resource})) {
         t.cycles = epilogueInstrCycles(chip_.tile, w);
-        t.rule = "kernel.epilogue: " + std::to_string(w.vectorOps) +
-                 " vector ops";
+        t.rule = InstrTiming::Rule::KernelEpilogue;
       } else {
         t.cycles = vectorInstrCycles(chip_.tile, w);
-        t.rule = "kernel.vector: " + contractionText(w) + ", " +
-                 std::to_string(w.vectorOps) + " vector ops, " + sram;
+        t.rule = InstrTiming::Rule::KernelVector;
       }
       break;
     default:
       t.cycles = dmaKernelInstrCycles(chip_.tile, w);
-      t.rule = "kernel.dma: " + sram;
+      t.rule = InstrTiming::Rule::KernelDma;
       break;
     }
     return t;
@@ -256,11 +296,12 @@ private:
     }
     if (crossesChips) {
       t.cycles = chipInjectCycles(chip_, t.bytes);
-      t.rule = "transfer.chip: " + std::to_string(t.bytes) + " bytes";
+      t.rule = InstrTiming::Rule::TransferChip;
     } else {
       t.cycles = meshTransferCycles(chip_, t.bytes, hops, leaves);
-      t.rule = "transfer.mesh: " + std::to_string(t.bytes) + " bytes, " +
-               std::to_string(hops) + " hops" + (leaves ? "" : ", within the tile");
+      t.rule = InstrTiming::Rule::TransferMesh;
+      t.hops = hops;
+      t.leaves = leaves;
     }
     return t;
   }
@@ -280,8 +321,8 @@ private:
         hops = std::max(hops, hopsBetween(p_, rb.tile, wb.tile));
       }
     t.cycles = meshLinkCycles(chip_, t.bytes, hops);
-    t.rule = "link.mesh: " + std::to_string(t.bytes) + " bytes, " +
-             std::to_string(hops) + " hops";
+    t.rule = InstrTiming::Rule::LinkMesh;
+    t.hops = hops;
     return t;
   }
 
@@ -297,8 +338,8 @@ private:
     // alternative, at that rate.
     double rate = std::max(l.bytesPerCycle, l.adaptiveBytesPerCycle);
     t.cycles = chipLinkCycles(rate, t.bytes);
-    t.rule = "link.chip: " + std::to_string(t.bytes) + " bytes at " +
-             std::to_string(rate) + " bytes/cycle";
+    t.rule = InstrTiming::Rule::LinkChip;
+    t.rate = rate;
     return t;
   }
 
@@ -337,22 +378,27 @@ private:
 
   const Program &p_;
   const ChipDesc &chip_;
-  std::unordered_map<int32_t, size_t> bufferPos_, tensorPos_, kernelPos_,
-      linkPos_;
+  IdIndex bufferPos_, tensorPos_, kernelPos_, linkPos_;
   std::set<std::pair<int32_t, int32_t>> matrixOn_; // (kernel, tile)
   std::vector<Box> boxes_; // by buffer position
   std::map<std::pair<int32_t, int32_t>, TileWork> works_;
   std::unordered_map<int32_t, std::vector<Flow>> flows_; // by destination
   bool flowsDone_ = false;
+  std::unique_ptr<TilePlanCache> own_;
+  TilePlanCache *plans_ = nullptr;
 };
 
 } // namespace
 
 std::vector<InstrTiming> instrTimings(const Program &p) {
+  return instrTimings(p, nullptr);
+}
+
+std::vector<InstrTiming> instrTimings(const Program &p, TilePlanCache *plans) {
   if (!p.chip)
     throw Error("the program carries no target chip: its instructions' "
                 "timing rules cannot be applied");
-  Deriver d(p);
+  Deriver d(p, plans);
   std::vector<InstrTiming> out;
   out.reserve(p.instrs.size());
   for (const ProgramInstr &in : p.instrs)

@@ -90,18 +90,17 @@ Tensor ProgramTensor::value() const {
 namespace {
 
 template <typename T>
-const T &lookup(const std::vector<T> &items,
-                const std::unordered_map<int32_t, int64_t> &index, int32_t id,
+const T &lookup(const std::vector<T> &items, const IdIndex &index, int32_t id,
                 const char *what) {
-  auto it = index.find(id);
-  if (it == index.end())
+  std::optional<size_t> pos = index.find(id);
+  if (!pos)
     throw Error(std::string("no ") + what + " with id " + std::to_string(id));
-  return items[static_cast<size_t>(it->second)];
+  return items[*pos];
 }
 
-int64_t find(const std::unordered_map<int32_t, int64_t> &index, int32_t id) {
-  auto it = index.find(id);
-  return it == index.end() ? -1 : it->second;
+int64_t find(const IdIndex &index, int32_t id) {
+  std::optional<size_t> pos = index.find(id);
+  return pos ? static_cast<int64_t>(*pos) : -1;
 }
 
 /// A name from the file. Names end up in one-line error messages, so line
@@ -225,15 +224,14 @@ void ProgramLoader::checkTensorRef(int32_t id, const std::string &where,
 }
 
 template <typename Items>
-static void indexIds(const Items &items, std::unordered_map<int32_t, int64_t> &index,
-                     const char *what) {
+static void indexIds(const Items &items, IdIndex &index, const char *what) {
   index.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     int32_t id = items[i].id;
     if (id < 0)
       throw Error(std::string(what) + " at position " + std::to_string(i) +
                   ": negative id " + std::to_string(id));
-    if (!index.emplace(id, static_cast<int64_t>(i)).second)
+    if (!index.emplace(id, i))
       throw Error(std::string(what) + " " + std::to_string(id) +
                   ": duplicate id");
   }

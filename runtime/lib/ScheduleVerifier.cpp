@@ -96,7 +96,18 @@ class Verifier {
 public:
   Verifier(const Program &p, size_t maxViolations,
            std::vector<InstrTiming> *timings = nullptr)
-      : p_(p), max_(std::max<size_t>(1, maxViolations)), timings_(timings) {
+      : p_(p), max_(std::max<size_t>(1, maxViolations)), timings_(timings),
+        plans_([this](int32_t id) -> const ProgramTensor & {
+          auto pos = find(tensorPos_, id);
+          if (!pos)
+            throw Error("no tensor with id " + std::to_string(id));
+          return p_.tensors[*pos];
+        }) {
+    instrPos_.reserve(p.instrs.size());
+    bufferPos_.reserve(p.buffers.size());
+    linkPos_.reserve(p.links.size());
+    tensorPos_.reserve(p.tensors.size());
+    kernelPos_.reserve(p.kernels.size());
     for (size_t i = 0; i < p.instrs.size(); ++i)
       instrPos_.emplace(p.instrs[i].id, i);
     for (size_t i = 0; i < p.buffers.size(); ++i)
@@ -146,12 +157,14 @@ public:
   }
 
 private:
-  static std::optional<size_t>
-  find(const std::unordered_map<int32_t, size_t> &m, int32_t id) {
-    auto it = m.find(id);
-    if (it == m.end())
-      return std::nullopt;
-    return it->second;
+  static std::optional<size_t> find(const IdIndex &m, int32_t id) {
+    return m.find(id);
+  }
+  /// The position of an id the reference check has found.
+  static size_t posOf(const IdIndex &m, int32_t id) {
+    if (std::optional<size_t> pos = m.find(id))
+      return *pos;
+    throw Error("no record with id " + std::to_string(id));
   }
   bool full() const { return out_.size() >= max_; }
   void add(ViolationKind kind, std::string msg, int32_t instr = -1,
@@ -291,7 +304,7 @@ private:
     std::vector<std::vector<size_t>> users(n);
     for (size_t i = 0; i < n; ++i)
       for (int32_t d : p_.instrs[i].deps) {
-        users[instrPos_.at(d)].push_back(i);
+        users[posOf(instrPos_, d)].push_back(i);
         ++indegree[i];
       }
     std::vector<size_t> ready;
@@ -319,7 +332,7 @@ private:
       seenAt[at] = static_cast<int64_t>(path.size());
       path.push_back(at);
       for (int32_t d : p_.instrs[at].deps) {
-        size_t dp = instrPos_.at(d);
+        size_t dp = posOf(instrPos_, d);
         if (indegree[dp] > 0) {
           at = dp;
           break;
@@ -340,7 +353,7 @@ private:
       for (int32_t d : in.deps) {
         if (full())
           return;
-        const ProgramInstr &dep = p_.instrs[instrPos_.at(d)];
+        const ProgramInstr &dep = p_.instrs[posOf(instrPos_, d)];
         if (in.start < dep.arrival())
           add(ViolationKind::Dependency,
               instr(in) + " starts at cycle " + std::to_string(in.start) +
@@ -358,7 +371,7 @@ private:
       std::vector<int32_t> deps = in.deps;
       std::sort(deps.begin(), deps.end());
       for (int32_t b : in.reads) {
-        size_t bp = bufferPos_.at(b);
+        size_t bp = posOf(bufferPos_, b);
         const ProgramBuffer &buf = p_.buffers[bp];
         bool anyWriter = false;
         for (size_t w : writers_[bp]) {
@@ -398,7 +411,7 @@ private:
       if (isLinkUnit(in.unit))
         continue;
       auto check = [&](int32_t id, const char *verb) {
-        size_t bp = bufferPos_.at(id);
+        size_t bp = posOf(bufferPos_, id);
         if (p_.buffers[bp].tile != in.resource)
           add(ViolationKind::Locality,
               instr(in) + " " + verb + " " + buffer(bp) +
@@ -481,7 +494,7 @@ private:
         return;
       // What it writes must stay live until it arrives.
       auto check = [&](int32_t id, const char *verb, int64_t until) {
-        size_t bp = bufferPos_.at(id);
+        size_t bp = posOf(bufferPos_, id);
         const ProgramBuffer &b = p_.buffers[bp];
         if (b.resident && period_)
           return; // live always
@@ -519,7 +532,7 @@ private:
       }
       size_t slot = isLinkUnit(in.unit)
                         ? static_cast<size_t>(p_.numTiles() * kTileUnits) +
-                              linkWire_[linkPos_.at(in.resource)]
+                              linkWire_[posOf(linkPos_, in.resource)]
                         : static_cast<size_t>(in.resource) * kTileUnits +
                               static_cast<size_t>(in.unit);
       for (auto [lo, hi] : piecesOf(in.start, in.end(), period_))
@@ -687,7 +700,7 @@ private:
               return std::find(outs.begin(), outs.end(), o.first) == outs.end();
             }))
           continue;
-        checkTileOperands(p_.kernels[*kernelAt].ops, tensorOf, held, out);
+        plans_.checkOperands(p_.kernels[*kernelAt].ops, held, out);
       } catch (const Error &e) {
         add(ViolationKind::DataFlow,
             instr(in) + " does not read what its ops need: " + e.what(),
@@ -772,7 +785,7 @@ private:
       return;
     std::vector<InstrTiming> rules;
     try {
-      rules = instrTimings(p_);
+      rules = instrTimings(p_, &plans_);
     } catch (const Error &e) {
       add(ViolationKind::Timing, e.what());
       return;
@@ -791,7 +804,7 @@ private:
         add(ViolationKind::Timing,
             instr(in) + " lasts " + std::to_string(in.duration) +
                 " cycles, less than the " + std::to_string(t.cycles) +
-                " its timing rule gives (" + t.rule + ")",
+                " its timing rule gives (" + t.ruleText() + ")",
             in.id);
       else if (in.unit == Unit::MeshLink && in.bytes > 0 && t.bytes == 0)
         add(ViolationKind::Timing,
@@ -803,7 +816,7 @@ private:
         add(ViolationKind::Timing,
             instr(in) + " says it carries " + std::to_string(in.bytes) +
                 " bytes, but the buffers it moves hold " +
-                std::to_string(t.bytes) + " (" + t.rule + ")",
+                std::to_string(t.bytes) + " (" + t.ruleText() + ")",
             in.id);
     }
   }
@@ -812,8 +825,7 @@ private:
   size_t max_;
   std::vector<InstrTiming> *timings_ = nullptr;
   std::vector<Violation> out_;
-  std::unordered_map<int32_t, size_t> instrPos_, bufferPos_, linkPos_,
-      tensorPos_, kernelPos_;
+  IdIndex instrPos_, bufferPos_, linkPos_, tensorPos_, kernelPos_;
   /// Each link record's wire: distinct (chip link, from, to), the ends
   /// being tiles for a mesh link and chips for a chip link.
   std::map<std::tuple<bool, int32_t, int32_t>, size_t> wireOf_;
@@ -822,6 +834,9 @@ private:
   std::vector<std::vector<size_t>> writers_;
   /// The initiation interval of a pipelined program; 0 otherwise.
   int64_t period_ = 0;
+  /// Each kernel instr's backward propagation, shared by the data-flow and
+  /// the timing checks and across repeated kernels.
+  TilePlanCache plans_;
 };
 
 } // namespace

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "loom/Runtime/TileExecutor.h"
 
+#include "TilePlan.h"
+
 #include <algorithm>
 #include <limits>
 #include <cstring>
@@ -1128,49 +1130,9 @@ std::vector<Box> operandRegions(const std::string &op, const AttrMap &attrs,
 
 namespace {
 
-/// What one op of the kernel does on this tile.
-struct Step {
-  /// Operands as executeOp takes them: trailing absent ones dropped, -1 for
-  /// an absent one in the middle.
-  std::vector<int32_t> operands;
-  std::vector<Shape> operandShapes, resultShapes;
-  std::vector<DType> operandDTypes, resultDTypes;
-  std::vector<Box> resultBoxes, operandBoxes;
-  bool run = false;
-};
-
-/// "op 3 'conv'": how errors name an op of the kernel.
-std::string describeOp(const std::vector<ProgramOp> &ops, size_t i) {
-  return "op " + std::to_string(i) + " '" + ops[i].name + "'";
-}
-
-std::string describeTensor(const ProgramTensor &t) {
-  return "tensor " + std::to_string(t.id) +
-         (t.name.empty() ? "" : " '" + t.name + "'");
-}
-
-/// Throws unless `held` (the tile's block of kernel input `t`, or null)
-/// covers `needed`, naming `who` and the first dimension that falls short.
-void checkCovered(const std::string &who, const ProgramTensor &t,
-                  const Block *held, const Box &needed) {
-  if (needed.empty())
-    return;
-  if (!held)
-    throw Error(who + ": needs " + needed.str() + " of " + describeTensor(t) +
-                ", the tile holds no block of it");
-  if (held->box.rank() != needed.rank())
-    throw Error(who + ": the tile's block of " + describeTensor(t) + " " +
-                held->box.str() + " has rank " +
-                std::to_string(held->box.rank()) + ", the tensor " +
-                std::to_string(needed.rank()));
-  for (size_t d = 0; d < needed.rank(); ++d)
-    if (needed.lo[d] < held->box.lo[d] || needed.hi[d] > held->box.hi[d])
-      throw Error(who + ": needs rows [" + std::to_string(needed.lo[d]) + ", " +
-                  std::to_string(needed.hi[d]) + ") of dimension " +
-                  std::to_string(d) + " of " + describeTensor(t) +
-                  ", the tile holds [" + std::to_string(held->box.lo[d]) +
-                  ", " + std::to_string(held->box.hi[d]) + ")");
-}
+using detail::describeOp;
+using detail::describeTensor;
+using detail::Step;
 
 /// Checks that every block the tile holds has the data its box says.
 void checkInputBlocks(
@@ -1187,117 +1149,6 @@ void checkInputBlocks(
       throw Error("the tile's block of " + describeTensor(t) + " is " +
                   dtypeName(block.data.dtype()) + ", the tensor " +
                   dtypeName(t.dtype));
-  }
-}
-
-/// The op's operands as executeOp takes them, with their shapes, and its
-/// results' shapes and types.
-Step describeStep(
-    const ProgramOp &op,
-    const std::function<const ProgramTensor &(int32_t)> &tensorOf) {
-  Step s;
-  size_t n = op.inputs.size();
-  while (n > 0 && op.inputs[n - 1] < 0)
-    --n;
-  s.operands.assign(op.inputs.begin(), op.inputs.begin() + n);
-  for (int32_t id : s.operands) {
-    s.operandShapes.push_back(id < 0 ? Shape{} : tensorOf(id).shape);
-    s.operandDTypes.push_back(id < 0 ? DType::F32 : tensorOf(id).dtype);
-  }
-  for (int32_t id : op.outputs) {
-    s.resultShapes.push_back(tensorOf(id).shape);
-    s.resultDTypes.push_back(tensorOf(id).dtype);
-  }
-  return s;
-}
-
-/// Backward: the box of every value the output boxes need, and what each op
-/// computes and reads.
-std::vector<Step>
-planBackward(const std::vector<ProgramOp> &ops,
-             const std::function<const ProgramTensor &(int32_t)> &tensorOf,
-             const std::map<int32_t, Box> &outputBoxes) {
-  std::map<int32_t, Box> needed = outputBoxes;
-  std::vector<Step> steps(ops.size());
-  for (size_t i = ops.size(); i-- > 0;) {
-    const ProgramOp &op = ops[i];
-    Step &s = steps[i] = describeStep(op, tensorOf);
-    for (size_t k = 0; k < op.outputs.size(); ++k) {
-      auto it = needed.find(op.outputs[k]);
-      // A rank-0 box is a scalar, never empty: what no one needs is absent.
-      bool wanted = it != needed.end() && !it->second.empty();
-      s.run |= wanted;
-      s.resultBoxes.push_back(wanted ? it->second
-                                     : Box::none(s.resultShapes[k].size()));
-    }
-    if (!s.run)
-      continue;
-    try {
-      s.operandBoxes = operandRegions(op.name, op.attrs, s.operandShapes,
-                                      s.resultShapes, s.resultBoxes);
-    } catch (const Error &e) {
-      throw Error(describeOp(ops, i) + ": " + e.what());
-    }
-    for (size_t k = 0; k < s.operands.size(); ++k) {
-      int32_t id = s.operands[k];
-      if (id < 0)
-        continue;
-      auto [it, fresh] = needed.emplace(id, s.operandBoxes[k]);
-      if (!fresh)
-        it->second = it->second.unite(s.operandBoxes[k]);
-    }
-  }
-  return steps;
-}
-
-/// Which op produces each value; throws if one is produced twice or read
-/// before it is produced.
-std::map<int32_t, size_t> producers(const std::vector<ProgramOp> &ops) {
-  std::map<int32_t, size_t> producer;
-  for (size_t i = 0; i < ops.size(); ++i)
-    for (int32_t id : ops[i].outputs)
-      if (!producer.emplace(id, i).second)
-        throw Error(describeOp(ops, i) + ": tensor " + std::to_string(id) +
-                    " is already computed by " + describeOp(ops, producer[id]));
-  for (size_t i = 0; i < ops.size(); ++i)
-    for (int32_t id : ops[i].inputs)
-      if (auto it = producer.find(id); it != producer.end() && it->second >= i)
-        throw Error(describeOp(ops, i) + " reads tensor " + std::to_string(id) +
-                    " before " + describeOp(ops, it->second) + " computes it");
-  return producer;
-}
-
-/// The block of `id` the tile holds, or null.
-const Block *heldBlock(const std::map<int32_t, Block> &inputs, int32_t id) {
-  auto it = inputs.find(id);
-  return it == inputs.end() ? nullptr : &it->second;
-}
-
-/// Step 2: every kernel input box an op (or an output) needs is held.
-void checkCoverage(
-    const std::vector<ProgramOp> &ops, const std::vector<Step> &steps,
-    const std::map<int32_t, size_t> &producer,
-    const std::function<const ProgramTensor &(int32_t)> &tensorOf,
-    const std::map<int32_t, Block> &inputs,
-    const std::map<int32_t, Box> &outputBoxes) {
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const Step &s = steps[i];
-    if (!s.run)
-      continue;
-    for (size_t k = 0; k < s.operands.size(); ++k) {
-      int32_t id = s.operands[k];
-      if (id >= 0 && !producer.count(id))
-        checkCovered(describeOp(ops, i), tensorOf(id), heldBlock(inputs, id),
-                     s.operandBoxes[k]);
-    }
-  }
-  for (const auto &[id, box] : outputBoxes) {
-    const ProgramTensor &t = tensorOf(id);
-    if (!Box::whole(t.shape).contains(box))
-      throw Error("output box " + box.str() + " of " + describeTensor(t) +
-                  " is not inside its shape " + shapeToString(t.shape));
-    if (!producer.count(id))
-      checkCovered("output", t, heldBlock(inputs, id), box);
   }
 }
 
@@ -1334,10 +1185,16 @@ executeOnTile(const std::vector<ProgramOp> &ops,
               const std::map<int32_t, Block> &inputs,
               const std::map<int32_t, Box> &outputBoxes, ExecMode mode,
               const FastOptions &fast) {
-  std::map<int32_t, size_t> producer = producers(ops);
+  std::map<int32_t, size_t> producer = detail::producers(ops);
   checkInputBlocks(tensorOf, inputs);
-  std::vector<Step> steps = planBackward(ops, tensorOf, outputBoxes);
-  checkCoverage(ops, steps, producer, tensorOf, inputs, outputBoxes);
+  std::vector<Step> steps = detail::planBackward(ops, tensorOf, outputBoxes);
+  detail::checkCoverage(
+      ops, steps, producer, tensorOf,
+      [&](int32_t id) -> const Box * {
+        auto it = inputs.find(id);
+        return it == inputs.end() ? nullptr : &it->second.box;
+      },
+      outputBoxes);
 
   std::map<int32_t, Block> values;
   for (const auto &[id, block] : inputs)
@@ -1373,67 +1230,6 @@ executeOnTile(const std::vector<ProgramOp> &ops,
     out.emplace(id, Block{box, crop(it->second, box)});
   }
   return out;
-}
-
-void checkTileOperands(
-    const std::vector<ProgramOp> &ops,
-    const std::function<const ProgramTensor &(int32_t)> &tensorOf,
-    const std::map<int32_t, Box> &held,
-    const std::map<int32_t, Box> &outputBoxes) {
-  std::map<int32_t, size_t> producer = producers(ops);
-  std::vector<Step> steps = planBackward(ops, tensorOf, outputBoxes);
-  std::map<int32_t, Block> blocks;
-  for (const auto &[id, box] : held)
-    blocks.emplace(id, Block{box, Tensor()});
-  checkCoverage(ops, steps, producer, tensorOf, blocks, outputBoxes);
-}
-
-TileWork tileWork(const std::vector<ProgramOp> &ops,
-                  const std::function<const ProgramTensor &(int32_t)> &tensorOf,
-                  const std::map<int32_t, Box> &outputBoxes) {
-  producers(ops);
-  std::vector<Step> steps = planBackward(ops, tensorOf, outputBoxes);
-  TileWork work;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const Step &s = steps[i];
-    if (!s.run || s.resultBoxes.empty())
-      continue;
-    const ProgramOp &op = ops[i];
-    OpCost cost = opCost(op.name, s.operandShapes, s.resultShapes[0]);
-    const Box &out = s.resultBoxes[0];
-    auto add = [&](int64_t elements) {
-      int64_t ops = 0;
-      if (__builtin_mul_overflow(elements, cost.ops, &ops) ||
-          __builtin_add_overflow(work.vectorOps, ops, &work.vectorOps))
-        work.vectorOps = std::numeric_limits<int64_t>::max();
-    };
-    switch (cost.kind) {
-    case OpCost::Contraction:
-      if (s.operandShapes.size() < 2)
-        throw Error(describeOp(ops, i) + ": needs two operands");
-      if (op.name == "matmul") {
-        work.contractions.push_back(matmulContraction(
-            s.operandShapes[0], s.operandShapes[1], out.lo, out.hi));
-      } else {
-        auto g = op.attrs.find("group");
-        int64_t groups =
-            g != op.attrs.end() && !g->second.ints.empty() ? g->second.ints[0]
-                                                            : 1;
-        work.contractions.push_back(
-            convContraction(s.operandShapes[1], groups, out.lo, out.hi));
-      }
-      break;
-    case OpCost::PerOutput:
-      add(out.elements());
-      break;
-    case OpCost::PerInput:
-      add(s.operandBoxes.empty() ? 0 : s.operandBoxes[0].elements());
-      break;
-    case OpCost::DataMovement:
-      break;
-    }
-  }
-  return work;
 }
 
 } // namespace loom::rt

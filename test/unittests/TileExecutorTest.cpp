@@ -788,3 +788,76 @@ TEST(TileExecutorErrors, HaloOneRowShort) {
                              {{c.y, out}}, ExecMode::Reference),
                Error);
 }
+
+TEST(TileExecutorPlan, CacheSharesARepeatedKernel) {
+  // Two convolutions with the same shapes and attributes over other tensor
+  // ids (one layer's kernel and the next's), and a third with another
+  // stride: the cache derives the first two once, and every answer and
+  // error is tileWork's and checkTileOperands' own.
+  std::mt19937 rng(22);
+  TestKernel k;
+  AttrMap attrs = {{"strides", ints({1, 1})},
+                   {"dilations", ints({1, 1})},
+                   {"pads", ints({1, 1, 1, 1})},
+                   {"group", integer(1)}};
+  auto conv = [&](AttrMap a, Shape ys) {
+    int32_t x = k.input("x", {1, 2, 8, 8}, rng);
+    int32_t w = k.input("w", {3, 2, 3, 3}, rng);
+    size_t first = k.ops.size();
+    int32_t y = k.op("conv", {x, w}, ys, std::move(a));
+    int32_t r = k.op("relu", {y}, ys);
+    return std::make_tuple(
+        std::vector<ProgramOp>(k.ops.begin() + first, k.ops.end()), x, w, r);
+  };
+  auto [opsA, xA, wA, rA] = conv(attrs, {1, 3, 8, 8});
+  auto [opsB, xB, wB, rB] = conv(attrs, {1, 3, 8, 8});
+  AttrMap strided = attrs;
+  strided["strides"] = ints({2, 2});
+  auto [opsC, xC, wC, rC] = conv(strided, {1, 3, 4, 4});
+
+  TilePlanCache cache(k.lookup());
+  auto same = [](const TileWork &a, const TileWork &b) {
+    EXPECT_EQ(a.contractions, b.contractions);
+    EXPECT_EQ(a.vectorOps, b.vectorOps);
+  };
+  Box rows = box({0, 0, 2, 0}, {1, 3, 5, 8});
+  same(cache.work(opsA, {{rA, rows}}), tileWork(opsA, k.lookup(), {{rA, rows}}));
+  same(cache.work(opsB, {{rB, rows}}), tileWork(opsB, k.lookup(), {{rB, rows}}));
+  EXPECT_EQ(cache.derivations(), 1);
+  Box other = box({0, 0, 0, 0}, {1, 3, 2, 8});
+  same(cache.work(opsB, {{rB, other}}),
+       tileWork(opsB, k.lookup(), {{rB, other}}));
+  EXPECT_EQ(cache.derivations(), 2);
+  Box half = box({0, 0, 0, 0}, {1, 3, 2, 4});
+  same(cache.work(opsC, {{rC, half}}), tileWork(opsC, k.lookup(), {{rC, half}}));
+  EXPECT_EQ(cache.derivations(), 3);
+
+  // The halo: rows [1, 6) of x for output rows [2, 5). Held whole it
+  // passes; one row short, both name kernel B's own tensor.
+  std::map<int32_t, Box> held = {{xB, box({0, 0, 1, 0}, {1, 2, 6, 8})},
+                                 {wB, Box::whole({3, 2, 3, 3})}};
+  EXPECT_NO_THROW(cache.checkOperands(opsB, held, {{rB, rows}}));
+  held[xB].lo[2] = 2;
+  std::string cached, direct;
+  try {
+    cache.checkOperands(opsB, held, {{rB, rows}});
+  } catch (const Error &e) {
+    cached = e.what();
+  }
+  try {
+    checkTileOperands(opsB, k.lookup(), held, {{rB, rows}});
+  } catch (const Error &e) {
+    direct = e.what();
+  }
+  EXPECT_EQ(cached, direct);
+  EXPECT_NE(cached.find("needs rows [1, 6) of dimension 2 of tensor " +
+                        std::to_string(xB)),
+            std::string::npos)
+      << cached;
+  EXPECT_EQ(cache.derivations(), 3);
+  // No block of the weights.
+  held.erase(wB);
+  held[xB].lo[2] = 1;
+  EXPECT_THROW(cache.checkOperands(opsB, held, {{rB, rows}}), Error);
+  (void)xA, (void)wA, (void)xC, (void)wC;
+}

@@ -49,20 +49,49 @@ Box bufferBox(const Program &p, const ProgramBuffer &b);
 int64_t storedBytes(const ProgramTensor &t, int64_t elements);
 
 struct InstrTiming {
+  /// The ISA timing rule (docs/isa.md) that gave `cycles`.
+  enum class Rule : uint8_t {
+    None,
+    KernelMatrix,
+    KernelEpilogue,
+    KernelVector,
+    KernelDma,
+    TransferChip,
+    TransferMesh,
+    LinkMesh,
+    LinkChip,
+  };
   /// The rule's cycles: the least duration the instruction may have.
   int64_t cycles = 0;
   /// The bytes it moves (DMA of a transfer, links), re-derived; 0 for a
   /// kernel's instruction.
   int64_t bytes = 0;
-  /// The rule and the shape it was applied to, for messages:
-  /// "kernel.matrix: 1 contraction (1 x 64x64x147), 81920 SRAM bytes".
-  std::string rule;
+  Rule rule = Rule::None;
+  /// The shape the rule was applied to; each rule reads its own fields.
+  int64_t contractions = 0;
+  Contraction firstContraction;
+  NumericFormat format = NumericFormat::F32;
+  int64_t vectorOps = 0, sramBytes = 0, hops = 0;
+  /// A transfer's DMA copies to another tile (false: within its tile).
+  bool leaves = false;
+  /// A chip link's bytes per cycle.
+  double rate = 0;
+
+  /// The rule and the shape it was applied to, for messages (built only
+  /// when asked: a program has hundreds of thousands of instructions):
+  /// "kernel.matrix: 1 contraction (1 x 64x64x147) in fp32, 81920 SRAM
+  /// bytes".
+  std::string ruleText() const;
 };
 
 /// The timing of every instruction of `p`, by position in p.instrs.
 /// Throws Error if the program carries no chip (built in code without
 /// one) or a kernel's ops cannot be propagated (naming the instruction).
 std::vector<InstrTiming> instrTimings(const Program &p);
+/// The same, deriving each kernel instruction's work through `plans` (the
+/// schedule verifier shares its cache with its data-flow check); null
+/// makes a cache of its own.
+std::vector<InstrTiming> instrTimings(const Program &p, TilePlanCache *plans);
 
 } // namespace loom::rt
 

@@ -39,6 +39,7 @@
 
 #include "loom/Runtime/OpExecutor.h"
 #include "loom/Runtime/TargetDesc.h"
+#include "loom/Runtime/IdIndex.h"
 #include "loom/Runtime/Tensor.h"
 
 #include <cstdint>
@@ -274,8 +275,7 @@ private:
   static Program fromShared(std::shared_ptr<const std::vector<uint8_t>> bytes,
                             const std::string &name);
   std::shared_ptr<const std::vector<uint8_t>> bytes_;
-  std::unordered_map<int32_t, int64_t> tensorIdx_, kernelIdx_, instrIdx_,
-      bufferIdx_, linkIdx_;
+  IdIndex tensorIdx_, kernelIdx_, instrIdx_, bufferIdx_, linkIdx_;
   friend class ProgramLoader;
 };
 

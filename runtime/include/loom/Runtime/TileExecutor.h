@@ -53,6 +53,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -163,6 +164,35 @@ void checkTileOperands(
 TileWork tileWork(const std::vector<ProgramOp> &ops,
                   const std::function<const ProgramTensor &(int32_t)> &tensorOf,
                   const std::map<int32_t, Box> &outputBoxes);
+
+/// tileWork and checkTileOperands for many instructions of one program,
+/// each backward propagation derived once: a kernel repeated across layers
+/// and chips (the same ops, attributes, shapes and formats over other tensor
+/// ids) with the same output boxes shares one plan. The answers and the
+/// errors are those of the two functions. The kernels' ops must outlive the
+/// cache and not change while it is used (it knows a kernel by its ops'
+/// address).
+class TilePlanCache {
+public:
+  using TensorOf = std::function<const ProgramTensor &(int32_t)>;
+  explicit TilePlanCache(TensorOf tensorOf);
+  ~TilePlanCache();
+  TilePlanCache(const TilePlanCache &) = delete;
+  TilePlanCache &operator=(const TilePlanCache &) = delete;
+
+  TileWork work(const std::vector<ProgramOp> &ops,
+                const std::map<int32_t, Box> &outputBoxes);
+  void checkOperands(const std::vector<ProgramOp> &ops,
+                     const std::map<int32_t, Box> &held,
+                     const std::map<int32_t, Box> &outputBoxes);
+  /// How many backward propagations were run (distinct plans, and calls
+  /// the cache could not serve).
+  int64_t derivations() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 } // namespace loom::rt
 
