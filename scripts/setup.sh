@@ -13,7 +13,7 @@ packages=(
   libclang-rt-22-dev
   zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev libxml2-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
-  flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev
+  flatbuffers-compiler libflatbuffers-dev nlohmann-json3-dev libxxhash-dev
   libblis-serial-dev libgtest-dev libgmock-dev
   python3 python3-dev python3-numpy python3-onnx python3-torch python3-torchvision
   pybind11-dev chromium openmpi-bin libopenmpi-dev

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "loom/Target/ProgramEmitter.h"
 #include "loom/Runtime/Program.h"
+#include "loom/Runtime/ProgramSeal.h"
 #include "loom/Target/ChipNetwork.h"
 
 #include "loom/Dialect/Graph/IR/Graph.h"
@@ -470,7 +471,13 @@ LogicalResult ProgramWriter::write(
   pb.add_initiation_interval(summary.getInitiationInterval()
                                  ? summary.getInitiationInterval()
                                  : summary.getTotalCycles());
+  // Placeholders (a default value would not be stored), sealed below.
+  pb.add_file_size(1);
+  pb.add_checksum(1);
   fb::FinishProgramBuffer(fbb_, pb.Finish());
+  if (!rt::sealProgram(fbb_.GetBufferPointer(), fbb_.GetSize()))
+    return func.emitError() << "emit-program: the program buffer lost its "
+                               "integrity fields";
   sink(fbb_.GetBufferPointer(), fbb_.GetSize());
   return success();
 }

@@ -10,6 +10,7 @@
 #include "loom/Target/TargetModel.h"
 #include "loom/Runtime/OpExecutor.h"
 
+#include "loom/Runtime/ProgramSeal.h"
 #include "loom/Target/Program_generated.h"
 
 #include <algorithm>
@@ -774,15 +775,47 @@ void ProgramLoader::loadInstrs(const loom::program::Program &fb) {
 }
 
 Program Program::fromBytes(const void *data, size_t size,
-                           const std::string &name) {
+                           const std::string &name,
+                           const LoadOptions &options) {
   return fromShared(std::make_shared<std::vector<uint8_t>>(
                         static_cast<const uint8_t *>(data),
                         static_cast<const uint8_t *>(data) + size),
-                    name);
+                    name, options);
 }
 
+namespace {
+
+uint64_t readU64(const uint8_t *at) {
+  uint64_t v;
+  std::memcpy(&v, at, sizeof(v)); // the verifier aligns only to 4 bytes
+  return flatbuffers::EndianScalar(v);
+}
+
+/// The file is the one loom wrote: its length and checksum (ProgramSeal.h).
+void checkSeal(const uint8_t *data, size_t size) {
+  ProgramSealFields f = programSealFields(data);
+  if (!f.fileSize || !f.checksum)
+    throw Error("the program carries no checksum (written by an earlier "
+                "loom): recompile the model with this loom");
+  uint64_t want = readU64(f.fileSize);
+  if (size > want)
+    throw Error(std::to_string(size - want) +
+                " trailing bytes after the program's " + std::to_string(want) +
+                " bytes");
+  if (size < want)
+    throw Error("truncated program: " + std::to_string(size) + " of its " +
+                std::to_string(want) + " bytes");
+  if (programChecksum(data, size, f.checksum) != readU64(f.checksum))
+    throw Error("checksum mismatch: the file changed after loom wrote it (a "
+                "corrupted copy or an edit); recompile the model, or run an "
+                "edited file with --ignore-checksum");
+}
+
+} // namespace
+
 Program Program::fromShared(std::shared_ptr<const std::vector<uint8_t>> bytes,
-                            const std::string &name) {
+                            const std::string &name,
+                            const LoadOptions &options) {
   Program p;
   p.path = name;
   p.bytes_ = bytes;
@@ -805,6 +838,8 @@ Program Program::fromShared(std::shared_ptr<const std::vector<uint8_t>> bytes,
     if (!loom::program::VerifyProgramBuffer(verifier))
       throw Error("corrupt or truncated program (flatbuffers verification "
                   "failed)");
+    if (options.checkIntegrity)
+      checkSeal(bytes->data(), size);
     ProgramLoader(p).load(*loom::program::GetProgram(bytes->data()));
   } catch (const Error &e) {
     throw Error(name + ": " + e.what());
@@ -812,7 +847,7 @@ Program Program::fromShared(std::shared_ptr<const std::vector<uint8_t>> bytes,
   return p;
 }
 
-Program Program::load(const std::string &path) {
+Program Program::load(const std::string &path, const LoadOptions &options) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(path + ": cannot open: " + std::strerror(errno));
@@ -829,7 +864,7 @@ Program Program::load(const std::string &path) {
   in.read(reinterpret_cast<char *>(bytes->data()), size);
   if (in.gcount() != size)
     throw Error(path + ": read error");
-  return fromShared(std::move(bytes), path);
+  return fromShared(std::move(bytes), path, options);
 }
 
 } // namespace loom::rt

@@ -646,15 +646,16 @@ def run_cases(loom, work):
         good = f.read()
     cases = []
 
-    def add_path(name, path, names=None, note=""):
+    def add_path(name, path, names=None, note="", flags=()):
         out = os.path.join(d, "out_" + name)
         cases.append(Case("run", name,
                           ["run", path, "--input", "X=" + x, "--output-dir",
-                           out], names or os.path.basename(path), note))
+                           out, *flags], names or os.path.basename(path),
+                          note))
 
-    def add(name, data, names=None, note=""):
+    def add(name, data, names=None, note="", flags=()):
         add_path(name, write(os.path.join(d, name + ".loom"), data), names,
-                 note)
+                 note, flags)
 
     rng = random.Random(3)
     add("empty", b"")
@@ -679,15 +680,40 @@ def run_cases(loom, work):
             b[i] ^= 0xFF
         add(f"flipped_{int(frac * 100)}pct_seed{seed}", bytes(b))
     add("text", b"LOOM program, honestly\n")
+    # The payload checksum: bytes appended are refused naming the file (a
+    # weight's flipped bit below); --ignore-checksum runs an edited file as
+    # it stands, so flipped copies also reach the checks behind the
+    # checksum.
+    add("trailing_bytes", good + b"\0\0\0\0",
+        "trailing_bytes.loom: 4 trailing bytes after the program's")
+    for seed, frac in ((1, 0.01), (2, 0.05)):
+        r = random.Random(seed)
+        b = bytearray(good)
+        for i in r.sample(range(8, len(b)), max(1, int(frac * len(b)))):
+            b[i] ^= 0xFF
+        add(f"flipped_{int(frac * 100)}pct_seed{seed}_unchecked", bytes(b),
+            flags=("--ignore-checksum",))
 
     # Semantic corruptions: valid FlatBuffers that break the loader's
     # contract (edited through flatc's JSON form of the good program).
     doc = to_json(d, program)
 
+    # One bit of a weight flipped: a valid file, refused by its checksum.
+    weight = bytes(next(t["data"] for t in doc["tensors"] if t.get("data")))
+    at = good.find(weight)
+    assert at > 0, "the weight's bytes are not in the program file"
+    one_bit = bytearray(good)
+    one_bit[at] ^= 0x01
+    add("weight_bit_flipped", bytes(one_bit),
+        "weight_bit_flipped.loom: checksum mismatch")
+
+    # (Hand edits: run with --ignore-checksum, as a user running an edited
+    # file must, so that the loader's own check of each field is reached.)
     def sem(name, fn, names=None):
         t = json.loads(json.dumps(doc))
         fn(t)
-        add_path(name, from_json(d, name, t), names)
+        add_path(name, from_json(d, name, t), names,
+                 flags=("--ignore-checksum",))
 
     sem("negative_tile_rows", lambda t: t.update(tile_rows=-4))
     sem("tile_grid_2p30", lambda t: t.update(tile_rows=2**30,

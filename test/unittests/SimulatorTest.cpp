@@ -8,6 +8,7 @@
 
 #include "loom/Runtime/OpExecutor.h"
 #include "loom/Runtime/Program.h"
+#include "loom/Runtime/ProgramSeal.h"
 #include "loom/Runtime/Reference.h"
 #include "loom/Runtime/Report.h"
 #include "loom/Runtime/Simulator.h"
@@ -115,8 +116,11 @@ std::vector<uint8_t> emit(const Program &p, bool sortInstrs = true) {
       &links, p.totalCycles, p.sramPeakBytes, p.sramLowerBoundBytes,
       p.rooflineCycles, p.mapping.c_str(), p.pipelineGroups,
       p.initiationInterval, p.chips, p.tensorParallel, p.pipelineParallel,
-      p.topology.c_str());
+      p.topology.c_str(), /*output_names=*/nullptr, /*file_size=*/1,
+      /*checksum=*/1);
   fbp::FinishProgramBuffer(b, root);
+  if (!sealProgram(b.GetBufferPointer(), b.GetSize()))
+    ADD_FAILURE() << "the test program has no integrity fields";
   return std::vector<uint8_t>(b.GetBufferPointer(),
                               b.GetBufferPointer() + b.GetSize());
 }
@@ -972,6 +976,57 @@ TEST(ProgramLoad, FromFile) {
   EXPECT_EQ(p.kernels.size(), 1u);
   std::remove(path.c_str());
   EXPECT_HAS(errorOf([&] { Program::load(path); }), path + ": cannot open");
+}
+
+TEST(ProgramLoad, ChecksumCoversEveryByte) {
+  std::vector<uint8_t> bytes = emit(matmulAdd());
+  EXPECT_NO_THROW(load(bytes));
+  // One bit of a weight (the last constant's last byte: the data is laid
+  // out before the tables that point at it), flipped after loom wrote it.
+  Program good = load(bytes);
+  const ProgramTensor *weight = nullptr;
+  for (const ProgramTensor &t : good.tensors)
+    if (t.hasData && !t.splat)
+      weight = &t;
+  ASSERT_NE(weight, nullptr);
+  // The weight's bytes in the file: found by their values.
+  const auto *data = static_cast<const uint8_t *>(weight->constant.raw());
+  size_t n = static_cast<size_t>(weight->constant.numElements()) * 4;
+  auto it = std::search(bytes.begin(), bytes.end(), data, data + n);
+  ASSERT_NE(it, bytes.end());
+  std::vector<uint8_t> flipped = bytes;
+  flipped[static_cast<size_t>(it - bytes.begin())] ^= 0x01;
+  EXPECT_EQ(errorOf([&] { load(flipped); }),
+            "test.loom: checksum mismatch: the file changed after loom wrote "
+            "it (a corrupted copy or an edit); recompile the model, or run an "
+            "edited file with --ignore-checksum");
+  // Run as it stands when asked: the weight reads the flipped value.
+  LoadOptions raw;
+  raw.checkIntegrity = false;
+  Program edited =
+      Program::fromBytes(flipped.data(), flipped.size(), "test.loom", raw);
+  EXPECT_NE(std::memcmp(edited.tensor(weight->id).constant.raw(),
+                        weight->constant.raw(), 4),
+            0);
+
+  std::vector<uint8_t> longer = bytes;
+  longer.insert(longer.end(), {0, 0, 0});
+  EXPECT_EQ(errorOf([&] { load(longer); }),
+            "test.loom: 3 trailing bytes after the program's " +
+                std::to_string(bytes.size()) + " bytes");
+}
+
+TEST(ProgramLoad, AFileWithoutChecksumIsRefused) {
+  // What an earlier loom wrote: no integrity fields.
+  flatbuffers::FlatBufferBuilder b;
+  auto root = loom::program::CreateProgramDirect(b, kProgramVersion);
+  loom::program::FinishProgramBuffer(b, root);
+  EXPECT_EQ(errorOf([&] {
+              Program::fromBytes(b.GetBufferPointer(), b.GetSize(),
+                                 "old.loom");
+            }),
+            "old.loom: the program carries no checksum (written by an "
+            "earlier loom): recompile the model with this loom");
 }
 
 //===----------------------------------------------------------------------===//

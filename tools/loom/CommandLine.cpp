@@ -114,6 +114,9 @@ std::vector<Command> makeCommands() {
                 {"hazards", "stop|count",
                  "at a hazard of the replay: stop (default) or count them "
                  "and run on"},
+                {"ignore-checksum", "",
+                 "runs a file edited by hand (its checksum no longer "
+                 "matches)"},
                 json("the statistics"),
                 verbose("lists every link, chip and kernel (default: the "
                         "busiest 10 of each)")}});

@@ -2,13 +2,14 @@
 //
 //   loom run OUT.loom --input NAME=FILE.npy ... --output-dir DIR
 //       [--trace=FILE.json] [--stats=FILE.json] [--timing-only] [--json]
-//       [--verbose] [--no-verify] [--hazards=stop|count]
+//       [--verbose] [--no-verify] [--hazards=stop|count] [--ignore-checksum]
 //
 // Uses only the runtime (no MLIR): load and verify the program, replay its
 // schedule event by event, bind the inputs by the model's input names,
 // simulate, write DIR/<output>.npy and print the statistics. --no-verify
 // skips the schedule verifier (the replay still stops at the first hazard);
-// --hazards=count runs on past hazards and counts them.
+// --hazards=count runs on past hazards and counts them; --ignore-checksum
+// runs a file edited by hand (its checksum no longer matches).
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
@@ -37,6 +38,7 @@ int runRunCommand(int argc, char **argv) {
   std::string programPath, outputDir, tracePath, statsPath, reportPath;
   bool timingOnly = false, json = false, verbose = false;
   rt::SimOptions options;
+  rt::LoadOptions loadOptions;
   int64_t stream = 1;
   std::map<std::string, std::string> inputFiles;
   std::set<std::string> seen;
@@ -85,6 +87,8 @@ int runRunCommand(int argc, char **argv) {
       timingOnly = true;
     } else if (is("--no-verify") && a == "--no-verify") {
       options.verify = false;
+    } else if (is("--ignore-checksum") && a == "--ignore-checksum") {
+      loadOptions.checkIntegrity = false;
     } else if (is("--hazards")) {
       std::string v = value("--hazards");
       if (v != "stop" && v != "count")
@@ -121,7 +125,7 @@ int runRunCommand(int argc, char **argv) {
   bar.emplace("run " + programPath, 0);
   ticker.emplace(*bar);
   bar->update(0, "load");
-  rt::Program program = rt::Program::load(programPath);
+  rt::Program program = rt::Program::load(programPath, loadOptions);
   // Before anything runs: two outputs must not be written to one file.
   if (!timingOnly) {
     try {

@@ -193,13 +193,23 @@ struct ProgramLink {
   double adaptiveBytesPerCycle = 0;
 };
 
+/// How a program file is checked as it is loaded.
+struct LoadOptions {
+  /// Refuse a file whose length or checksum (ProgramSeal.h) is not the one
+  /// loom wrote. Off only to run a file edited by hand (`loom run
+  /// --ignore-checksum`) and for the loader's fuzzer, which must reach
+  /// the checks behind it.
+  bool checkIntegrity = true;
+};
+
 class Program {
 public:
   /// Reads and checks a .loom file. Throws Error "<path>: <problem>".
-  static Program load(const std::string &path);
+  static Program load(const std::string &path, const LoadOptions &options = {});
   /// Checks and loads a program from bytes (copied); `name` prefixes errors.
   static Program fromBytes(const void *data, size_t size,
-                           const std::string &name);
+                           const std::string &name,
+                           const LoadOptions &options = {});
 
   /// The file (or name) it was loaded from.
   std::string path;
@@ -273,7 +283,8 @@ public:
 
 private:
   static Program fromShared(std::shared_ptr<const std::vector<uint8_t>> bytes,
-                            const std::string &name);
+                            const std::string &name,
+                            const LoadOptions &options);
   std::shared_ptr<const std::vector<uint8_t>> bytes_;
   IdIndex tensorIdx_, kernelIdx_, instrIdx_, bufferIdx_, linkIdx_;
   friend class ProgramLoader;
