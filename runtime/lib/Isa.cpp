@@ -20,7 +20,9 @@ int64_t addSat(int64_t a, int64_t b) {
   return __builtin_add_overflow(a, b, &r) ? kMax : r;
 }
 
-int64_t ceilDiv(int64_t a, int64_t b) { return b > 0 ? (a + b - 1) / b : kMax; }
+int64_t ceilDiv(int64_t a, int64_t b) {
+  return b > 0 ? a / b + (a % b != 0) : kMax; // no a + b - 1: a may be kMax
+}
 
 /// ceil(bytes / rate) in whole cycles; 0 for no bytes, INT64_MAX without a
 /// rate or past the range.

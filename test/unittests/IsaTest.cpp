@@ -95,6 +95,20 @@ TEST(Isa, KernelVectorCountsContractionsAsLaneMacs) {
   EXPECT_EQ(vectorInstrCycles(t, w), 100);
 }
 
+TEST(Isa, RulesSaturateInsteadOfOverflowing) {
+  // Work at the end of the int64 range gives its true count, or the
+  // range's end, never a wrapped one (a ceiling division must not add its
+  // divisor first; the sanitizer build also checks the way there).
+  const TileDesc t = chip().tile;
+  TileWork w;
+  w.vectorOps = std::numeric_limits<int64_t>::max();
+  // ceil((2^63 - 1) / 64 lanes) = 2^57 passes, and the 4 of latency.
+  EXPECT_EQ(vectorInstrCycles(t, w), (int64_t(1) << 57) + 4);
+  w.contractions = {{1, std::numeric_limits<int64_t>::max(), 16, 16}};
+  EXPECT_EQ(matrixInstrCycles(t, NumericFormat::F32, w),
+            std::numeric_limits<int64_t>::max());
+}
+
 TEST(Isa, KernelDmaIsItsSramBytes) {
   const TileDesc t = chip().tile;
   TileWork w;

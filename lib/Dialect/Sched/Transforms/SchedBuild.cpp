@@ -140,8 +140,44 @@ std::vector<int64_t> TaskBuilder::depsOf(ValueRange values) const {
   return deps;
 }
 
-void TaskBuilder::addTask(Operation *op, std::vector<InstrRecord> instrs,
-                          const std::vector<int64_t> &deps) {
+namespace {
+
+/// The longest instruction a schedule holds: 2^40 cycles (about 18 minutes
+/// at 1 GHz). Past it a target's rate is too slow for the work or the
+/// bytes the model gives it, and the schedule's sums of cycles (starts,
+/// the makespan, the interval search) could leave 64 bits.
+constexpr int64_t kMaxInstrCycles = int64_t(1) << 40;
+
+/// The target field whose rate sets an instruction's cycles on `unit`.
+const char *rateFieldOf(llvm::StringRef unit, bool kernel) {
+  if (unit == "matrix")
+    return "chip.tile.matrix.macs_per_cycle";
+  if (unit == "vector")
+    return "chip.tile.vector.lanes";
+  if (unit == "dma")
+    return kernel ? "chip.tile.sram.bytes_per_cycle"
+                  : "chip.mesh.link_bytes_per_cycle (or "
+                    "chip.tile.sram.bytes_per_cycle without a mesh)";
+  if (unit == "link")
+    return "chip.mesh.link_bytes_per_cycle";
+  return "system.links.bytes_per_second";
+}
+
+} // namespace
+
+LogicalResult TaskBuilder::addTask(Operation *op,
+                                   std::vector<InstrRecord> instrs,
+                                   const std::vector<int64_t> &deps) {
+  for (const InstrRecord &r : instrs)
+    if (r.duration > kMaxInstrCycles)
+      return op->emitError()
+             << "spatial-to-sched: " << taskName(op) << ": its " << r.unit
+             << " instruction would take " << r.duration
+             << " cycles, more than the 2^40 a schedule holds: "
+             << rateFieldOf(r.unit, r.kernel >= 0)
+             << " is too slow for its "
+             << (r.bytes > 0 ? std::to_string(r.bytes) + " bytes"
+                             : std::string("work"));
   std::vector<TaskPart> parts;
   for (const InstrRecord &r : instrs)
     parts.push_back({r.resource, r.duration, r.latency});
@@ -161,6 +197,7 @@ void TaskBuilder::addTask(Operation *op, std::vector<InstrRecord> instrs,
   for (Value out : op->getResults())
     graph.producerTask[out.getAsOpaquePointer()] = task;
   graph.instrsOf[op] = std::move(instrs);
+  return success();
 }
 
 LogicalResult TaskBuilder::addKernel(spatial::KernelOp kernel) {
@@ -233,8 +270,7 @@ LogicalResult TaskBuilder::addKernel(spatial::KernelOp kernel) {
       instrs.push_back(v);
     }
   }
-  addTask(kernel, std::move(instrs), depsOf(kernel.getInputs()));
-  return success();
+  return addTask(kernel, std::move(instrs), depsOf(kernel.getInputs()));
 }
 
 LogicalResult TaskBuilder::addTransfer(spatial::TransferOp transfer) {
@@ -334,8 +370,7 @@ LogicalResult TaskBuilder::addChipTransfer(spatial::TransferOp transfer,
     r.writeTiles = dstTiles;
     instrs.push_back(r);
   }
-  addTask(transfer, std::move(instrs), depsOf(transfer.getSource()));
-  return success();
+  return addTask(transfer, std::move(instrs), depsOf(transfer.getSource()));
 }
 
 LogicalResult TaskBuilder::addMeshTransfer(spatial::TransferOp transfer,
@@ -401,8 +436,7 @@ LogicalResult TaskBuilder::addMeshTransfer(spatial::TransferOp transfer,
     r.writeTiles = linkEnds[link].second;
     instrs.push_back(r);
   }
-  addTask(transfer, std::move(instrs), depsOf(transfer.getSource()));
-  return success();
+  return addTask(transfer, std::move(instrs), depsOf(transfer.getSource()));
 }
 
 } // namespace loom::sched

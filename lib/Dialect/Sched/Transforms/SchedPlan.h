@@ -140,9 +140,12 @@ private:
                                       const spatial::Placement &to);
   /// The tasks that produce `values`, each once, in order of first use.
   std::vector<int64_t> depsOf(mlir::ValueRange values) const;
-  /// Appends `op`'s task of `instrs`, which waits for `deps`.
-  void addTask(mlir::Operation *op, std::vector<InstrRecord> instrs,
-               const std::vector<int64_t> &deps);
+  /// Appends `op`'s task of `instrs`, which waits for `deps`; fails
+  /// (naming the op and the target field) on an instruction longer than a
+  /// schedule holds.
+  mlir::LogicalResult addTask(mlir::Operation *op,
+                              std::vector<InstrRecord> instrs,
+                              const std::vector<int64_t> &deps);
 
   const SystemLayout &system;
   const CostModel &model;
