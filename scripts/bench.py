@@ -998,7 +998,7 @@ def main():
         present = [n for n, _ in jobs]
         args.kernel_models = ["resnet50"] + [next((t for t in TRANSFORMERS if t in present), "")]
     args.cpu_isa = cpu_isa()
-    args.schema = parse_fbs(os.path.join(ROOT, "include/loom/Target/Program.fbs"))
+    args.schema = parse_fbs(os.path.join(ROOT, "runtime/include/loom/Runtime/Program.fbs"))
 
     work = args.work or tempfile.mkdtemp(prefix="loom-bench-")
     os.makedirs(work, exist_ok=True)

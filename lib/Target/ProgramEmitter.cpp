@@ -16,7 +16,7 @@
 #include "loom/Dialect/Spatial/IR/Spatial.h"
 #include "loom/Dialect/Spatial/Transforms/KernelCost.h"
 #include "loom/Reference/Evaluator.h"
-#include "loom/Target/Program_generated.h"
+#include "loom/Runtime/Program_generated.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

@@ -11,7 +11,7 @@
 #include "loom/Runtime/OpExecutor.h"
 
 #include "loom/Runtime/ProgramSeal.h"
-#include "loom/Target/Program_generated.h"
+#include "loom/Runtime/Program_generated.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -617,7 +617,7 @@ def compile_good(loom, d):
 
 def to_json(d, program):
     """The program as JSON (flatc against the schema)."""
-    schema = os.path.join(ROOT, "include", "loom", "Target", "Program.fbs")
+    schema = os.path.join(ROOT, "runtime", "include", "loom", "Runtime", "Program.fbs")
     subprocess.run(["flatc", "--json", "--strict-json", "--defaults-json",
                     "--raw-binary", "-o",
                     d, schema, "--", program], check=True)
@@ -628,7 +628,7 @@ def to_json(d, program):
 
 def from_json(d, name, doc):
     """Writes `doc` back as a program file d/name.loom (flatc)."""
-    schema = os.path.join(ROOT, "include", "loom", "Target", "Program.fbs")
+    schema = os.path.join(ROOT, "runtime", "include", "loom", "Runtime", "Program.fbs")
     src = write(os.path.join(d, name + ".json"), json.dumps(doc))
     subprocess.run(["flatc", "--binary", "-o", d, schema, src], check=True)
     # The schema's file_extension names the output; older schemas had none.

@@ -14,7 +14,7 @@
 #include "loom/Runtime/Simulator.h"
 #include "ProgramBuilders.h"
 
-#include "loom/Target/Program_generated.h"
+#include "loom/Runtime/Program_generated.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -2,7 +2,7 @@
 //
 // Serialises a scheduled module (spatial ops annotated with sched ops, the
 // output of spatial-to-sched) into the FlatBuffers program file described by
-// include/loom/Target/Program.fbs. The same module always gives the same
+// runtime/include/loom/Runtime/Program.fbs. The same module always gives the same
 // bytes.
 //
 //===----------------------------------------------------------------------===//

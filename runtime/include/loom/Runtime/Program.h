@@ -1,6 +1,6 @@
 //===- Program.h - A loaded, verified Loom program file ---------*- C++ -*-===//
 //
-// The runtime's view of a `.loom` program (include/loom/Target/Program.fbs):
+// The runtime's view of a `.loom` program (runtime/include/loom/Runtime/Program.fbs):
 // plain C++ data, loaded from the FlatBuffers file and checked, so nothing
 // downstream (the simulator, `loom run`) touches unverified bytes or needs the
 // generated header.

@@ -17,7 +17,7 @@
 #ifndef LOOM_RUNTIME_PROGRAMSEAL_H
 #define LOOM_RUNTIME_PROGRAMSEAL_H
 
-#include "loom/Target/Program_generated.h"
+#include "loom/Runtime/Program_generated.h"
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
