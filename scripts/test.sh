@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian machine, builds Loom, and runs every test:
+#   0. the runtime configured alone (runtime/CMakeLists.txt: no LLVM or MLIR
+#      on its include path), built with its unit tests and run;
 #   1. the release build: lit, GoogleTest, the model zoo against ONNX Runtime,
 #      and ONNX's conformance data (all under ctest);
 #   2. a second build with AddressSanitizer + UndefinedBehaviorSanitizer that
@@ -16,15 +18,24 @@ bash scripts/setup.sh
 jobs=$(nproc)
 # Let clones of the repository share ccache entries (paths are made relative).
 export CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=1
+# Every build turns warnings into errors (LOOM_WERROR).
 configure() { # DIR [extra cmake args]
   local dir=$1; shift
-  cmake -S . -B "$dir" -G Ninja \
+  cmake -S . -B "$dir" -G Ninja -DLOOM_WERROR=ON \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
     -DLLVM_USE_LINKER=lld "$@" > "$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log"; exit 1; }
 }
+
+echo "== the runtime alone (no LLVM or MLIR on its include path)"
+cmake -S runtime -B build-runtime -G Ninja -DLOOM_WERROR=ON \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang-22 \
+  -DCMAKE_CXX_COMPILER=clang++-22 > build-runtime.configure.log 2>&1 ||
+  { cat build-runtime.configure.log; exit 1; }
+ninja -C build-runtime -j "$jobs"
+(cd build-runtime && ctest --output-on-failure -j "$jobs")
 
 echo "== release build"
 configure build -DCMAKE_BUILD_TYPE=Release

@@ -181,9 +181,12 @@ Program matmulAdd(const std::string &precision = "fp32") {
   // Buffer 3 (y) reuses buffer 0's (x) bytes once x is dead at cycle 30;
   // b (buffer 5) is resident beside them for the add.
   p.buffers = {
-      {0, 0, 0, 0, 24, 0, 30},  {1, 1, 0, 32, 24, 0, 30},
-      {2, 3, 0, 64, 16, 10, 40}, {3, 4, 0, 0, 16, 30, 60},
-      {4, 4, 1, 0, 16, 40, 70}, {5, 2, 0, 96, 8, 0, 52, 1, true},
+      {0, 0, 0, 0, 24, 0, 30, 1, false, {}, {}},
+      {1, 1, 0, 32, 24, 0, 30, 1, false, {}, {}},
+      {2, 3, 0, 64, 16, 10, 40, 1, false, {}, {}},
+      {3, 4, 0, 0, 16, 30, 60, 1, false, {}, {}},
+      {4, 4, 1, 0, 16, 40, 70, 1, false, {}, {}},
+      {5, 2, 0, 96, 8, 0, 52, 1, true, {}, {}},
   };
   p.instrs = {
       instr(0, 0, Unit::Dma, 0, 0, 10, {}, {}, {0, 1}, 48),

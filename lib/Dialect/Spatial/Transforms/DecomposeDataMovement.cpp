@@ -59,7 +59,7 @@ TileSplit along(int64_t dim, const TileSplit &r) {
 
 SplitList dataMovementSplits(Operation *op, const TileSplit &r) {
   if (auto concat = dyn_cast<graph::ConcatOp>(op)) {
-    if (r.dim != concat.getAxis())
+    if (r.dim != static_cast<int64_t>(concat.getAxis()))
       return std::vector<TileSplit>(op->getNumOperands(), along(r.dim, r));
     // Along the axis, operand i holds result rows [off, off + len): tile
     // j's rows of it are its block shifted back by off (a decode step's

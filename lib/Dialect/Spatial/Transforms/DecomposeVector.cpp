@@ -99,7 +99,7 @@ SplitList vectorSplits(Operation *op, const TileSplit &r) {
     return axisSplits(op, r, op->getAttrOfType<IntegerAttr>("axis").getInt());
   if (auto ln = dyn_cast<graph::LayerNormOp>(op)) {
     std::vector<TileSplit> s = allWhole(op);
-    if (r.dim < ln.getAxis())
+    if (r.dim < static_cast<int64_t>(ln.getAxis()))
       s[0] = along(r.dim, r);
     return s;
   }
