@@ -1,0 +1,66 @@
+//===- PartitionCost.h - graph-partition: the price of a partition *- C++
+//-*-===//
+//
+// Step 2 of graph-partition: the estimated seconds and SRAM of each op on
+// one chip under a sharding (Sharding.h), the collectives' time on the chip
+// network, and the pp stages cut to balance them under each chip's SRAM.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_LIB_DIALECT_GRAPH_TRANSFORMS_PARTITIONCOST_H
+#define LOOM_LIB_DIALECT_GRAPH_TRANSFORMS_PARTITIONCOST_H
+
+#include "Sharding.h"
+
+#include "loom/Target/ChipNetwork.h"
+#include "loom/Target/TargetModel.h"
+
+#include <memory>
+#include <set>
+#include <string>
+
+namespace loom::graph::partition {
+
+/// Estimated seconds and SRAM bytes of one op on one chip.
+struct OpCost {
+  double seconds = 0;
+  int64_t weightBytes = 0; // constants (stored at the matrix precision)
+  int64_t inputBytes = 0;  // model inputs it reads first
+};
+
+struct Estimate {
+  int64_t tp = 1, pp = 1;
+  bool fits = false;
+  double latency = 0, interval = 0;
+  std::vector<int64_t> stageOf; // per costed op
+  std::string why;              // why it does not fit
+};
+
+/// Prices tp x pp partitions of the costed ops `ops` (in order) on
+/// `target`, under graph-partition's options.
+class PartitionPricer {
+public:
+  PartitionPricer(const TargetModel &target,
+                  const std::vector<Operation *> &ops, std::string precision,
+                  std::string objective, int64_t systemChips, int64_t chips)
+      : target_(&target), ops_(ops), precision(std::move(precision)),
+        objective(std::move(objective)), systemChips(systemChips),
+        chips(chips) {}
+
+  OpCost costOf(Operation *op, const Propagation &prop,
+                std::set<void *> &seenArgs);
+  Estimate estimate(int64_t tp, int64_t pp, const Propagation &prop);
+  double collectiveSeconds(const CollectiveNeed &c, int64_t tp);
+
+private:
+  const TargetModel *target_;
+  const std::vector<Operation *> &ops_;
+  std::string precision;
+  std::string objective;
+  int64_t systemChips;
+  int64_t chips;
+  std::map<int64_t, std::shared_ptr<ChipNetwork>> networks_;
+};
+
+} // namespace loom::graph::partition
+
+#endif // LOOM_LIB_DIALECT_GRAPH_TRANSFORMS_PARTITIONCOST_H
