@@ -16,6 +16,13 @@ quote: its remaining lines must appear in PATH as consecutive lines, compared
 after stripping leading and trailing whitespace from each line. Blocks
 without such a first line are not checked.
 
+A table whose header's last cell is "Checked text" is a list of touch
+points: in each row, every `path` of the "File" cell must be a file or
+folder of the repository, and the row's checked text (in backticks; a row
+without one, such as a dash, is not checked) must appear verbatim in one of
+those files (in a folder: in one of the files under it). docs/adding-an-op.md
+lists the files a new op touches this way.
+
 With no DOC arguments, checks every docs/*.md under the root (default: the
 repository that holds this script). Exits 0 when every quote matches, 1 when
 any does not (one line per stale block, naming the doc, the block's line and
@@ -89,6 +96,57 @@ def first_divergence(source, quote):
     return 0
 
 
+TICKS = re.compile(r"`([^`]+)`")
+
+
+def table_rows(text):
+    """(line, cells) of each body row of every "Checked text" table."""
+    rows = []
+    header = None
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = cells
+            continue
+        if set("".join(cells)) <= set("-: "):
+            continue
+        if header[-1] == "Checked text" and "File" in header:
+            rows.append((n, dict(zip(header, cells))))
+    return rows
+
+
+def check_table_rows(text, root, label):
+    """Returns (number of rows checked, list of problems) for one doc."""
+    problems = []
+    checked = 0
+    for n, row in table_rows(text):
+        where = f"{label}:{n}"
+        paths = [p for p in TICKS.findall(row.get("File", ""))
+                 if "/" in p or "." in p]
+        files = []
+        for rel in paths:
+            path = (root / rel).resolve()
+            if path != root and root not in path.parents or not path.exists():
+                problems.append(f"{where}: names '{rel}', which is not a "
+                                f"file or folder in the repository")
+                continue
+            files += ([path] if path.is_file() else
+                      sorted(f for f in path.rglob("*") if f.is_file()))
+        needles = TICKS.findall(row.get("Checked text", ""))
+        if not needles or not files:
+            continue
+        checked += 1
+        needle = needles[0]
+        if not any(needle in f.read_text(encoding="utf-8", errors="replace")
+                   for f in files):
+            problems.append(f"{where}: '{needle}' appears in none of "
+                            f"{', '.join(paths)}")
+    return checked, problems
+
+
 def check_doc(doc, root, label):
     """Returns (number of tagged blocks, list of problems) for one doc."""
     problems = []
@@ -147,6 +205,7 @@ def main(argv):
         print(f"check_docs: no docs/*.md under {root}", file=sys.stderr)
         return 2
     total = 0
+    rows = 0
     problems = []
     for doc in docs:
         if not doc.is_file():
@@ -157,14 +216,18 @@ def main(argv):
         n, found = check_doc(doc, root, label)
         total += n
         problems += found
+        n, found = check_table_rows(doc.read_text(encoding="utf-8"), root,
+                                    label)
+        rows += n
+        problems += found
     for p in problems:
         print(f"check_docs: {p}", file=sys.stderr)
     if problems:
-        print(f"check_docs: {len(problems)} of {total} quoted blocks are "
-              f"stale", file=sys.stderr)
+        print(f"check_docs: {len(problems)} problems in {total} quoted "
+              f"blocks and {rows} touch-point rows", file=sys.stderr)
         return 1
     print(f"check_docs: {total} quoted blocks in {len(docs)} docs match "
-          f"their sources")
+          f"their sources, and {rows} touch-point rows theirs")
     return 0
 
 
