@@ -6,6 +6,10 @@
 // Exceptions are used internally to unwind to the API boundary and never
 // escape it.
 //
+// It is long (over 1,000 lines) because it is the one reader and validator
+// of every field of the target schema, each with its JSON path; split by
+// schema section it would scatter the one list of known keys.
+//
 //===----------------------------------------------------------------------===//
 
 #include "loom/Target/TargetModel.h"

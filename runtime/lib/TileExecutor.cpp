@@ -5,6 +5,10 @@
 // operands cut to those boxes (running executeOp with attributes adjusted to
 // the block). Ops without a rule use the whole-operand fallback.
 //
+// It is long (over 1,000 lines) because it holds one block rule per op
+// family, each a pair of small functions beside its family's geometry; they
+// share the box helpers at the top.
+//
 //===----------------------------------------------------------------------===//
 #include "loom/Runtime/TileExecutor.h"
 

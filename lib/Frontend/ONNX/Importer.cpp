@@ -7,6 +7,10 @@
 // libonnx reports errors with C++ exceptions; they are caught here and turned
 // into one line of text.
 //
+// It is long (over 1,000 lines) because it holds every model-level step
+// above (external data, --dim binding, inference, the node walk, folding)
+// around the one boundary where libonnx's exceptions are caught.
+//
 //===----------------------------------------------------------------------===//
 #include "loom/Frontend/ONNX/Importer.h"
 

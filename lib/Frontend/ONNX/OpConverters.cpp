@@ -5,6 +5,10 @@
 // carry shapes or axes become static attributes; anything that would need a
 // dynamic shape is rejected as unsupported, naming the node.
 //
+// It is long (over 1,000 lines) because it holds one small converter per
+// ONNX operator and their registry; the families with more logic live in
+// ComposedConverters, RecurrentConverters and ValueDependentConverters.
+//
 //===----------------------------------------------------------------------===//
 #include "ConvertHelpers.h"
 #include "ImporterImpl.h"
