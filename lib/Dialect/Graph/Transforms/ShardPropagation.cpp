@@ -154,148 +154,160 @@ OpPlan Propagation::allRep(Operation *op) {
 OpPlan Propagation::decide(Operation *op) {
   if (tp == 1 || op->getNumResults() != 1)
     return allRep(op);
+  if (auto mm = dyn_cast<MatMulOp>(op))
+    return decideMatMul(mm);
+  if (isElementwiseOp(op))
+    return decideElementwise(op);
+  return decideMovement(op);
+}
+
+OpPlan Propagation::decideMatMul(MatMulOp mm) {
+  Operation *op = mm.getOperation();
   Value out = op->getResult(0);
   int64_t outRank = typeOf(out).getRank();
-
-  if (auto mm = dyn_cast<MatMulOp>(op)) {
-    Value a = mm.getLhs(), b = mm.getRhs();
-    int64_t ra = typeOf(a).getRank(), rb = typeOf(b).getRank();
-    if (b.getDefiningOp<ConstantOp>() && rb == 2 && ra >= 1) {
-      Shard sa = of(a);
-      OpPlan p;
-      if (sa.kind == Shard::Split && sa.dim == ra - 1 && sa.span == 1 &&
-          sa.parts == 0 && splittable(b, 0)) {
-        p.operands = {sa, Shard::split(0)};
-        p.result = Shard::partial();
-        return p;
-      }
-      if (splittable(b, 1)) {
-        p.operands = {Shard::rep(), Shard::split(1)};
-        p.result = Shard::split(outRank - 1);
-        return p;
-      }
-      return allRep(op);
-    }
-    // Two activations: keep a split of batch dims (attention heads),
-    // which may go on into the left side's rows (the query heads that
-    // share a key-value head: the right side is then split by the batch
-    // dims alone, its pieces shared by the ranks of those rows).
-    if (ra == rb && ra >= 3) {
-      ArrayRef<int64_t> sha = typeOf(a).getShape(), shb = typeOf(b).getShape();
-      auto sameBatch = [&](Shard s) {
-        for (int64_t d = s.dim; d < s.dim + s.span; ++d)
-          if (sha[d] != shb[d])
-            return false;
-        return true;
-      };
-      Shard sa = of(a), sb = of(b);
-      if (sa.kind == Shard::Split && sa.dim < ra - 2 &&
-          sa.dim + sa.span <= ra - 1 && splittable(out, sa)) {
-        Shard wantB = sa;
-        if (sa.dim + sa.span == ra - 1) {
-          int64_t parts = sa.pieces(tp);
-          SmallVector<int64_t> f = pieceFactors(sha, sa.dim, sa.span, parts);
-          wantB = canonical(
-              shb, Shard::split(sa.dim, sa.span - 1, parts / f.back()), tp);
-        }
-        if (sameBatch(wantB) && splittable(b, wantB)) {
-          OpPlan p;
-          p.operands = {sa, wantB};
-          p.result = sa;
-          return p;
-        }
-      }
-      if (sb.kind == Shard::Split && sb.dim + sb.span <= rb - 2 &&
-          sameBatch(sb) && splittable(a, sb) && splittable(out, sb)) {
-        OpPlan p;
-        p.operands = {sb, sb};
-        p.result = sb;
-        return p;
-      }
-    }
-    return allRep(op);
-  }
-
-  if (isElementwiseOp(op)) {
-    // Partial sums survive only a sum of partial sums.
-    bool allPartial = isa<AddOp, SubOp>(op);
-    for (Value v : op->getOperands())
-      allPartial = allPartial && of(v).kind == Shard::Partial;
-    if (allPartial) {
-      OpPlan p;
-      p.operands.assign(op->getNumOperands(), Shard::partial());
+  Value a = mm.getLhs(), b = mm.getRhs();
+  int64_t ra = typeOf(a).getRank(), rb = typeOf(b).getRank();
+  if (b.getDefiningOp<ConstantOp>() && rb == 2 && ra >= 1) {
+    Shard sa = of(a);
+    OpPlan p;
+    if (sa.kind == Shard::Split && sa.dim == ra - 1 && sa.span == 1 &&
+        sa.parts == 0 && splittable(b, 0)) {
+      p.operands = {sa, Shard::split(0)};
       p.result = Shard::partial();
       return p;
     }
-    // The split (aligned to the result's dimensions) shared by every
-    // split operand; operands that broadcast along it stay whole.
-    std::optional<Shard> common;
-    for (Value v : op->getOperands()) {
-      Shard s = of(v);
-      if (s.kind != Shard::Split)
-        continue;
-      s.dim += outRank - typeOf(v).getRank();
-      if (common && !(*common == s))
-        return allRep(op);
-      common = s;
+    if (splittable(b, 1)) {
+      p.operands = {Shard::rep(), Shard::split(1)};
+      p.result = Shard::split(outRank - 1);
+      return p;
     }
-    if (!common || !splittable(out, *common))
-      return allRep(op);
+    return allRep(op);
+  }
+  // Two activations: keep a split of batch dims (attention heads),
+  // which may go on into the left side's rows (the query heads that
+  // share a key-value head: the right side is then split by the batch
+  // dims alone, its pieces shared by the ranks of those rows).
+  if (ra == rb && ra >= 3) {
+    ArrayRef<int64_t> sha = typeOf(a).getShape(), shb = typeOf(b).getShape();
+    auto sameBatch = [&](Shard s) {
+      for (int64_t d = s.dim; d < s.dim + s.span; ++d)
+        if (sha[d] != shb[d])
+          return false;
+      return true;
+    };
+    Shard sa = of(a), sb = of(b);
+    if (sa.kind == Shard::Split && sa.dim < ra - 2 &&
+        sa.dim + sa.span <= ra - 1 && splittable(out, sa)) {
+      Shard wantB = sa;
+      if (sa.dim + sa.span == ra - 1) {
+        int64_t parts = sa.pieces(tp);
+        SmallVector<int64_t> f = pieceFactors(sha, sa.dim, sa.span, parts);
+        wantB = canonical(
+            shb, Shard::split(sa.dim, sa.span - 1, parts / f.back()), tp);
+      }
+      if (sameBatch(wantB) && splittable(b, wantB)) {
+        OpPlan p;
+        p.operands = {sa, wantB};
+        p.result = sa;
+        return p;
+      }
+    }
+    if (sb.kind == Shard::Split && sb.dim + sb.span <= rb - 2 &&
+        sameBatch(sb) && splittable(a, sb) && splittable(out, sb)) {
+      OpPlan p;
+      p.operands = {sb, sb};
+      p.result = sb;
+      return p;
+    }
+  }
+  return allRep(op);
+}
+
+OpPlan Propagation::decideElementwise(Operation *op) {
+  Value out = op->getResult(0);
+  int64_t outRank = typeOf(out).getRank();
+  // Partial sums survive only a sum of partial sums.
+  bool allPartial = isa<AddOp, SubOp>(op);
+  for (Value v : op->getOperands())
+    allPartial = allPartial && of(v).kind == Shard::Partial;
+  if (allPartial) {
     OpPlan p;
-    for (Value v : op->getOperands()) {
-      int64_t off = outRank - typeOf(v).getRank();
-      // Along the split's dims (those not of size 1) the operand has all,
-      // none, or the outer ones and broadcasts along the rest (a gate per
-      // expert, [.., experts, 1], meeting activations split over experts
-      // and columns): it then takes the outer dims' pieces, which the
-      // ranks of the inner ones share.
-      ArrayRef<int64_t> outShape = typeOf(out).getShape();
-      SmallVector<int64_t> factors =
-          pieceFactors(outShape, common->dim, common->span, common->pieces(tp));
-      int64_t dims = 0, present = 0, parts = 1, span = 0;
-      bool gap = false;
-      for (int64_t i = 0; i < common->span; ++i) {
-        int64_t d = common->dim + i;
-        if (outShape[d] == 1)
-          continue;
-        ++dims;
-        bool has = d - off >= 0 && typeOf(v).getDimSize(d - off) != 1;
-        if (has && gap)
-          return allRep(op);
-        if (!has) {
-          gap = true;
-          continue;
-        }
-        ++present;
-        parts *= factors[i];
-        span = i + 1;
-      }
-      bool broadcasts = present == 0;
-      // A split meeting a whole computed value as large as the result
-      // (the residual stream): gather the split once rather than keep
-      // the stream split. A smaller one (a gate, a norm's scale) is
-      // sliced on each chip instead, which moves nothing. (An input
-      // marked whole stays whole: the host does not scatter it.)
-      bool smallComputed = of(v).kind == Shard::Rep && v.getDefiningOp() &&
-                           bytesOf(v) < bytesOf(out);
-      if (!broadcasts && !isFree(v) && of(v).kind != Shard::Split &&
-          !smallComputed)
-        return allRep(op);
-      Shard mine = *common;
-      mine.dim -= off;
-      if (!broadcasts && present != dims) {
-        mine.span = span;
-        mine.parts = parts;
-        mine = canonical(typeOf(v).getShape(), mine, tp);
-        if (!splittable(v, mine))
-          return allRep(op);
-      }
-      p.operands.push_back(broadcasts ? Shard::rep() : mine);
-    }
-    p.result = *common;
+    p.operands.assign(op->getNumOperands(), Shard::partial());
+    p.result = Shard::partial();
     return p;
   }
+  // The split (aligned to the result's dimensions) shared by every
+  // split operand; operands that broadcast along it stay whole.
+  std::optional<Shard> common;
+  for (Value v : op->getOperands()) {
+    Shard s = of(v);
+    if (s.kind != Shard::Split)
+      continue;
+    s.dim += outRank - typeOf(v).getRank();
+    if (common && !(*common == s))
+      return allRep(op);
+    common = s;
+  }
+  if (!common || !splittable(out, *common))
+    return allRep(op);
+  OpPlan p;
+  for (Value v : op->getOperands()) {
+    int64_t off = outRank - typeOf(v).getRank();
+    // Along the split's dims (those not of size 1) the operand has all,
+    // none, or the outer ones and broadcasts along the rest (a gate per
+    // expert, [.., experts, 1], meeting activations split over experts
+    // and columns): it then takes the outer dims' pieces, which the
+    // ranks of the inner ones share.
+    ArrayRef<int64_t> outShape = typeOf(out).getShape();
+    SmallVector<int64_t> factors =
+        pieceFactors(outShape, common->dim, common->span, common->pieces(tp));
+    int64_t dims = 0, present = 0, parts = 1, span = 0;
+    bool gap = false;
+    for (int64_t i = 0; i < common->span; ++i) {
+      int64_t d = common->dim + i;
+      if (outShape[d] == 1)
+        continue;
+      ++dims;
+      bool has = d - off >= 0 && typeOf(v).getDimSize(d - off) != 1;
+      if (has && gap)
+        return allRep(op);
+      if (!has) {
+        gap = true;
+        continue;
+      }
+      ++present;
+      parts *= factors[i];
+      span = i + 1;
+    }
+    bool broadcasts = present == 0;
+    // A split meeting a whole computed value as large as the result
+    // (the residual stream): gather the split once rather than keep
+    // the stream split. A smaller one (a gate, a norm's scale) is
+    // sliced on each chip instead, which moves nothing. (An input
+    // marked whole stays whole: the host does not scatter it.)
+    bool smallComputed = of(v).kind == Shard::Rep && v.getDefiningOp() &&
+                         bytesOf(v) < bytesOf(out);
+    if (!broadcasts && !isFree(v) && of(v).kind != Shard::Split &&
+        !smallComputed)
+      return allRep(op);
+    Shard mine = *common;
+    mine.dim -= off;
+    if (!broadcasts && present != dims) {
+      mine.span = span;
+      mine.parts = parts;
+      mine = canonical(typeOf(v).getShape(), mine, tp);
+      if (!splittable(v, mine))
+        return allRep(op);
+    }
+    p.operands.push_back(broadcasts ? Shard::rep() : mine);
+  }
+  p.result = *common;
+  return p;
+}
 
+OpPlan Propagation::decideMovement(Operation *op) {
+  Value out = op->getResult(0);
+  int64_t outRank = typeOf(out).getRank();
   Value in = op->getOperand(0);
   Shard s = of(in);
   auto keep = [&](Shard operand, Shard result) {

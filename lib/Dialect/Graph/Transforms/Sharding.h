@@ -188,7 +188,12 @@ struct Propagation {
 
   OpPlan allRep(Operation *op);
 
+  /// The plan of one op: by its family (decideMatMul, decideElementwise,
+  /// decideMovement for the data-movement and normalisation ops).
   OpPlan decide(Operation *op);
+  OpPlan decideMatMul(MatMulOp mm);
+  OpPlan decideElementwise(Operation *op);
+  OpPlan decideMovement(Operation *op);
 
   /// The split of a reshape's result holding the same pieces as split
   /// `s` of its input (whose pieces are contiguous runs of the flattened
