@@ -57,17 +57,11 @@ __all__ = [
 
 PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8")
 
-# Tolerances of `loom check` per precision (tools/loom/loom.cpp,
-# docs/numerics.md): (rtol, atol, scale_tol). An element passes when
+# The tolerances of `loom check` per precision are the runtime's one table
+# (rt::checkTolerance, docs/numerics.md): _loom.check_tolerance(precision,
+# kv_precision) gives (rtol, atol, scale_tol). An element passes when
 # |actual - expected| <= max(atol, scale_tol * S) + rtol * |expected|, with
 # S the largest finite |expected| of that output.
-_CHECK_TOLERANCES = {
-    "fp32": (1e-3, 1e-4, 1e-4),
-    "bf16": (0.0, 0.0, 0.04),
-    "fp16": (0.0, 0.0, 4e-3),
-    "fp8": (0.0, 0.0, 1.0),
-    "int8": (0.0, 0.0, 0.2),
-}
 
 
 # --------------------------------------------------------------------------
@@ -527,13 +521,10 @@ def check(model, inputs=None, target="tiny", precision="fp32", mapping="auto",
         program = compile(path, target=target, precision=precision, mapping=mapping,
                           objective=objective, dims=dims)
         program._keep = keep
-    d_rtol, d_atol, d_scale = _CHECK_TOLERANCES.get(precision, _CHECK_TOLERANCES["fp32"])
     # A KV cache stored narrow (kv_precision) is rounded too: the looser of
     # the two formats' tolerances, as `loom check --kv-precision` takes.
     kv = program.options.get("kv_precision", "fp32")
-    if kv != "fp32":
-        k_scale = _CHECK_TOLERANCES.get(kv, _CHECK_TOLERANCES["fp32"])[2]
-        d_rtol, d_atol, d_scale = 0.0, 0.0, max(d_scale, k_scale)
+    d_rtol, d_atol, d_scale = _loom.check_tolerance(precision, kv)
     rtol = d_rtol if rtol is None else float(rtol)
     atol = d_atol if atol is None else float(atol)
     scale_tol = d_scale if scale_tol is None else float(scale_tol)

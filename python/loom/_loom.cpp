@@ -24,6 +24,7 @@
 #include "loom/Driver/Driver.h"
 #include "loom/Frontend/LLM.h"
 #include "loom/Planner/Planner.h"
+#include "loom/Runtime/Compare.h"
 #include "loom/Runtime/Program.h"
 #include "loom/Runtime/Simulator.h"
 #include "loom/Runtime/Tensor.h"
@@ -379,6 +380,15 @@ PYBIND11_MODULE(_loom, m) {
         py::arg("prefill_system"), py::arg("numbers"), py::arg("strings"),
         py::arg("compile"),
         "Capacity planning (loom plan): the plans as JSON text.");
+  m.def(
+      "check_tolerance",
+      [](const std::string &precision, const std::string &kvPrecision) {
+        rt::Tolerance t = rt::checkTolerance(precision, kvPrecision);
+        return py::make_tuple(t.rtol, t.atol, t.scaleTol);
+      },
+      py::arg("precision"), py::arg("kv_precision") = "fp32",
+      "loom check's tolerances for a precision and KV-cache format: "
+      "(rtol, atol, scale_tol).");
   m.def("evaluate", &evaluateModel, py::arg("model"), py::arg("inputs"),
         py::arg("dims"), py::arg("bf16_inputs"),
         "The golden reference: [(output name, array)].");

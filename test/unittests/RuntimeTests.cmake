@@ -7,7 +7,8 @@ file(GLOB LOOM_REF_TESTS CONFIGURE_DEPENDS ${LOOM_UNITTESTS}/Reference*Test.cpp)
 add_executable(loom-runtime-tests ${LOOM_REF_TESTS}
   ${LOOM_UNITTESTS}/TensorIOTest.cpp ${LOOM_UNITTESTS}/Fp8Test.cpp
   ${LOOM_UNITTESTS}/Int8Test.cpp ${LOOM_UNITTESTS}/TileExecutorTest.cpp
-  ${LOOM_UNITTESTS}/IsaTest.cpp ${LOOM_UNITTESTS}/ProgressTest.cpp)
+  ${LOOM_UNITTESTS}/IsaTest.cpp ${LOOM_UNITTESTS}/ProgressTest.cpp
+  ${LOOM_UNITTESTS}/CompareTest.cpp)
 target_compile_options(loom-runtime-tests PRIVATE -fexceptions)
 target_link_libraries(loom-runtime-tests PRIVATE LoomRuntime GTest::gtest GTest::gtest_main)
 gtest_discover_tests(loom-runtime-tests DISCOVERY_MODE PRE_TEST)

@@ -19,6 +19,7 @@
 #include "loom/Frontend/ONNX/Importer.h"
 #include "loom/InitAll.h"
 #include "loom/Reference/Evaluator.h"
+#include "loom/Runtime/Compare.h"
 #include "loom/Runtime/Floorplan.h"
 #include "loom/Runtime/Report.h"
 #include "loom/Runtime/Program.h"
@@ -486,51 +487,6 @@ loom::rt::Tensor syntheticInput(RankedTensorType type, uint64_t seed) {
   return t;
 }
 
-/// The largest error of `actual` against `expected`, and whether every
-/// element is within |a - e| <= atol + rtol * |e|.
-struct Divergence {
-  double maxAbs = 0, maxRel = 0;
-  int64_t worst = -1;
-  bool ok = true;
-};
-Divergence compareTensors(const loom::rt::Tensor &expected,
-                          const loom::rt::Tensor &actual, double rtol,
-                          double atol, double scaleTol) {
-  Divergence d;
-  if (expected.shape() != actual.shape() ||
-      expected.dtype() != actual.dtype()) {
-    d.ok = false;
-    return d;
-  }
-  // A scale-relative floor: bf16 errors grow with the values' scale, and
-  // elementwise relative error is meaningless for outputs near zero.
-  double scale = 0;
-  for (int64_t i = 0; i < expected.numElements(); ++i)
-    if (std::isfinite(expected.getDouble(i)))
-      scale = std::max(scale, std::fabs(expected.getDouble(i)));
-  atol = std::max(atol, scaleTol * scale);
-  for (int64_t i = 0; i < expected.numElements(); ++i) {
-    double e = expected.getDouble(i), a = actual.getDouble(i);
-    // Equal values match, infinities of one sign included (a masked
-    // logit's -inf); a NaN or an infinity against anything else does not.
-    if ((std::isnan(e) && std::isnan(a)) || a == e)
-      continue;
-    double err = std::isinf(e) ? std::numeric_limits<double>::infinity()
-                               : std::fabs(a - e);
-    if (std::isnan(err))
-      err = std::numeric_limits<double>::infinity();
-    if (err > d.maxAbs) {
-      d.maxAbs = err;
-      d.worst = i;
-    }
-    if (e != 0 && std::isfinite(e))
-      d.maxRel = std::max(d.maxRel, err / std::fabs(e));
-    if (!std::isfinite(err) || !(err <= atol + rtol * std::fabs(e)))
-      d.ok = false;
-  }
-  return d;
-}
-
 /// `loom check MODEL.onnx --target=...`: compiles, simulates, compares each
 /// output with the golden reference, and on a divergence names the first
 /// kernel whose output diverges.
@@ -558,30 +514,16 @@ int runCheck(int argc, char **argv) {
                  ": expected a non-negative number");
     return d;
   };
-  // bf16 keeps 8 bits of mantissa, fp16 11, fp8 (E4M3) 4, int8 steps of
-  // 1/127 of each tensor's largest value: their error is judged against
-  // the scale of each tensor (docs/numerics.md), fp32 elementwise.
-  // A KV cache stored narrow (--kv-precision) rounds the cache the same
-  // way: the looser of the two formats' tolerances applies.
+  // The tolerances per format (rt::checkTolerance, docs/numerics.md),
+  // each overridable. A KV cache stored narrow (--kv-precision) rounds the
+  // cache too: the looser of the two formats' tolerances applies.
   std::string kv = args.get("kv-precision", "fp32");
-  bool narrow = precision != "fp32" || kv != "fp32";
-  double rtol = parseNumber("rtol", narrow ? 0.0 : 1e-3);
-  double atol = parseNumber("atol", narrow ? 0.0 : 1e-4);
-  // fp32 rounding error also grows with depth and with the values' scale:
-  // deep activations of ResNet-50 reach tens, and a different summation
-  // order (BLAS against the fp64 reference) moves them by ~1e-5 of that.
-  // Narrow scale tolerances (docs/numerics.md, measured on the zoo): bf16
-  // 0.04, fp16 4e-3 (worst 7.2e-4), fp8 1.0 (unscaled E4M3; vit_b16 0.73),
-  // int8 0.2 (per-tensor scales; gpt2 0.050).
-  auto toleranceOf = [](const std::string &format) {
-    return format == "bf16"   ? 0.04
-           : format == "fp16" ? 4e-3
-           : format == "fp8"  ? 1.0
-           : format == "int8" ? 0.2
-                              : 1e-4;
-  };
-  double scaleTol =
-      parseNumber("scale-tol", std::max(toleranceOf(precision), toleranceOf(kv)));
+  const loom::rt::Tolerance defaults = loom::rt::checkTolerance(precision, kv);
+  loom::rt::Tolerance tol;
+  tol.rtol = parseNumber("rtol", defaults.rtol);
+  tol.atol = parseNumber("atol", defaults.atol);
+  tol.scaleTol = parseNumber("scale-tol", defaults.scaleTol);
+  const double rtol = tol.rtol, atol = tol.atol, scaleTol = tol.scaleTol;
   // An index: whole and in int range (1.5 was read as 1, 1e300 overflowed
   // the conversion).
   auto parseIndex = [&](const char *key) {
@@ -655,7 +597,7 @@ int runCheck(int argc, char **argv) {
   struct FirstDivergence {
     int32_t kernel = -1;
     size_t output = 0;
-    Divergence d;
+    loom::rt::Divergence d;
   } first;
   loom::rt::FunctionalHooks hooks;
   hooks.corruptKernel = corrupt;
@@ -677,8 +619,8 @@ int runCheck(int argc, char **argv) {
       auto it = outs.find(k.outputs[i]);
       if (it == outs.end())
         continue;
-      Divergence d =
-          compareTensors(expected[i], it->second, rtol, atol, scaleTol);
+      loom::rt::Divergence d =
+          loom::rt::compareTensors(expected[i], it->second, tol);
       if (!d.ok) {
         first = {k.id, i, d};
         return;
@@ -687,11 +629,11 @@ int runCheck(int argc, char **argv) {
   };
   loom::rt::SimResult sim_result = sim.runFunctional(inputs, hooks);
 
-  std::vector<Divergence> compared;
+  std::vector<loom::rt::Divergence> compared;
   bool allOk = true;
   for (size_t i = 0; i < sim_result.outputs.size() && i < golden->size(); ++i) {
-    compared.push_back(compareTensors((*golden)[i], sim_result.outputs[i].value,
-                                      rtol, atol, scaleTol));
+    compared.push_back(loom::rt::compareTensors(
+        (*golden)[i], sim_result.outputs[i].value, tol));
     allOk &= compared.back().ok;
   }
   bool passed = allOk && first.kernel < 0;
@@ -746,7 +688,7 @@ int runCheck(int argc, char **argv) {
     return passed ? 0 : 1;
   }
   for (size_t i = 0; i < compared.size(); ++i) {
-    const Divergence &d = compared[i];
+    const loom::rt::Divergence &d = compared[i];
     llvm::outs() << (d.ok ? "match    " : "MISMATCH ") << "output '"
                  << sim_result.outputs[i].name << "': max abs err "
                  << llvm::format("%.3g", d.maxAbs) << ", max rel err "
