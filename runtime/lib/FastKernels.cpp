@@ -315,6 +315,114 @@ Tensor matmul(const Tensor &a, const Tensor &b, const FastOptions &opts) {
   return out;
 }
 
+namespace {
+/// An 8-bit operand minus its zero point, as int16 (9 bits suffice).
+std::vector<int16_t> centered16(const Tensor &t, int64_t zero,
+                                const char *what) {
+  const char *op = "matmul";
+  if (t.dtype() != DType::I8 && t.dtype() != DType::U8)
+    fail(op, std::string(what) + " must be int8 or uint8, got " +
+                 dtypeName(t.dtype()));
+  int64_t lo = t.dtype() == DType::I8 ? -128 : 0;
+  if (zero < lo || zero > lo + 255)
+    fail(op, std::string(what) + "'s zero point " + std::to_string(zero) +
+                 " is outside its type's range");
+  std::vector<int16_t> v(static_cast<size_t>(t.numElements()));
+  auto z = static_cast<int16_t>(zero);
+  if (t.dtype() == DType::I8) {
+    const int8_t *p = t.data<int8_t>();
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<int16_t>(p[i] - z);
+  } else {
+    const uint8_t *p = t.data<uint8_t>();
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = static_cast<int16_t>(p[i] - z);
+  }
+  return v;
+}
+
+/// c[m x n] = a[m x k] * b[k x n] with a 32-bit accumulator that wraps
+/// (as unsigned arithmetic, so mod 2^32 like the reference's int64 sum
+/// cast to int32), K in blocks of 256 so a row of c stays in cache.
+void igemm(const int16_t *a, const int16_t *b, int32_t *c, int64_t m,
+           int64_t k, int64_t n) {
+  constexpr int64_t kBlock = 256;
+  std::vector<uint32_t> acc(static_cast<size_t>(n));
+  for (int64_t i = 0; i < m; ++i) {
+    std::fill(acc.begin(), acc.end(), 0u);
+    for (int64_t p0 = 0; p0 < k; p0 += kBlock)
+      for (int64_t p = p0; p < std::min(k, p0 + kBlock); ++p) {
+        auto av = static_cast<uint32_t>(static_cast<int32_t>(a[i * k + p]));
+        const int16_t *brow = b + p * n;
+        for (int64_t j = 0; j < n; ++j)
+          acc[j] += av * static_cast<uint32_t>(static_cast<int32_t>(brow[j]));
+      }
+    for (int64_t j = 0; j < n; ++j)
+      c[i * n + j] = static_cast<int32_t>(acc[j]);
+  }
+}
+} // namespace
+
+Tensor qmatmul(const Tensor &a, const Tensor &b, int64_t aZero,
+               int64_t bZero) {
+  const char *op = "matmul";
+  if (a.rank() < 1 || b.rank() < 1)
+    fail(op, "operands must have rank >= 1");
+  Shape as = a.shape(), bs = b.shape();
+  if (as.size() == 1)
+    as.insert(as.begin(), 1);
+  if (bs.size() == 1)
+    bs.push_back(1);
+  int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  if (bs[bs.size() - 2] != k)
+    fail(op, "contraction dimensions differ: " + shapeToString(a.shape()) +
+                 " x " + shapeToString(b.shape()));
+  Shape ba(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
+  size_t rank = std::max(ba.size(), bb.size());
+  Shape batch(rank);
+  std::vector<int64_t> strideA(rank, 0), strideB(rank, 0);
+  std::vector<int64_t> sa = stridesOf(ba), sb = stridesOf(bb);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t ia = static_cast<int64_t>(i + ba.size()) - static_cast<int64_t>(rank);
+    int64_t ib = static_cast<int64_t>(i + bb.size()) - static_cast<int64_t>(rank);
+    int64_t da = ia >= 0 ? ba[ia] : 1, db = ib >= 0 ? bb[ib] : 1;
+    if (da != db && da != 1 && db != 1)
+      fail(op, "batch dimensions " + shapeToString(a.shape()) + " and " +
+                   shapeToString(b.shape()) + " do not broadcast");
+    batch[i] = da == 1 ? db : da;
+    if (da != 1)
+      strideA[i] = sa[ia];
+    if (db != 1)
+      strideB[i] = sb[ib];
+  }
+  Shape outShape = batch;
+  if (a.rank() > 1)
+    outShape.push_back(m);
+  if (b.rank() > 1)
+    outShape.push_back(n);
+  std::vector<int16_t> av = centered16(a, aZero, "A"),
+                       bv = centered16(b, bZero, "B");
+  Tensor out = Tensor::uninitialized(DType::I32, outShape);
+  int32_t *cp = out.mutableData<int32_t>();
+  int64_t numBatch = product(batch);
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t bi = 0; bi < numBatch; ++bi) {
+    int64_t offA = 0, offB = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      offA += idx[d] * strideA[d];
+      offB += idx[d] * strideB[d];
+    }
+    igemm(av.data() + offA * m * k, bv.data() + offB * k * n,
+          cp + bi * m * n, m, k, n);
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < batch[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
 Tensor conv(const Tensor &x, const Tensor &w, const Tensor &bias,
             const std::vector<int64_t> &strides,
             const std::vector<int64_t> &dilations,

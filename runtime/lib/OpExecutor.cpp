@@ -65,6 +65,16 @@ struct OpCall {
       throw Error(name + ": missing result type " + std::to_string(k));
     return results[k].dtype;
   }
+  /// The integer attribute `key`, or `dflt` when it is absent.
+  int64_t iOr(const char *key, int64_t dflt) const {
+    return attrs.count(key) ? i(key) : dflt;
+  }
+  /// True if operand `k` is 8-bit integer: the matrix op is an int8
+  /// kernel's anchor (graph-fold-quantized).
+  bool int8Operand(size_t k) const {
+    DType d = input(k).dtype();
+    return d == DType::I8 || d == DType::U8;
+  }
   bool fastF32() const {
     return mode == ExecMode::Fast && input(0).dtype() == DType::F32;
   }
@@ -235,11 +245,27 @@ const std::unordered_map<std::string, Impl> &registry() {
     };
     // Linear algebra, convolution, pooling.
     t["matmul"] = [](const OpCall &c) -> Results {
+      // An int8 anchor: exact int32 accumulation, on both paths (the fast
+      // kernel blocks it, the reference loops; both sums are exact).
+      if (c.int8Operand(0) || c.int8Operand(1)) {
+        int64_t za = c.iOr("lhs_zero_point", 0),
+                zb = c.iOr("rhs_zero_point", 0);
+        if (c.mode == ExecMode::Fast)
+          return {fast::qmatmul(c.input(0), c.input(1), za, zb)};
+        return {ref::qmatmul(c.input(0), c.input(1), za, zb)};
+      }
       if (c.fastF32() && c.input(1).dtype() == DType::F32)
         return {fast::matmul(c.input(0), c.input(1), c.fast)};
       return {ref::matmul(c.input(0), c.input(1))};
     };
     t["conv"] = [](const OpCall &c) -> Results {
+      if (c.int8Operand(0) || c.int8Operand(1)) {
+        ref::ConvParams p{c.ints("strides"), c.ints("dilations"),
+                          c.ints("pads"), c.i("group"), {}};
+        return {ref::qconv(c.input(0), c.input(1), c.optional(2),
+                           c.iOr("input_zero_point", 0),
+                           c.iOr("weight_zero_point", 0), p)};
+      }
       if (c.fastF32() && c.input(1).dtype() == DType::F32)
         return {fast::conv(c.input(0), c.input(1), c.optional(2),
                            c.ints("strides"), c.ints("dilations"),

@@ -98,3 +98,82 @@ TEST(Int8Rounding, NearestOfTheLevels) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The int8 kernels of graph-fold-quantized: matmul and conv on 8-bit
+// tensors with zero points, int32 results.
+//===----------------------------------------------------------------------===//
+
+namespace {
+using loom::rt::DType;
+using loom::rt::Tensor;
+
+Tensor random8(DType dt, loom::rt::Shape shape, std::mt19937 &rng) {
+  Tensor t(dt, shape);
+  std::uniform_int_distribution<int> d(dt == DType::I8 ? -128 : 0,
+                                       dt == DType::I8 ? 127 : 255);
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    t.setInt(i, d(rng));
+  return t;
+}
+
+std::vector<int32_t> ints(const Tensor &t) {
+  EXPECT_EQ(t.dtype(), DType::I32);
+  return std::vector<int32_t>(t.data<int32_t>(),
+                              t.data<int32_t>() + t.numElements());
+}
+
+TEST(Int8Kernels, MatMulByHand) {
+  // [[130, 128]] (uint8, zero point 128) times [[1], [-2]] (int8, zero
+  // point -1): (2)(2) + (0)(-1) = 4.
+  Tensor a(DType::U8, {1, 2}), b(DType::I8, {2, 1});
+  a.setInt(0, 130);
+  a.setInt(1, 128);
+  b.setInt(0, 1);
+  b.setInt(1, -2);
+  EXPECT_EQ(ints(loom::rt::ref::qmatmul(a, b, 128, -1)),
+            std::vector<int32_t>{4});
+  EXPECT_EQ(ints(loom::rt::fast::qmatmul(a, b, 128, -1)),
+            std::vector<int32_t>{4});
+}
+
+TEST(Int8Kernels, FastMatMulIsBitExactWithTheReference) {
+  std::mt19937 rng(5);
+  // Batched with broadcasting, mixed signedness, K past one 256 block.
+  Tensor a = random8(DType::U8, {2, 3, 300}, rng),
+         b = random8(DType::I8, {300, 5}, rng);
+  Tensor r = loom::rt::ref::qmatmul(a, b, 7, -3);
+  EXPECT_EQ(r.shape(), (loom::rt::Shape{2, 3, 5}));
+  EXPECT_EQ(ints(r), ints(loom::rt::fast::qmatmul(a, b, 7, -3)));
+  // Through executeOp, as the simulator runs it (the zero points as
+  // attributes), in both modes.
+  loom::rt::AttrMap attrs;
+  attrs["lhs_zero_point"].ints = {7};
+  attrs["rhs_zero_point"].ints = {-3};
+  for (auto mode : {loom::rt::ExecMode::Reference, loom::rt::ExecMode::Fast})
+    EXPECT_EQ(ints(loom::rt::executeOp("matmul", attrs, {a, b},
+                                       {{{2, 3, 5}, DType::I32}}, mode)[0]),
+              ints(r));
+}
+
+TEST(Int8Kernels, ConvPadsWithTheZeroPoint) {
+  // A 1x1 input of 200 (zero point 100) under a 3x3 all-ones kernel with
+  // padding 1: only the centre tap is inside, the padded taps read the
+  // zero point (0 centred), so the sum is 100, plus the bias 5.
+  Tensor x(DType::U8, {1, 1, 1, 1}), w(DType::I8, {1, 1, 3, 3});
+  x.setInt(0, 200);
+  for (int64_t i = 0; i < 9; ++i)
+    w.setInt(i, 1);
+  Tensor bias(DType::I32, {1});
+  bias.setInt(0, 5);
+  loom::rt::ref::ConvParams p{{1, 1}, {1, 1}, {1, 1, 1, 1}, 1, {}};
+  EXPECT_EQ(ints(loom::rt::ref::qconv(x, w, bias, 100, 0, p)),
+            std::vector<int32_t>{105});
+}
+
+TEST(Int8Kernels, RefusesAZeroPointOutsideTheType) {
+  Tensor a(DType::I8, {1, 1}), b(DType::I8, {1, 1});
+  EXPECT_THROW(loom::rt::ref::qmatmul(a, b, 200, 0), std::exception);
+  EXPECT_THROW(loom::rt::fast::qmatmul(a, b, 0, -129), std::exception);
+}
+} // namespace

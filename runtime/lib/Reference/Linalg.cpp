@@ -808,6 +808,62 @@ Tensor einsumImpl(const EinsumPlan &plan, const std::vector<Tensor> &inputs) {
   return storeAcc<T>(inputs[0].dtype(), outShape, out);
 }
 
+
+//===----------------------------------------------------------------------===//
+// int8 matrix kernels (the quantized anchors of graph-fold-quantized)
+//===----------------------------------------------------------------------===//
+
+/// The values of an 8-bit integer tensor minus `zero`, as int32 (exact:
+/// an 8-bit value minus an 8-bit zero point fits 9 bits).
+std::vector<int32_t> centered8(const char *op, const Tensor &t, int64_t zero,
+                               const char *what) {
+  if (t.dtype() != DType::I8 && t.dtype() != DType::U8)
+    fail(op, std::string(what) + " must be int8 or uint8, got " +
+                 dtypeName(t.dtype()));
+  int64_t lo = t.dtype() == DType::I8 ? -128 : 0;
+  if (zero < lo || zero > lo + 255)
+    fail(op, std::string(what) + "'s zero point " + std::to_string(zero) +
+                 " is outside its type's range");
+  std::vector<int32_t> v(static_cast<size_t>(t.numElements()));
+  int32_t z = static_cast<int32_t>(zero);
+  if (t.dtype() == DType::I8) {
+    const int8_t *p = t.data<int8_t>();
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = int32_t(p[i]) - z;
+  } else {
+    const uint8_t *p = t.data<uint8_t>();
+    for (size_t i = 0; i < v.size(); ++i)
+      v[i] = int32_t(p[i]) - z;
+  }
+  return v;
+}
+
+/// c[m x n] += a[m x k] * b[k x n] in int64 (exact for any K this side of
+/// 2^46), stored back wrapped to int32 by the caller.
+void gemmI64(const int32_t *a, const int32_t *b, int64_t *c, int64_t m,
+             int64_t k, int64_t n) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) {
+      int64_t av = a[i * k + p];
+      if (av == 0)
+        continue;
+      const int32_t *brow = b + p * n;
+      int64_t *crow = c + i * n;
+      for (int64_t j = 0; j < n; ++j)
+        crow[j] += av * brow[j];
+    }
+}
+
+/// int64 sums as int32, two's-complement wrapped as ONNX's int32
+/// accumulator does.
+Tensor storeI32(const Shape &shape, const std::vector<int64_t> &acc) {
+  Tensor out(DType::I32, shape);
+  int32_t *dst = out.mutableData<int32_t>();
+  for (size_t i = 0; i < acc.size(); ++i)
+    dst[i] = static_cast<int32_t>(static_cast<uint32_t>(acc[i]));
+  return out;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -866,6 +922,93 @@ Tensor einsum(const std::string &equation, const std::vector<Tensor> &inputs) {
   return visitNumeric("einsum", inputs[0].dtype(), [&](auto tag) {
     return einsumImpl<typename decltype(tag)::type>(plan, inputs);
   });
+}
+
+
+Tensor qmatmul(const Tensor &a, const Tensor &b, int64_t aZero,
+               int64_t bZero) {
+  const char *op = "matmul";
+  if (a.rank() < 1 || b.rank() < 1)
+    fail(op, "operands must have rank >= 1");
+  Shape as = a.shape(), bs = b.shape();
+  if (as.size() == 1)
+    as.insert(as.begin(), 1);
+  if (bs.size() == 1)
+    bs.push_back(1);
+  int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  if (bs[bs.size() - 2] != k)
+    fail(op, "contraction dimensions differ: " + shapeToString(a.shape()) +
+                 " x " + shapeToString(b.shape()));
+  Shape batch;
+  std::vector<int64_t> strideA, strideB;
+  broadcastBatch(Shape(as.begin(), as.end() - 2),
+                 Shape(bs.begin(), bs.end() - 2), batch, strideA, strideB);
+  Shape outShape = batch;
+  if (a.rank() > 1)
+    outShape.push_back(m);
+  if (b.rank() > 1)
+    outShape.push_back(n);
+  std::vector<int32_t> av = centered8(op, a, aZero, "A"),
+                       bv = centered8(op, b, bZero, "B");
+  std::vector<int64_t> cv(static_cast<size_t>(product(outShape)), 0);
+  int64_t numBatch = product(batch);
+  std::vector<int64_t> idx(batch.size(), 0);
+  for (int64_t bi = 0; bi < numBatch; ++bi) {
+    int64_t offA = offsetOf(idx, strideA) * m * k;
+    int64_t offB = offsetOf(idx, strideB) * k * n;
+    gemmI64(av.data() + offA, bv.data() + offB, cv.data() + bi * m * n, m, k,
+            n);
+    nextIndex(idx, batch);
+  }
+  return storeI32(outShape, cv);
+}
+
+Tensor qconv(const Tensor &x, const Tensor &w, const Tensor &bias,
+             int64_t xZero, int64_t wZero, const ConvParams &p) {
+  const char *op = "conv";
+  checkInput(op, x, "X");
+  checkInput(op, w, "W");
+  if (x.rank() < 3 || w.rank() != x.rank())
+    fail(op, "input and weight must have the same rank >= 3, got " +
+                 shapeToString(x.shape()) + " and " + shapeToString(w.shape()));
+  if (p.group < 1)
+    fail(op, "group must be positive");
+  int64_t n = x.dim(0), c = x.dim(1), m = w.dim(0), g = p.group;
+  auto [cg, mg] = convGroupChannels(op, x, w, g);
+  Window win = makeWindow(op, Shape(x.shape().begin() + 2, x.shape().end()),
+                          Shape(w.shape().begin() + 2, w.shape().end()),
+                          p.strides, p.dilations, p.pads);
+  win.out = convOutShape(op, win);
+  Shape outShape = {n, m};
+  outShape.insert(outShape.end(), win.out.begin(), win.out.end());
+  int64_t inPlane = product(win.in), outPlane = product(win.out);
+  int64_t taps = product(win.kernel);
+  // A tap in the padding reads x's zero point: 0 once centered.
+  std::vector<int32_t> xv = centered8(op, x, xZero, "X"),
+                       wv = centered8(op, w, wZero, "W");
+  std::vector<int64_t> yv(static_cast<size_t>(n * m * outPlane), 0);
+  std::vector<int32_t> col(static_cast<size_t>(cg * taps * outPlane));
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t gi = 0; gi < g; ++gi) {
+      im2col(win, xv.data() + (b * c + gi * cg) * inPlane, cg, col.data());
+      gemmI64(wv.data() + gi * mg * cg * taps, col.data(),
+              yv.data() + (b * m + gi * mg) * outPlane, mg, cg * taps,
+              outPlane);
+    }
+  if (!isAbsent(bias)) {
+    if (bias.dtype() != DType::I32 || bias.rank() != 1 || bias.dim(0) != m)
+      fail(op, "an int8 conv's bias must be int32 of shape [" +
+                   std::to_string(m) + "], got " + dtypeName(bias.dtype()) +
+                   " " + shapeToString(bias.shape()));
+    const int32_t *bv = bias.data<int32_t>();
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t ch = 0; ch < m; ++ch) {
+        int64_t *dst = yv.data() + (b * m + ch) * outPlane;
+        for (int64_t i = 0; i < outPlane; ++i)
+          dst[i] += bv[ch];
+      }
+  }
+  return storeI32(outShape, yv);
 }
 
 } // namespace loom::rt::ref

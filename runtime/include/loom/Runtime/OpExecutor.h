@@ -110,6 +110,11 @@ Tensor unary(ref::UnaryKind kind, const Tensor &x);
 Tensor binary(ref::BinaryKind kind, const Tensor &a, const Tensor &b);
 /// fp32 numpy matmul through BLAS (sgemm), batched with broadcasting.
 Tensor matmul(const Tensor &a, const Tensor &b, const FastOptions &opts);
+/// The int8 matmul of an int8 kernel (a, b int8 or uint8, zero points
+/// subtracted as the operands are loaded), accumulated in int32 a block of
+/// K at a time: the same integers as ref::qmatmul, bit for bit.
+Tensor qmatmul(const Tensor &a, const Tensor &b, int64_t aZero,
+               int64_t bZero);
 /// fp32 N-d grouped convolution through im2col + sgemm.
 Tensor conv(const Tensor &x, const Tensor &w, const Tensor &bias,
             const std::vector<int64_t> &strides,

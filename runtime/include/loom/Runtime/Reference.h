@@ -93,6 +93,18 @@ struct ConvParams {
 /// N-d convolution, x: [N, C, D...], w: [M, C/group, K...]; `bias` optional.
 Tensor conv(const Tensor &x, const Tensor &w, const Tensor &bias,
             const ConvParams &p);
+/// The int8 matrix unit's product: sum (a - aZero) * (b - bZero) with
+/// numpy batching, a and b int8 or uint8 (either), the zero points in
+/// their types' ranges; accumulated exactly and returned as int32
+/// (wrapping as ONNX's int32 accumulator does, which no 8-bit product of
+/// a contraction under 2^17 reaches).
+Tensor qmatmul(const Tensor &a, const Tensor &b, int64_t aZero,
+               int64_t bZero);
+/// The int8 convolution: sum (x - xZero) * (w - wZero) over each window
+/// (a padded tap reads xZero, so adds 0), plus the int32 `bias` [M] when
+/// given; int32 result.
+Tensor qconv(const Tensor &x, const Tensor &w, const Tensor &bias,
+             int64_t xZero, int64_t wZero, const ConvParams &p);
 /// N-d transposed convolution, w: [C, M/group, K...]; the output spatial
 /// shape is given (already resolved from output_shape/pads).
 Tensor convTranspose(const Tensor &x, const Tensor &w, const Tensor &bias,
