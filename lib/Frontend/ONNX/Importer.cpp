@@ -466,6 +466,14 @@ SmallVector<Value> NodeContext::foldResults(Operation *op) {
     fail(gb.lastDiagnostic.empty() ? "the converted op does not verify"
                                    : gb.lastDiagnostic);
   SmallVector<Value> results(op->getResults());
+  // An 8-bit integer constant widened (a DequantizeLinear's or a quantized
+  // matmul's weight) stays a cast: graph-fold-quantized reads the 8-bit
+  // weight through it, and graph-fold-constants folds what is left.
+  if (auto widen = dyn_cast<graph::CastOp>(op))
+    if (auto it = dyn_cast<IntegerType>(
+            cast<RankedTensorType>(widen.getInput().getType()).getElementType());
+        it && it.getWidth() == 8)
+      return results;
   std::vector<rt::Tensor> operands;
   for (Value v : op->getOperands()) {
     auto c = v.getDefiningOp<graph::ConstantOp>();

@@ -11,6 +11,8 @@ void loom::graph::buildGraphPipeline(mlir::OpPassManager &pm,
   using mlir::func::FuncOp;
   pm.addNestedPass<FuncOp>(createGraphVerifyShapes());
   pm.addPass(mlir::createCanonicalizerPass());
+  // Before constants fold: a dequantized weight would fold to fp32.
+  pm.addNestedPass<FuncOp>(createGraphFoldQuantized());
   pm.addNestedPass<FuncOp>(createGraphFoldBatchNorm());
   // Fold weight-layout work (a Gemm's transposed weight, say) at compile
   // time, up to 16M elements per result: that is the size of a large

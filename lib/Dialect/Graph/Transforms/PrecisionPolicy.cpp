@@ -39,6 +39,10 @@ struct GraphPrecisionPolicyPass
       bool matrix = kind == "matmul" || kind == "conv";
       kernel.setPrecision(matrix ? llvm::StringRef(precision)
                                  : llvm::StringRef("fp32"));
+      // A quantized model's own int8 kernels (graph-fold-quantized) stay
+      // int8 under every policy.
+      if (matrix && hasInt8Anchor(kernel))
+        kernel.setPrecision("int8");
       std::optional<llvm::StringRef> storage = returnedStorage(func, kernel);
       if (!storage)
         storage = copiedStorage(kernel, storedAs);
@@ -105,6 +109,19 @@ struct GraphPrecisionPolicyPass
   }
 
 private:
+  /// True if the kernel's matmul or conv reads 8-bit integer operands.
+  static bool hasInt8Anchor(KernelOp kernel) {
+    for (mlir::Operation &op : kernel.getBody().front())
+      if (llvm::isa<MatMulOp, ConvOp>(op))
+        for (mlir::Value v : op.getOperands().take_front(2))
+          if (auto t = llvm::dyn_cast<mlir::IntegerType>(
+                  llvm::cast<mlir::RankedTensorType>(v.getType())
+                      .getElementType());
+              t && t.getWidth() == 8)
+            return true;
+    return false;
+  }
+
   /// Every graph.storage of `func` names a narrow storage format.
   static mlir::LogicalResult checkStorageAttrs(mlir::func::FuncOp func) {
     auto check = [&](mlir::Attribute a, llvm::StringRef what,

@@ -48,6 +48,34 @@ def GraphFoldBatchNorm : Pass<"graph-fold-batch-norm", "mlir::func::FuncOp"> {
   }];
 }
 
+def GraphFoldQuantized : Pass<"graph-fold-quantized", "mlir::func::FuncOp"> {
+  let summary = "Fold quantized matmul and conv patterns into int8 anchors";
+  let description = [{
+    A `graph.matmul` or `graph.conv` whose two operands are 8-bit integer
+    tensors as the importer writes ONNX's quantized ops (DequantizeLinear:
+    `cast`, `sub` of a constant zero point, `mul` by a constant scale;
+    MatMulInteger, QLinearMatMul: `cast` to int32 and `sub`; QLinearConv,
+    ConvInteger: the same in f64; a matmul operand possibly through a
+    `transpose`) becomes the int8 kernel's anchor: the same op on the 8-bit
+    tensors with an int32 result and the zero points as the attributes
+    `lhs_zero_point`/`rhs_zero_point` (matmul) or
+    `input_zero_point`/`weight_zero_point` (conv), followed by `cast`, the
+    product of the scales (per tensor, or per output channel) and a float
+    bias, which `graph-form-kernels` fuses as its epilogue. A conv's int32
+    bias (QLinearConv's, or QDQ's at scale x_scale * w_scale) joins the
+    integer sum. Runs before constant folding, which would otherwise fold a
+    dequantized weight into fp32.
+
+    Left as it is, with a warning naming the reason when both operands are
+    quantized: per-axis zero points that differ, a scale that varies along
+    the contracted axis, a conv input scale that is not per tensor, a conv
+    weight scale along an axis other than 0, a matmul operand of rank 1.
+  }];
+  let statistics = [
+    Statistic<"folded", "folded", "Matrix ops folded into int8 anchors">
+  ];
+}
+
 def GraphPartition : Pass<"graph-partition", "mlir::func::FuncOp"> {
   let summary = "Split a model across chips: tensor and pipeline parallelism";
   let description = [{
