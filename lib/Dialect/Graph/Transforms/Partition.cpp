@@ -131,7 +131,7 @@ void GraphPartitionPass::runOnOperation() {
   for (Operation &op : func.getBody().front())
     if (auto c = dyn_cast<ConstantOp>(op)) {
       bool matrix = llvm::any_of(op.getUsers(),
-                                 [](Operation *u) { return isa<MatMulOp>(u); });
+                                 [](Operation *u) { return isa<MatMulOp, ConvOp>(u); });
       needed += matrix && typeOf(c).getElementType().isF32()
                     ? typeOf(c).getNumElements() * weightElemBytes
                     : bytesOf(c);

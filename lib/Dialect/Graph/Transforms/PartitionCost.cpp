@@ -42,7 +42,7 @@ OpCost PartitionPricer::costOf(Operation *op, const Propagation &prop,
   for (auto [i, v] : llvm::enumerate(op->getOperands())) {
     double div = plan ? share(v, plan->operands[i]) : 1.0;
     if (auto cst = v.getDefiningOp<ConstantOp>()) {
-      int64_t b = isa<MatMulOp>(op) && typeOf(v).getElementType().isF32()
+      int64_t b = isa<MatMulOp, ConvOp>(op) && typeOf(v).getElementType().isF32()
                       ? typeOf(v).getNumElements() * weightElemBytes
                       : bytesOf(v);
       c.weightBytes += int64_t(double(b) / div);
