@@ -62,12 +62,15 @@ void checkF32(const char *op, const Tensor &t, const char *what) {
 /// The operand as fp32 values, rounded as the precision policy asks;
 /// `storage` owns the rounded copy.
 const float *operand(const Tensor &t, InputRounding rounding,
-                     std::vector<float> &storage) {
+                     std::vector<float> &storage, double int8Scale = 0.0) {
   const float *p = t.data<float>();
   if (rounding == InputRounding::None)
     return p;
   storage.resize(static_cast<size_t>(t.numElements()));
-  roundInputs(p, storage.data(), t.numElements(), rounding);
+  if (rounding == InputRounding::Int8)
+    roundInputsInt8(p, storage.data(), t.numElements(), int8Scale);
+  else
+    roundInputs(p, storage.data(), t.numElements(), rounding);
   return storage.data();
 }
 
@@ -284,8 +287,10 @@ Tensor matmul(const Tensor &a, const Tensor &b, const FastOptions &opts) {
     outShape.push_back(n);
 
   std::vector<float> aStore, bStore;
-  const float *ap = operand(a, opts.inputRounding, aStore);
-  const float *bp = operand(b, opts.inputRounding, bStore);
+  const float *ap =
+      operand(a, opts.inputRounding, aStore, opts.int8Scales[0]);
+  const float *bp =
+      operand(b, opts.inputRounding, bStore, opts.int8Scales[1]);
   // Every element is written by an sgemm (beta = 0), so no clearing.
   Tensor out = Tensor::uninitialized(DType::F32, outShape);
   float *cp = out.mutableData<float>();
@@ -486,8 +491,10 @@ Tensor conv(const Tensor &x, const Tensor &w, const Tensor &bias,
     return out;
 
   std::vector<float> xStore, wStore;
-  const float *xp = operand(x, opts.inputRounding, xStore);
-  const float *wp = operand(w, opts.inputRounding, wStore);
+  const float *xp = operand(x, opts.inputRounding, xStore,
+                            opts.int8Scales[0]);
+  const float *wp = operand(w, opts.inputRounding, wStore,
+                            opts.int8Scales[1]);
   float *yp = out.mutableData<float>();
 
   // A 1x1 convolution with unit strides and no padding reads the input

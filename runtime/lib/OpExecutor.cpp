@@ -75,6 +75,18 @@ struct OpCall {
     DType d = input(k).dtype();
     return d == DType::I8 || d == DType::U8;
   }
+  /// The fast options with the op's calibrated int8 scales (an int8
+  /// policy kernel compiled with --calibrate), if it has them.
+  FastOptions calibrated() const {
+    FastOptions o = fast;
+    auto it = attrs.find("calibrated_int8_scales");
+    if (o.inputRounding == InputRounding::Int8 && it != attrs.end() &&
+        it->second.floats.size() == 2) {
+      o.int8Scales[0] = it->second.floats[0];
+      o.int8Scales[1] = it->second.floats[1];
+    }
+    return o;
+  }
   bool fastF32() const {
     return mode == ExecMode::Fast && input(0).dtype() == DType::F32;
   }
@@ -255,7 +267,7 @@ const std::unordered_map<std::string, Impl> &registry() {
         return {ref::qmatmul(c.input(0), c.input(1), za, zb)};
       }
       if (c.fastF32() && c.input(1).dtype() == DType::F32)
-        return {fast::matmul(c.input(0), c.input(1), c.fast)};
+        return {fast::matmul(c.input(0), c.input(1), c.calibrated())};
       return {ref::matmul(c.input(0), c.input(1))};
     };
     t["conv"] = [](const OpCall &c) -> Results {
@@ -269,7 +281,7 @@ const std::unordered_map<std::string, Impl> &registry() {
       if (c.fastF32() && c.input(1).dtype() == DType::F32)
         return {fast::conv(c.input(0), c.input(1), c.optional(2),
                            c.ints("strides"), c.ints("dilations"),
-                           c.ints("pads"), c.i("group"), c.fast)};
+                           c.ints("pads"), c.i("group"), c.calibrated())};
       ref::ConvParams p{c.ints("strides"), c.ints("dilations"), c.ints("pads"),
                         c.i("group"), {}};
       return {ref::conv(c.input(0), c.input(1), c.optional(2), p)};
@@ -453,14 +465,20 @@ void roundInputs(const float *src, float *dst, int64_t n, InputRounding r) {
       dst[i] = roundInput(src[i], r);
     return;
   }
+  roundInputsInt8(src, dst, n, 0.0);
+}
+
+void roundInputsInt8(const float *src, float *dst, int64_t n, double scale) {
   // The scale of the finite values (in double: it may be subnormal in
   // float, and 127 x it may overflow). An inf or NaN passes through as it
   // is; all zero stays zero.
-  double maxAbs = 0.0;
-  for (int64_t i = 0; i < n; ++i)
-    if (std::isfinite(src[i]))
-      maxAbs = std::max(maxAbs, double(std::fabs(src[i])));
-  const double scale = maxAbs / 127.0;
+  if (!(scale > 0.0)) {
+    double maxAbs = 0.0;
+    for (int64_t i = 0; i < n; ++i)
+      if (std::isfinite(src[i]))
+        maxAbs = std::max(maxAbs, double(std::fabs(src[i])));
+    scale = maxAbs / 127.0;
+  }
   for (int64_t i = 0; i < n; ++i) {
     if (!std::isfinite(src[i]) || scale == 0.0) {
       dst[i] = src[i];

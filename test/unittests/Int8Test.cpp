@@ -177,3 +177,43 @@ TEST(Int8Kernels, RefusesAZeroPointOutsideTheType) {
   EXPECT_THROW(loom::rt::fast::qmatmul(a, b, 0, -129), std::exception);
 }
 } // namespace
+
+namespace {
+TEST(Int8Calibrated, AFixedScaleSaturatesBeyondItsRange) {
+  // Scale 1/8 (calibrated): 1.0 is 8 steps, 0.1875 a tie to 2 steps, and
+  // 20 is beyond 127 steps, so it saturates at 127/8 = 15.875; the live
+  // tensor's own scale (20/127) would keep it.
+  std::vector<float> x = {1.0f, 0.1875f, 20.0f, -20.0f}, out(4);
+  loom::rt::roundInputsInt8(x.data(), out.data(), 4, 0.125);
+  EXPECT_EQ(out, (std::vector<float>{1.0f, 0.25f, 15.875f, -15.875f}));
+  loom::rt::roundInputsInt8(x.data(), out.data(), 4, 0.0);
+  EXPECT_EQ(out[2], 20.0f);
+}
+
+TEST(Int8Calibrated, MatMulUsesTheOpsCalibratedScales) {
+  // [[20]] x [[1]] at int8: with calibrated scales 1/8 and 1/8 the lhs
+  // saturates at 15.875; without them it is exact.
+  Tensor a(DType::F32, {1, 1}), b(DType::F32, {1, 1});
+  a.setDouble(0, 20.0);
+  b.setDouble(0, 1.0);
+  loom::rt::FastOptions fast;
+  fast.inputRounding = InputRounding::Int8;
+  loom::rt::AttrMap attrs;
+  std::vector<loom::rt::ResultType> types = {{{1, 1}, DType::F32}};
+  EXPECT_EQ(loom::rt::executeOp("matmul", attrs, {a, b}, types,
+                                loom::rt::ExecMode::Fast, fast)[0]
+                .getDouble(0),
+            20.0);
+  attrs["calibrated_int8_scales"].kind = loom::rt::AttrValue::Kind::Floats;
+  attrs["calibrated_int8_scales"].floats = {0.125, 0.125};
+  EXPECT_EQ(loom::rt::executeOp("matmul", attrs, {a, b}, types,
+                                loom::rt::ExecMode::Fast, fast)[0]
+                .getDouble(0),
+            15.875);
+  // The reference never rounds.
+  EXPECT_EQ(loom::rt::executeOp("matmul", attrs, {a, b}, types,
+                                loom::rt::ExecMode::Reference, fast)[0]
+                .getDouble(0),
+            20.0);
+}
+} // namespace

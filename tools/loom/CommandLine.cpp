@@ -32,6 +32,11 @@ Flag precision() {
   return {"precision", "fp32|bf16|fp16|fp8|int8",
           "the kernels' precision policy (docs/numerics.md); default fp32"};
 }
+Flag calibrate() {
+  return {"calibrate", "DIR",
+          "with --precision=int8: fixes each matmul and conv operand's scale "
+          "from the .npy samples in DIR (docs/numerics.md)"};
+}
 Flag kvPrecision() {
   return {"kv-precision", "fp32|bf16|fp16|fp8",
           "an LLM config.json's KV cache storage format; default fp32"};
@@ -77,6 +82,7 @@ std::vector<Command> makeCommands() {
         {"emit", "graph|spatial|sched",
          "prints that IR level instead of writing a program"},
         precision(),
+        calibrate(),
         kvPrecision(),
         dim(),
         mapping(),
@@ -127,6 +133,7 @@ std::vector<Command> makeCommands() {
                 input(", else a synthetic value"),
                 dim(),
                 precision(),
+                calibrate(),
                 kvPrecision(),
                 mapping(),
                 objective(),

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
+#include "loom/Driver/Calibrate.h"
 #include "loom/Driver/Driver.h"
 #include "loom/Frontend/LLM.h"
 #include "loom/Planner/Planner.h"
@@ -179,8 +180,21 @@ using loom::driver::MappingOptions;
 OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const Args &args) {
   if (args.positional.size() != 1)
     usageError("expected exactly one MODEL.onnx argument");
-  return loom::driver::importModel(ctx, args.positional[0],
-                                   importOptions(args));
+  auto module = loom::driver::importModel(ctx, args.positional[0],
+                                          importOptions(args));
+  // --calibrate: the int8 policy's scales from calibration inputs.
+  if (args.has("calibrate")) {
+    if (args.get("precision", "fp32") != "int8")
+      usageError("--calibrate=DIR fixes int8 scales: it needs "
+                 "--precision=int8");
+    try {
+      loom::driver::calibrateInt8(
+          module->lookupSymbol<func::FuncOp>("main"), args.get("calibrate"));
+    } catch (const std::exception &e) {
+      usageError(args.positional[0] + ": " + e.what());
+    }
+  }
+  return module;
 }
 
 MappingOptions mappingOptions(const Args &args) {

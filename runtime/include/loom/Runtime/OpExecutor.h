@@ -81,7 +81,16 @@ Tensor roundToStorage(const Tensor &t, NumericFormat format);
 struct FastOptions {
   /// Rounding of matmul/conv inputs (accumulation stays fp32).
   InputRounding inputRounding = InputRounding::None;
+  /// Under Int8, the fixed scale of each operand (0, 1) that calibration
+  /// chose (the op's `calibrated_int8_scales`); 0 takes the tensor's own
+  /// max|x| / 127 as roundInputs does.
+  double int8Scales[2] = {0.0, 0.0};
 };
+
+/// Int8 rounding at a fixed `scale`: x -> scale x clamp(rne(x / scale),
+/// -127, 127), values beyond the calibrated range saturating; `scale` <= 0
+/// takes the tensor's own max|x| / 127 (roundInputs).
+void roundInputsInt8(const float *src, float *dst, int64_t n, double scale);
 
 /// Executes the graph op `name` (its mnemonic, without "graph.") on
 /// `inputs` (an absent trailing optional operand is simply not passed).
