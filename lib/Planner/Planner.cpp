@@ -20,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 namespace loom::plan {
@@ -969,7 +970,52 @@ int64_t replicas(const Plan &one, const Request &r) {
   return dp <= double(r.maxChips) ? static_cast<int64_t>(dp) : r.maxChips + 1;
 }
 
+/// Tokens/s per chip: what plans are ranked by without a load, and the
+/// Pareto front's other axis.
+double perChip(const Plan &p) {
+  return p.chips > 0 ? p.tokensPerSecond / double(p.chips) : 0;
+}
+
+/// Adds `p` to the Pareto front `front` of tokens/s per user against
+/// tokens/s per chip, unless a plan there is at least as good on both (of
+/// two equal plans the first by idOf stays, whatever the order they come
+/// in: deterministic), and removes the plans it is at least as good as.
+void addToFront(std::vector<Plan> &front, const Plan &p) {
+  auto atLeast = [](const Plan &a, const Plan &b) {
+    return a.tokensPerSecondPerUser >= b.tokensPerSecondPerUser &&
+           perChip(a) >= perChip(b);
+  };
+  for (const Plan &q : front)
+    if (atLeast(q, p) && (!atLeast(p, q) || idOf(q) < idOf(p)))
+      return;
+  std::erase_if(front, [&](const Plan &q) { return atLeast(p, q); });
+  front.push_back(p);
+}
+
+/// The front best per user first (then fewer chips: deterministic).
+void sortFront(std::vector<Plan> &front) {
+  std::sort(front.begin(), front.end(), [](const Plan &a, const Plan &b) {
+    if (a.tokensPerSecondPerUser != b.tokensPerSecondPerUser)
+      return a.tokensPerSecondPerUser > b.tokensPerSecondPerUser;
+    return idOf(a) < idOf(b);
+  });
+}
+
 } // namespace
+
+int64_t namedSize(const TargetModel &system) {
+  return system.chips() > 1 && system.chips() >= system.chipsPerRack()
+             ? system.chips()
+             : 0;
+}
+
+ChipRange chipRange(const TargetModel &system, const Request &r) {
+  if (r.maxChips != 0)
+    return {r.maxChips, "--max-chips"};
+  if (int64_t size = namedSize(system))
+    return {size, system.name() + "'s size; --max-chips searches more"};
+  return {kDefaultMaxChips, "the default; --max-chips sets it"};
+}
 
 int64_t maxSustainedBatch(const Request &r) {
   if (r.decodeOnly || r.prefillOnly)
@@ -1047,6 +1093,91 @@ std::string targetsOf(const Request &r) {
                      : std::string());
 }
 
+/// Bytes with a unit (kB, MB, GB: three figures).
+std::string bytesText(double b) {
+  char buf[32];
+  const char *unit = "bytes";
+  double v = b;
+  if (b >= 1e9) {
+    v = b / 1e9;
+    unit = "GB";
+  } else if (b >= 1e6) {
+    v = b / 1e6;
+    unit = "MB";
+  } else if (b >= 1e3) {
+    v = b / 1e3;
+    unit = "kB";
+  }
+  std::snprintf(buf, sizeof buf,
+                v >= 100 || unit[0] == 'b' ? "%.0f %s" : "%.3g %s", v, unit);
+  return buf;
+}
+
+/// What one chip of the split tp x pp x ep still holds, as price() counts
+/// it at batch 1, largest first, against what it may fill: the tensors
+/// that block a model no split fits. (At pp = layers a stage is one layer,
+/// plus up to half a layer of the stages' rounding.)
+std::string finestSplitHolds(const ModelCost &m, const System &s,
+                             const Request &r, int64_t tp, int64_t pp,
+                             int64_t ep) {
+  const double wB = s.bytesPerWeight, kvB = precisionBytes(r.kv),
+               aB = precisionBytes(r.activations);
+  const double layers = double(m.layers) / double(pp) + (pp > 1 ? 0.5 : 0.0);
+  const double Ls = std::ceil(double(m.layers) / double(pp));
+  const bool pastKvHeads = tp > m.kvHeads;
+  const bool headsSplit =
+      !pastKvHeads || (tp % m.kvHeads == 0 && m.heads % tp == 0);
+  const double kvHeadsPerChip = !pastKvHeads
+                                    ? std::ceil(double(m.kvHeads) / double(tp))
+                                : headsSplit ? 1.0
+                                             : double(m.kvHeads);
+  const double experts = std::ceil(double(m.experts) / double(ep));
+  struct Part {
+    std::string what;
+    double bytes;
+  };
+  char n[64];
+  std::snprintf(n, sizeof n, "%g", layers);
+  const std::string ofLayers =
+      std::string(" of ") + n + " layer" + (layers == 1 ? "" : "s");
+  std::vector<Part> parts = {
+      {(m.experts > 1 ? "the experts' MLP (w1, w2, w3 of " +
+                            std::to_string(int64_t(experts)) + " experts)"
+                      : std::string("mlp (gate_proj, up_proj, down_proj)")) +
+           ofLayers,
+       layers * experts * m.expertParams / double(tp) * wB},
+      {"self_attn (q_proj, k_proj, v_proj, o_proj)" + ofLayers,
+       layers * m.attnParams / double(tp) * wB},
+      {"embed_tokens and lm_head's share",
+       (m.embedParams + m.headParams) / double(tp) / double(pp) * wB},
+      {"the KV cache of one sequence of " +
+           std::to_string(r.inputLen + r.outputLen) + " tokens",
+       double(r.inputLen + r.outputLen) * Ls * 2.0 * kvHeadsPerChip *
+           m.headDim * kvB / double(ep)},
+      {"activations", 8.0 * m.hidden * aB / double(ep)}};
+  std::sort(parts.begin(), parts.end(), [](const Part &a, const Part &b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.what < b.what;
+  });
+  double total = 0;
+  for (const Part &p : parts)
+    total += p.bytes;
+  const double usable = s.capacity * s.usable;
+  std::string out = "at the finest split, tp " + std::to_string(tp) + " x pp " +
+                    std::to_string(pp) + " x ep " + std::to_string(ep) + " (" +
+                    std::to_string(tp * pp * ep) + " chips), a chip holds " +
+                    bytesText(total) + " against the " + bytesText(usable) +
+                    " it may fill (" +
+                    std::to_string(int64_t(std::lround(s.usable * 100))) +
+                    "% of " + bytesText(s.capacity) + "): ";
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (parts[i].bytes <= 0)
+      continue;
+    out += (i ? ", " : "") + parts[i].what + " " + bytesText(parts[i].bytes) +
+           (parts[i].bytes > usable ? " (over the chip alone)" : "");
+  }
+  return out;
+}
+
 std::string describe(const Plan &p) {
   char buf[256];
   std::snprintf(buf, sizeof buf,
@@ -1108,15 +1239,13 @@ struct PrefillState {
 /// token) and its share under load alike. Called before and after the
 /// decode layers are compiled (which re-rank the plans), with `state` kept
 /// between the calls; returns whether it compiled anything.
-bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
-                    const std::string &configPath,
-                    const std::string &systemName,
-                    const std::string &precision, const std::string &kvStorage,
-                    const Request &r, double wattsPerChip,
-                    const LayerCompiler &compileLayer,
-                    const std::function<void()> &order,
-                    const std::function<System::Hop(const Plan &, int64_t)>
-                        &chunkHop) {
+bool compilePrefill(
+    PrefillState &state, Result &result, std::vector<Plan> &calibrateOnly,
+    const ModelCost &m, const std::string &configPath,
+    const std::string &systemName, const std::string &precision,
+    const std::string &kvStorage, const Request &r, double wattsPerChip,
+    const LayerCompiler &compileLayer, const std::function<void()> &order,
+    const std::function<System::Hop(const Plan &, int64_t)> &chunkHop) {
   using Prefill = PrefillState::Prefill;
   using Key = PrefillState::Key;
   std::map<Key, Prefill> &compiled = state.compiled;
@@ -1159,8 +1288,10 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
   };
   // Each plan's estimate, kept to scale by the calibration.
   auto &estimate = state.estimate;
-  for (const Plan &p : result.plans)
-    estimate.emplace(idOf(p), p.prompt.layer); // the first call's: the estimate
+  for (const std::vector<Plan> *plans : {&result.plans, &calibrateOnly})
+    for (const Plan &p : *plans)
+      estimate.emplace(idOf(p),
+                       p.prompt.layer); // the first call's: the estimate
   // `pipelineChunk`: the chunk the prompt is pipelined in, where known
   // (the plan's compiled chunk, or its group's); 0 keeps the estimate's.
   auto apply = [&](Plan &p, double layerSeconds, int64_t chunk,
@@ -1212,21 +1343,24 @@ bool compilePrefill(PrefillState &state, Result &result, const ModelCost &m,
       if (!fresh)
         at->second = std::min(at->second, it->second.chunk);
     }
-    for (Plan &p : result.plans) {
-      auto it = compiled.find(keyOf(p));
-      if (it != compiled.end() && it->second.chunk) {
-        apply(p, it->second.seconds, it->second.chunk, "compiled chunks",
-              it->second.chunk);
-      } else if (it != compiled.end()) {
-        // Its chunks did not compile: the estimate stands (reported).
-        apply(p, estimate[idOf(p)], 0, "cost model", 0);
-      } else if (!all.empty()) {
-        auto g = byGroup.find(p.tp * p.ep);
-        double k = g != byGroup.end() ? median(g->second) : median(all);
-        apply(p, estimate[idOf(p)] * k, 0, "cost model x compiled",
-              g != byGroup.end() ? groupChunk[p.tp * p.ep] : 0);
+    // The plans, and those only calibrated (the Pareto front: they take
+    // the lesson, and teach none).
+    for (std::vector<Plan> *plans : {&result.plans, &calibrateOnly})
+      for (Plan &p : *plans) {
+        auto it = compiled.find(keyOf(p));
+        if (it != compiled.end() && it->second.chunk) {
+          apply(p, it->second.seconds, it->second.chunk, "compiled chunks",
+                it->second.chunk);
+        } else if (it != compiled.end()) {
+          // Its chunks did not compile: the estimate stands (reported).
+          apply(p, estimate[idOf(p)], 0, "cost model", 0);
+        } else if (!all.empty()) {
+          auto g = byGroup.find(p.tp * p.ep);
+          double k = g != byGroup.end() ? median(g->second) : median(all);
+          apply(p, estimate[idOf(p)] * k, 0, "cost model x compiled",
+                g != byGroup.end() ? groupChunk[p.tp * p.ep] : 0);
+        }
       }
-    }
     order();
   }
   bar.finish();
@@ -1248,11 +1382,17 @@ void reportPrefillFailures(const PrefillState &state, Result &result,
 
 } // namespace
 
-std::optional<Result> plan(const LlmConfig &config, const std::string &configPath,
-                           const TargetModel &system, const Request &r,
+std::optional<Result> plan(const LlmConfig &config,
+                           const std::string &configPath,
+                           const TargetModel &system, const Request &request,
                            const LayerCompiler &compileLayer,
                            std::string &error) {
   auto started = std::chrono::steady_clock::now();
+  // The chips searched: --max-chips, else the system's own size where it
+  // names one (an LPX rack is 256 chips), else the default.
+  const ChipRange range = chipRange(system, request);
+  Request r = request;
+  r.maxChips = range.max;
   if (std::string bad = validate(r); !bad.empty()) {
     error = bad;
     return std::nullopt;
@@ -1319,10 +1459,11 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
   // beyond --max-chips for the load asked for (and how many).
   std::vector<std::optional<std::pair<double, Plan>>> fewestOf(tps.size());
   std::vector<int64_t> counted(tps.size(), 0);
+  std::vector<std::vector<Plan>> frontOf(tps.size());
   std::mutex mu;
   auto work = [&](size_t ti) {
     int64_t t = tps[ti];
-    std::vector<Plan> mine;
+    std::vector<Plan> mine, myFront;
     std::optional<Plan> near;
     std::optional<std::pair<double, Plan>> fewest;
     for (int64_t q : pps)
@@ -1348,9 +1489,12 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
             continue;
           }
           Plan p = dp == 1 ? *one : *price(m, system, r, t, q, e, dp, b, mb);
-          if (meets(p, r))
+          if (meets(p, r)) {
+            if (r.pareto)
+              addToFront(myFront, p);
             mine.push_back(p);
-          else if (!near || p.tpotLoaded + p.ttft < near->tpotLoaded + near->ttft)
+          } else if (!near ||
+                     p.tpotLoaded + p.ttft < near->tpotLoaded + near->ttft)
             near = p;
           if (q == 1)
             break; // one stage: micro is 1
@@ -1368,6 +1512,7 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     found[ti] = std::move(mine);
     nearestOf[ti] = near;
     fewestOf[ti] = fewest;
+    frontOf[ti] = std::move(myFront);
   };
   unsigned threads = r.threads > 0 ? unsigned(r.threads)
                                    : std::max(1u, std::thread::hardware_concurrency());
@@ -1383,8 +1528,17 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       th.join();
   }
   Result result;
+  result.model = config.name;
+  result.system = system.name();
+  result.chips = range;
+  result.tpMax = tps.empty() ? 0 : tps.back();
+  result.ppMax = pps.empty() ? 0 : pps.back();
+  result.epMax = eps.empty() ? 0 : eps.back();
+  result.batchMax = batches.empty() ? 0 : batches.back();
   std::optional<std::pair<double, Plan>> fewest;
   for (size_t i = 0; i < tps.size(); ++i) {
+    for (const Plan &p : frontOf[i])
+      addToFront(result.front, p);
     if (fewestOf[i] && (!fewest || fewestOf[i]->first < fewest->first))
       fewest = fewestOf[i];
     result.evaluated += counted[i];
@@ -1435,6 +1589,18 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       double needed = weights + double(sequences) * kvPerSequence;
       int64_t least = static_cast<int64_t>(
           std::ceil(needed / (s.capacity * s.usable)));
+      // Does any split fit a chip, given chips enough? If none does, name
+      // what a chip of the finest split still holds.
+      bool anySplitFits = false;
+      for (int64_t t : tps)
+        for (int64_t e : eps)
+          for (int64_t q = 1; q <= m.layers && !anySplitFits; ++q)
+            anySplitFits = price(m, system, r, t, q, e, 1, 1, 1).has_value();
+      if (!anySplitFits && r.tp == 0 && r.pp == 0 && r.batch == 0) {
+        error = config.name + " fits no split on " + system.name() + ": " +
+                finestSplitHolds(m, s, r, tps.back(), m.layers, eps.back());
+        return std::nullopt;
+      }
       error = config.name + " fits nowhere on " + system.name() + " within " +
               std::to_string(r.maxChips) + " chips: its weights are " +
               std::to_string(int64_t(weights)) + " bytes (" + r.weights +
@@ -1524,9 +1690,10 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
     PrefillState prefill;
     auto prefillPass = [&] {
       return !r.decodeOnly &&
-             compilePrefill(prefill, result, m, configPath, systemName,
-                            precision, kvStorage, r, s.power, compileLayer,
-                            order, [&](const Plan &p, int64_t chunk) {
+             compilePrefill(prefill, result, result.front, m, configPath,
+                            systemName, precision, kvStorage, r, s.power,
+                            compileLayer, order,
+                            [&](const Plan &p, int64_t chunk) {
                               return s.hopParts(double(chunk) * m.hidden *
                                                     precisionBytes(r.activations),
                                                 p.tp * p.pp * p.ep, p.tp * p.ep);
@@ -1612,6 +1779,38 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
       if (!compiledAny)
         break;
     }
+    // The front's plans take the compiled layers' lesson as the plans do:
+    // a compiled layer's time where theirs was compiled, else their
+    // group's ratio of compiled to estimated layer (else the median).
+    if (!result.front.empty()) {
+      std::map<int64_t, std::vector<double>> byGroup;
+      std::vector<double> ratios;
+      for (const Plan &p : result.plans) {
+        auto it = cache.find(keyOf(p));
+        if (it == cache.end() || !it->second)
+          continue;
+        double k = *it->second / estLayer[idOf(p)];
+        byGroup[group(p)].push_back(k);
+        ratios.push_back(k);
+      }
+      std::vector<Plan> front;
+      for (Plan p : result.front) {
+        double est = (p.tpot - fixed(p, false)) / double(m.layers);
+        auto it = cache.find(keyOf(p));
+        if (it != cache.end() && it->second) {
+          setTpot(p, double(m.layers) * *it->second + fixed(p, true));
+          p.compiled = true;
+          p.layerPrecision = precision;
+        } else if (!ratios.empty()) {
+          auto g = byGroup.find(group(p));
+          double k = g != byGroup.end() ? median(g->second) : median(ratios);
+          setTpot(p, double(m.layers) * est * k + fixed(p, false));
+        }
+        if (meets(p, r))
+          addToFront(front, p);
+      }
+      result.front = std::move(front);
+    }
     bar.finish();
     prefillPass();
     reportPrefillFailures(prefill, result, r);
@@ -1623,8 +1822,34 @@ std::optional<Result> plan(const LlmConfig &config, const std::string &configPat
             " did not compile: " + why[key]);
   }
   order();
+  if (!result.front.empty()) {
+    // A front plan that is one of the plans takes the plan's figures
+    // (its decode layer or prompt may be compiled, not only calibrated);
+    // calibration can make others dominated.
+    std::map<PlanId, const Plan *> byId;
+    for (const Plan &p : result.plans)
+      byId.emplace(idOf(p), &p);
+    std::vector<Plan> front;
+    for (const Plan &p : result.front) {
+      auto it = byId.find(idOf(p));
+      const Plan &q = it != byId.end() ? *it->second : p;
+      if (meets(q, r) && q.note.empty())
+        addToFront(front, q);
+    }
+    // And the ranked plans, which their compiled layers may have lifted
+    // above the estimates' front.
+    for (const Plan &p : result.plans)
+      if (meets(p, r) && p.note.empty())
+        addToFront(front, p);
+    result.front = std::move(front);
+  }
+  if (result.plans.size() > 1)
+    result.runnerUp = result.plans[1];
   if (result.plans.size() > size_t(r.top))
     result.plans.resize(size_t(r.top));
+  for (Plan &p : result.front)
+    p.meetsTargets = true;
+  sortFront(result.front);
   result.seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - started)
                        .count();
@@ -1750,13 +1975,20 @@ void priceDisaggregated(Plan &q, const Plan &fast, double move, double ttft,
 
 } // namespace
 
-std::optional<Result> planDisaggregated(const LlmConfig &config,
-                                        const std::string &configPath,
-                                        const TargetModel &prefillSystem,
-                                        const TargetModel &decodeSystem,
-                                        const Request &r,
-                                        const LayerCompiler &compileLayer,
-                                        std::string &error) {
+std::optional<Result>
+planDisaggregated(const LlmConfig &config, const std::string &configPath,
+                  const TargetModel &prefillSystem,
+                  const TargetModel &decodeSystem, const Request &request,
+                  const LayerCompiler &compileLayer, std::string &error) {
+  if (request.pareto) {
+    error = "--pareto with --prefill-system is not built yet (partial: the "
+            "front is of colocated plans)";
+    return std::nullopt;
+  }
+  // --max-chips bounds the decode chips; without it, the decode system's
+  // own size where it names one.
+  Request r = request;
+  r.maxChips = chipRange(decodeSystem, request).max;
   // The request as asked, before any search (--batch is the decode
   // chips', which carry no prompt tokens; the prefill chips carry no
   // decode tokens, so the budget bounds nothing more there).
@@ -1794,6 +2026,8 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   prefill.ttft = 0;
   prefill.tp = prefill.pp = prefill.batch = 0;
   prefill.prefillOnly = true;
+  // The prefill chips are bounded as their own system is.
+  prefill.maxChips = request.maxChips;
   prefill.top = int64_t(1) << 30; // every plan, to choose from
   std::optional<Result> p =
       plan(config, configPath, prefillSystem, prefill, compileLayer, error);
@@ -1834,6 +2068,7 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   }
   const Plan &chosen = best ? *best : *fastest;
   Result out = *d;
+  out.chips = chipRange(decodeSystem, request);
   for (const std::string &failure : p->compileFailures)
     out.compileFailures.push_back("prefill system " + prefillSystem.name() +
                                   ": " + failure);
@@ -1846,6 +2081,9 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
                 return a.meetsTargets;
               return better(a, b, r);
             });
+  out.runnerUp.reset();
+  if (out.plans.size() > 1)
+    out.runnerUp = out.plans[1];
   if (out.plans.size() > size_t(r.top))
     out.plans.resize(size_t(r.top));
   if (!out.plans.front().meetsTargets) {
@@ -1861,6 +2099,7 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
     if (system == &prefillSystem && prefillSystem.name() == decodeSystem.name())
       break;
     Request alone = r;
+    alone.maxChips = request.maxChips;
     alone.top = 1;
     if (system == &prefillSystem)
       alone.systemSource = r.prefillSystemSource;
@@ -1875,17 +2114,131 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
   return out;
 }
 
+std::string rankedBy(const Request &r) {
+  if (r.prefillOnly)
+    return "prompts per second per chip, then the faster prompt";
+  if (r.concurrency > 0 || r.requestRate > 0)
+    return "the fewest chips that serve the load, then the lower TPOT";
+  return "tokens/s per chip (tok/s/chip), then the fewer chips";
+}
+
+namespace {
+
+/// The request, and the search's bounds, in words: what the plans
+/// assumed (formatTable prints it first).
+std::string requestText(const Result &result, const Request &r) {
+  const bool server = r.scenario == "server";
+  char buf[128];
+  std::string load = server ? "none given (the highest rate the bounds admit)"
+                            : "none given (as many sequences as pay off)";
+  if (r.concurrency > 0)
+    load = std::to_string(r.concurrency) + " sequences at once";
+  if (r.requestRate > 0) {
+    std::snprintf(buf, sizeof buf, "%g requests/s", r.requestRate);
+    load = buf;
+  }
+  std::string bounds;
+  auto ms = [&](double s) {
+    std::snprintf(buf, sizeof buf, "%g ms", s * 1e3);
+    return std::string(buf);
+  };
+  if (r.ttft > 0)
+    bounds += std::string(server ? "p99 " : "") + "TTFT <= " + ms(r.ttft);
+  if (r.tpot > 0)
+    bounds += std::string(bounds.empty() ? "" : ", ") + (server ? "p99 " : "") +
+              "TPOT <= " + ms(r.tpot);
+  if (bounds.empty())
+    bounds = "none";
+  auto degree = [](const char *name, int64_t forced, int64_t max) {
+    return std::string(name) + " " +
+           (forced > 0 ? std::to_string(forced) + " (forced)"
+                       : (max > 1 ? "1 to " : "") + std::to_string(max));
+  };
+  std::string out = "request: " + result.model + " on " + result.system + ", " +
+                    std::to_string(r.inputLen) + " input and " +
+                    std::to_string(r.outputLen) + " output tokens; weights " +
+                    r.weights + ", KV cache " + r.kv + ", activations " +
+                    r.activations + "; " + r.scenario + " scenario; load " +
+                    load + "; bounds " + bounds + "; token budget " +
+                    std::to_string(r.maxNumTokens) + " a step\n";
+  out += "searched: 1 to " + std::to_string(result.chips.max) + " chips (" +
+         result.chips.why + "); " + degree("tp", r.tp, result.tpMax) + ", " +
+         degree("pp", r.pp, result.ppMax) + ", " +
+         degree("ep", 0, result.epMax) + ", " +
+         degree("batch", r.batch, result.batchMax) + "\n";
+  out += "ranked by: " + rankedBy(r) + "\n";
+  return out;
+}
+
+std::string splitText(const Plan &p) {
+  return "tp " + std::to_string(p.tp) + " x pp " + std::to_string(p.pp) +
+         " x ep " + std::to_string(p.ep) + " x dp " + std::to_string(p.dp) +
+         ", batch " + std::to_string(p.batch);
+}
+
+/// One line on why the top plan won against the next one.
+std::string whyTop(const Result &result, const Request &r) {
+  if (result.plans.empty())
+    return "";
+  const Plan &top = result.plans.front();
+  char buf[256];
+  if (!top.meetsTargets)
+    return "why: no plan meets the targets; this one misses them least\n";
+  const std::string bound =
+      "; its decode step is " +
+      (top.decodeBound == "memory bandwidth" ? std::string("memory")
+                                             : top.decodeBound) +
+      " bound";
+  if (!result.runnerUp)
+    return "why: the only plan that fits and meets the targets" + bound + "\n";
+  const Plan &next = *result.runnerUp;
+  const bool load = r.concurrency > 0 || r.requestRate > 0;
+  if (load) {
+    if (top.chips < next.chips) {
+      std::snprintf(buf, sizeof buf,
+                    "why: %lld chips, the fewest that serve the load within "
+                    "the targets (the next, %s, takes %lld)",
+                    (long long)top.chips, splitText(next).c_str(),
+                    (long long)next.chips);
+    } else {
+      std::snprintf(buf, sizeof buf,
+                    "why: %lld chips, the fewest that serve the load; among "
+                    "them the lowest TPOT, %.3f ms (the next, %s: %.3f ms)",
+                    (long long)top.chips, top.tpotLoaded * 1e3,
+                    splitText(next).c_str(), next.tpotLoaded * 1e3);
+    }
+    return buf + bound + "\n";
+  }
+  const double a = perChip(top), b = perChip(next);
+  if (b > 0 && a > b * (1 + 1e-9))
+    std::snprintf(buf, sizeof buf,
+                  "why: the most tokens/s per chip, %.1f, %.1f%% more than "
+                  "the next (%s on %lld chips: %.1f)",
+                  a, 100 * (a / b - 1), splitText(next).c_str(),
+                  (long long)next.chips, b);
+  else
+    std::snprintf(buf, sizeof buf,
+                  "why: as many tokens/s per chip as the next (%s: %.1f) on "
+                  "%s chips",
+                  splitText(next).c_str(), b,
+                  top.chips < next.chips ? "fewer" : "as many");
+  return buf + bound + "\n";
+}
+
+} // namespace
+
 std::string formatTable(const Result &result, const Request &r) {
-  std::string out;
+  std::string out = requestText(result, r);
   char buf[512];
   // The server scenario adds the TPOT's 99th percentile (what --tpot
   // bounds there).
   const bool server = r.scenario == "server";
-  std::snprintf(buf, sizeof buf,
-                "%-5s %-20s %6s %5s %6s %9s %9s %9s%s %9s %11s %10s %14s %-9s %s\n",
-                "chips", "tp x pp x ep x dp", "batch", "nodes", "racks",
-                "TTFT ms", "step ms", "TPOT ms", server ? "    p99 ms" : "",
-                "tok/s/usr", "tok/s", "tok/s/W", "mem/chip", "bound", "");
+  std::snprintf(
+      buf, sizeof buf,
+      "%-5s %-20s %6s %5s %6s %9s %9s %9s%s %9s %11s %10s %10s %14s %-9s %s\n",
+      "chips", "tp x pp x ep x dp", "batch", "nodes", "racks", "TTFT ms",
+      "step ms", "TPOT ms", server ? "    p99 ms" : "", "tok/s/usr", "tok/s",
+      "tok/s/chip", "tok/s/W", "mem/chip", "bound", "");
   out += buf;
   for (const Plan &p : result.plans) {
     std::string split = std::to_string(p.tp) + " x " + std::to_string(p.pp) +
@@ -1894,23 +2247,24 @@ std::string formatTable(const Result &result, const Request &r) {
     char p99[32] = "";
     if (server)
       std::snprintf(p99, sizeof p99, " %9.3f", p.tpotP99 * 1e3);
-    std::snprintf(buf, sizeof buf,
-                  "%-5lld %-20s %6lld %5lld %6lld %9.1f %9.3f %9.3f%s %9.1f %11.0f "
-                  "%10.2f %7.1f %s %2.0f%% %-9s %s%s%s\n",
-                  (long long)p.chips, split.c_str(), (long long)p.batch,
-                  (long long)p.nodes, (long long)p.racks, p.ttft * 1e3,
-                  p.tpot * 1e3, p.tpotLoaded * 1e3, p99,
-                  p.tokensPerSecondPerUser, p.tokensPerSecond,
-                  p.tokensPerSecondPerWatt,
-                  p.memoryPerChip / (p.memory == "SRAM" ? 1e6 : 1e9),
-                  p.memory == "SRAM" ? "MB" : "GB",
-                  100.0 * p.memoryPerChip / p.capacityPerChip,
-                  p.decodeBound == "memory bandwidth" ? "memory" : p.decodeBound.c_str(),
-                  p.compiled ? "compiled" : "estimate",
-                  p.meetsTargets ? "" : " (misses targets)",
-                  p.note.empty() ? "" : ("; " + p.note).c_str());
+    std::snprintf(
+        buf, sizeof buf,
+        "%-5lld %-20s %6lld %5lld %6lld %9.1f %9.3f %9.3f%s %9.1f %11.0f "
+        "%10.1f %10.2f %7.1f %s %2.0f%% %-9s %s%s%s\n",
+        (long long)p.chips, split.c_str(), (long long)p.batch,
+        (long long)p.nodes, (long long)p.racks, p.ttft * 1e3, p.tpot * 1e3,
+        p.tpotLoaded * 1e3, p99, p.tokensPerSecondPerUser, p.tokensPerSecond,
+        perChip(p), p.tokensPerSecondPerWatt,
+        p.memoryPerChip / (p.memory == "SRAM" ? 1e6 : 1e9),
+        p.memory == "SRAM" ? "MB" : "GB",
+        100.0 * p.memoryPerChip / p.capacityPerChip,
+        p.decodeBound == "memory bandwidth" ? "memory" : p.decodeBound.c_str(),
+        p.compiled ? "compiled" : "estimate",
+        p.meetsTargets ? "" : " (misses targets)",
+        p.note.empty() ? "" : ("; " + p.note).c_str());
     out += buf;
   }
+  out += whyTop(result, r);
   std::snprintf(buf, sizeof buf, "%lld candidates priced in %.2f s\n",
                 (long long)result.evaluated, result.seconds);
   out += buf;
@@ -1962,15 +2316,246 @@ std::string formatTable(const Result &result, const Request &r) {
   return out;
 }
 
+std::string formatParetoTable(const Result &result, const Request &r) {
+  std::string out = requestText(result, r);
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "Pareto front of tokens/s per user against tokens/s per chip "
+                "(%zu plans; none of the %lld candidates is better on both)\n",
+                result.front.size(), (long long)result.evaluated);
+  out += buf;
+  std::snprintf(buf, sizeof buf, "%9s %10s %-5s %-20s %6s %5s %9s %9s %s\n",
+                "tok/s/usr", "tok/s/chip", "chips", "tp x pp x ep x dp",
+                "batch", "micro", "TTFT ms", "TPOT ms", "");
+  out += buf;
+  for (const Plan &p : result.front) {
+    std::string split = std::to_string(p.tp) + " x " + std::to_string(p.pp) +
+                        " x " + std::to_string(p.ep) + " x " +
+                        std::to_string(p.dp);
+    std::snprintf(buf, sizeof buf,
+                  "%9.1f %10.1f %-5lld %-20s %6lld %5lld %9.1f %9.3f %s\n",
+                  p.tokensPerSecondPerUser, perChip(p), (long long)p.chips,
+                  split.c_str(), (long long)p.batch, (long long)p.micro,
+                  p.ttft * 1e3, p.tpotLoaded * 1e3,
+                  p.compiled                        ? "compiled"
+                  : p.memory == "SRAM" && r.compile ? "estimate (calibrated)"
+                                                    : "estimate");
+    out += buf;
+  }
+  out += "tok/s/usr: 1 / TPOT, the TPOT under the plan's load; tok/s/chip: "
+         "the plan's tokens/s over its chips; micro: micro-batches in flight "
+         "through the stages\n";
+  if (r.compile && !result.front.empty() &&
+      result.front.front().memory == "SRAM")
+    out += "estimate (calibrated): the cost model scaled by the compiled "
+           "decode layers' and prefill chunks' ratios to their estimates, "
+           "as the ranked plans are\n";
+  return out;
+}
+
+namespace {
+std::string htmlEscape(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+    case '<':
+      out += "&lt;";
+      break;
+    case '>':
+      out += "&gt;";
+      break;
+    case '&':
+      out += "&amp;";
+      break;
+    case '"':
+      out += "&quot;";
+      break;
+    default:
+      out += c;
+    }
+  }
+  return out;
+}
+
+/// Ticks for an axis from `lo` to `hi`: 1, 2, 5 x a power of ten, about
+/// five of them, never a zero on a log axis.
+std::vector<double> axisTicks(double lo, double hi, bool log) {
+  std::vector<double> ticks;
+  if (log) {
+    for (double d = std::pow(10, std::floor(std::log10(lo))); d <= hi * 1.0001;
+         d *= 10)
+      for (double k : {1.0, 2.0, 5.0})
+        if (k * d >= lo * 0.9999 && k * d <= hi * 1.0001)
+          ticks.push_back(k * d);
+    return ticks;
+  }
+  double step = std::pow(10, std::floor(std::log10((hi - lo) / 4)));
+  for (double k : {1.0, 2.0, 5.0, 10.0})
+    if ((hi - lo) / (k * step) <= 6) {
+      step *= k;
+      break;
+    }
+  for (double v = std::ceil(lo / step) * step; v <= hi * 1.0001; v += step)
+    ticks.push_back(v);
+  return ticks;
+}
+
+std::string tickText(double v) {
+  char buf[32];
+  if (v >= 1e6)
+    std::snprintf(buf, sizeof buf, "%gM", v / 1e6);
+  else if (v >= 1e3)
+    std::snprintf(buf, sizeof buf, "%gk", v / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+} // namespace
+
+std::string formatParetoHtml(const Result &result, const Request &r) {
+  std::ostringstream o;
+  const std::string title =
+      "loom plan --pareto: " + result.model + " on " + result.system;
+  o << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
+    << htmlEscape(title)
+    << "</title><style>body{font-family:sans-serif;margin:24px;color:#222;"
+       "max-width:1100px}h1{font-size:20px}.note{color:#555;font-size:13px;"
+       "white-space:pre-wrap}"
+       "table{border-collapse:collapse;font-size:12px}td,th{border:1px "
+       "solid #ccc;padding:2px 6px;text-align:right}</style></head><body>\n"
+    << "<h1>" << htmlEscape(title) << "</h1>\n<pre class=\"note\">"
+    << htmlEscape(requestText(result, r)) << "</pre>\n";
+  const std::vector<Plan> &front = result.front;
+  if (front.empty()) {
+    o << "<p>no plan meets the targets: the front is empty</p></body></html>\n";
+    return o.str();
+  }
+  double xlo = 1e300, xhi = 0, ylo = 1e300, yhi = 0;
+  for (const Plan &p : front) {
+    xlo = std::min(xlo, p.tokensPerSecondPerUser);
+    xhi = std::max(xhi, p.tokensPerSecondPerUser);
+    ylo = std::min(ylo, perChip(p));
+    yhi = std::max(yhi, perChip(p));
+  }
+  // A log axis where the values span more than a decade (a front spans
+  // batch 1 to thousands), else linear; a single value gets a range
+  // around it.
+  auto widen = [](double &lo, double &hi) {
+    if (hi <= lo * 1.0001) {
+      lo = lo * 0.9;
+      hi = hi * 1.1;
+    }
+  };
+  widen(xlo, xhi);
+  widen(ylo, yhi);
+  const bool xlog = xhi / xlo > 10, ylog = yhi / ylo > 10;
+  const double W = 560, H = 340, L = 70, T = 30, B = 50, R = 30;
+  auto at = [](double v, double lo, double hi, bool log, double a, double b) {
+    double f =
+        log ? (std::log(v) - std::log(lo)) / (std::log(hi) - std::log(lo))
+            : (v - lo) / (hi - lo);
+    return a + f * (b - a);
+  };
+  auto X = [&](double v) { return at(v, xlo, xhi, xlog, L, L + W); };
+  auto Y = [&](double v) { return at(v, ylo, yhi, ylog, T + H, T); };
+  char buf[256];
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"pareto\" width=\""
+    << L + W + R << "\" height=\"" << T + H + B << "\">";
+  o << "<text x=\"" << L
+    << "\" y=\"18\" font-size=\"13\" "
+       "font-weight=\"bold\">tokens/s per chip against tokens/s per user "
+       "(Pareto front)</text>";
+  o << "<rect x=\"" << L << "\" y=\"" << T << "\" width=\"" << W
+    << "\" height=\"" << H << "\" fill=\"#fafafa\" stroke=\"#999\"/>";
+  for (double v : axisTicks(xlo, xhi, xlog)) {
+    std::snprintf(
+        buf, sizeof buf,
+        "<g class=\"xtick\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+        "y2=\"%.1f\" stroke=\"#e4e4e4\"/><text x=\"%.1f\" y=\"%.1f\" "
+        "font-size=\"10\" text-anchor=\"middle\">",
+        X(v), T, X(v), T + H, X(v), T + H + 14);
+    o << buf << tickText(v) << "</text></g>";
+  }
+  for (double v : axisTicks(ylo, yhi, ylog)) {
+    std::snprintf(
+        buf, sizeof buf,
+        "<g class=\"ytick\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+        "y2=\"%.1f\" stroke=\"#e4e4e4\"/><text x=\"%.1f\" y=\"%.1f\" "
+        "font-size=\"10\" text-anchor=\"end\">",
+        L, Y(v), L + W, Y(v), L - 4, Y(v) + 3);
+    o << buf << tickText(v) << "</text></g>";
+  }
+  o << "<text class=\"xlabel\" x=\"" << L + W / 2 << "\" y=\"" << T + H + 36
+    << "\" font-size=\"11\" text-anchor=\"middle\">tokens/s per user (1 / "
+       "TPOT)"
+    << (xlog ? ", log scale" : "") << "</text>";
+  o << "<text class=\"ylabel\" x=\"16\" y=\"" << T + H / 2
+    << "\" font-size=\"11\" transform=\"rotate(-90 16 " << T + H / 2
+    << ")\" text-anchor=\"middle\">tokens/s per chip"
+    << (ylog ? ", log scale" : "") << "</text>";
+  o << "<polyline class=\"front\" fill=\"none\" stroke=\"#c0392b\" "
+       "stroke-width=\"1.5\" points=\"";
+  for (size_t i = 0; i < front.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%s%.1f,%.1f", i ? " " : "",
+                  X(front[i].tokensPerSecondPerUser), Y(perChip(front[i])));
+    o << buf;
+  }
+  o << "\"/>";
+  for (const Plan &p : front) {
+    std::snprintf(
+        buf, sizeof buf,
+        "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+        "fill=\"#c0392b\" stroke=\"#333\" stroke-width=\"0.5\"><title>",
+        X(p.tokensPerSecondPerUser), Y(perChip(p)));
+    o << buf;
+    std::snprintf(buf, sizeof buf,
+                  "%lld chips, %s: %.1f tok/s per user, %.1f tok/s per chip, "
+                  "TTFT %.1f ms",
+                  (long long)p.chips, splitText(p).c_str(),
+                  p.tokensPerSecondPerUser, perChip(p), p.ttft * 1e3);
+    o << htmlEscape(buf) << "</title></circle>";
+  }
+  o << "</svg>\n<table><tr><th>tok/s/usr</th><th>tok/s/chip</th><th>chips</th>"
+       "<th>split</th><th>TTFT ms</th><th>TPOT ms</th><th>priced "
+       "by</th></tr>\n";
+  for (const Plan &p : front) {
+    std::snprintf(buf, sizeof buf,
+                  "<tr><td>%.1f</td><td>%.1f</td><td>%lld</td><td>%s</td>"
+                  "<td>%.1f</td><td>%.3f</td><td>%s</td></tr>\n",
+                  p.tokensPerSecondPerUser, perChip(p), (long long)p.chips,
+                  htmlEscape(splitText(p)).c_str(), p.ttft * 1e3,
+                  p.tpotLoaded * 1e3,
+                  p.compiled ? "compiled layer" : "cost model");
+    o << buf;
+  }
+  o << "</table>\n</body></html>\n";
+  return o.str();
+}
+
 std::string formatJson(const Result &result, const Request &r) {
   nlohmann::ordered_json j;
-  j["request"] = {{"input_len", r.inputLen},   {"output_len", r.outputLen},
-                  {"concurrency", r.concurrency}, {"request_rate", r.requestRate},
-                  {"weights", r.weights},     {"kv", r.kv},
-                  {"activations", r.activations}, {"ttft_s", r.ttft},
-                  {"tpot_s", r.tpot},          {"max_chips", r.maxChips},
+  j["request"] = {{"input_len", r.inputLen},
+                  {"output_len", r.outputLen},
+                  {"concurrency", r.concurrency},
+                  {"request_rate", r.requestRate},
+                  {"weights", r.weights},
+                  {"kv", r.kv},
+                  {"activations", r.activations},
+                  {"ttft_s", r.ttft},
+                  {"tpot_s", r.tpot},
+                  {"max_chips", result.chips.max},
                   {"max_num_tokens", r.maxNumTokens},
                   {"scenario", r.scenario}};
+  j["request"]["model"] = result.model;
+  j["request"]["system"] = result.system;
+  j["searched"] = {
+      {"max_chips", result.chips.max}, {"max_chips_why", result.chips.why},
+      {"tp_max", result.tpMax},        {"pp_max", result.ppMax},
+      {"ep_max", result.epMax},        {"batch_max", result.batchMax}};
+  j["ranked_by"] = rankedBy(r);
+  if (std::string why = whyTop(result, r); !why.empty())
+    j["why"] = why.substr(5, why.size() - 6); // without "why: " and "\n"
+
   auto planJson = [](const Plan &p) {
     nlohmann::ordered_json q;
     q["system"] = p.system;
@@ -1994,6 +2579,7 @@ std::string formatJson(const Result &result, const Request &r) {
     q["prefill_share_s"] = p.prefillShare;
     q["tokens_per_s_per_user"] = p.tokensPerSecondPerUser;
     q["tokens_per_s"] = p.tokensPerSecond;
+    q["tokens_per_s_per_chip"] = perChip(p);
     q["tokens_per_s_per_watt"] = p.tokensPerSecondPerWatt;
     q["memory"] = p.memory;
     q["memory_per_chip_bytes"] = p.memoryPerChip;
@@ -2039,6 +2625,12 @@ std::string formatJson(const Result &result, const Request &r) {
       alone.push_back(q);
     }
     j["alone"] = alone;
+  }
+  if (r.pareto) {
+    nlohmann::ordered_json front = nlohmann::ordered_json::array();
+    for (const Plan &p : result.front)
+      front.push_back(planJson(p));
+    j["pareto_front"] = front;
   }
   if (!result.compileFailures.empty())
     j["compile_failures"] = result.compileFailures;

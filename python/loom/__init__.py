@@ -603,7 +603,7 @@ def from_torch(module, example_inputs, target="tiny", path=None, input_names=Non
 
 def plan(model, system, input_len=1024, output_len=256, concurrency=0, rate=0,
          weights="fp8", kv="fp8", activations="bf16", ttft_ms=0, tpot_ms=0,
-         max_chips=10000, top=5, prefill_system=None, compile=True, tp=0, pp=0,
+         max_chips=0, top=5, prefill_system=None, compile=True, tp=0, pp=0,
          batch=0, max_num_tokens=None, scenario="offline"):
     """Capacity planning (`loom plan`, docs/planner.md): the best plans for
     serving the LLM whose Hugging Face config.json is `model` on `system`
@@ -613,7 +613,8 @@ def plan(model, system, input_len=1024, output_len=256, concurrency=0, rate=0,
     "tokens_per_s", ...}], ...}. `max_num_tokens` is the serving engine's
     token budget per step (None: `loom plan`'s default, 8192) and
     `scenario` "offline" or "server" (Poisson arrivals; needs ttft_ms), as
-    `loom plan`'s flags. Raises loom.Error on
+    `loom plan`'s flags; `max_chips` 0 searches up to the system's own size
+    where it names one (lpx-rack: 256 chips), else 10,000. Raises loom.Error on
     bad input, when no plan meets the targets (naming the nearest) or the
     model fits nowhere."""
     import json as _json

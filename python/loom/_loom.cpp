@@ -327,7 +327,7 @@ std::string planModel(const std::string &config, const std::string &system,
   r.requestRate = num("rate", 0);
   r.ttft = num("ttft_ms", 0) / 1e3;
   r.tpot = num("tpot_ms", 0) / 1e3;
-  r.maxChips = int64_t(num("max_chips", 10000));
+  r.maxChips = int64_t(num("max_chips", 0)); // 0: the system's size, or 10,000
   r.top = int64_t(num("top", 5));
   r.tp = int64_t(num("tp", 0));
   r.pp = int64_t(num("pp", 0));

@@ -155,7 +155,8 @@ std::vector<Command> makeCommands() {
                 {"output-dir", "DIR", "writes each output to DIR/NAME.npy"},
                 dim()}});
   c.push_back(
-      {"plan", "--model=CONFIG.json --system=NAME|FILE.json",
+      {"plan",
+       "--model=CONFIG.json --system=NAME|FILE.json",
        "Plans the chips, parallelism and batch an LLM needs "
        "(docs/planner.md).",
        {{"model", "CONFIG.json", "a Hugging Face style LLM config"},
@@ -174,7 +175,9 @@ std::vector<Command> makeCommands() {
         {"ttft", "MS", "time to first token bound"},
         {"tpot", "MS", "time per output token bound"},
         {"scenario", "offline|server", "how requests arrive; default offline"},
-        {"max-chips", "N", "the most chips a plan may take; default 10000"},
+        {"max-chips", "N",
+         "the most chips a plan may take; default the system's size where "
+         "it names one (lpx-rack: 256), else 10000"},
         {"max-num-tokens", "N", "the serving engine's token budget per step"},
         {"top", "N", "plans to list; default 5"},
         {"tp", "N", "fixes the tensor-parallel degree"},
@@ -182,6 +185,11 @@ std::vector<Command> makeCommands() {
         {"batch", "N", "fixes the batch"},
         {"threads", "N", "worker threads of the search; default the cores"},
         {"no-compile", "", "prices layers with the cost model alone"},
+        {"pareto", "",
+         "prints the Pareto front of tokens/s per user against tokens/s per "
+         "chip"},
+        {"pareto-html", "FILE.html",
+         "writes the Pareto front's picture (implies --pareto)"},
         {"json", "", "prints the plans as JSON (docs/planner.md)"}}});
   c.push_back(
       {"sweep", "--model=M1.onnx,M2.json --target=BASE --vary=FIELD=v1,v2",

@@ -772,7 +772,11 @@ int runPlan(int argc, char **argv) {
   r.activations = args.get("act-precision", "bf16");
   r.ttft = number("ttft", 0, false) / 1e3;
   r.tpot = number("tpot", 0, false) / 1e3;
-  r.maxChips = int64_t(number("max-chips", 10000, true));
+  // Not given: the system's own size where it names one, else 10,000.
+  r.maxChips = int64_t(number("max-chips", 0, true));
+  if (args.has("max-chips") && r.maxChips < 1)
+    usageError("--max-chips must be at least 1");
+  r.pareto = args.has("pareto") || args.has("pareto-html");
   r.top = int64_t(number("top", 5, true));
   // An int: 1e12 passed number()'s bound but not the conversion.
   double threads = number("threads", 0, true);
@@ -812,8 +816,15 @@ int runPlan(int argc, char **argv) {
   }
   if (!result)
     usageError(modelPath + ": " + error);
-  llvm::outs() << (args.has("json") ? loom::plan::formatJson(*result, r)
-                                    : loom::plan::formatTable(*result, r));
+  if (args.has("pareto-html"))
+    loom::rt::writeTextFile(args.get("pareto-html"),
+                            loom::plan::formatParetoHtml(*result, r));
+  if (args.has("json"))
+    llvm::outs() << loom::plan::formatJson(*result, r);
+  else if (r.pareto)
+    llvm::outs() << loom::plan::formatParetoTable(*result, r);
+  else
+    llvm::outs() << loom::plan::formatTable(*result, r);
   return 0;
 }
 

@@ -82,6 +82,25 @@ ModelCost modelCost(const LlmConfig &config);
 /// (Request::maxNumTokens; TensorRT-LLM's default max_num_tokens).
 inline constexpr int64_t kDefaultMaxNumTokens = 8192;
 
+/// The chips a search may take when neither --max-chips nor the system
+/// bounds them.
+inline constexpr int64_t kDefaultMaxChips = 10000;
+
+/// The size a system names (0 when it names none): its `system.chips`
+/// where they are at least a rack of more than one chip (lpx-rack's 256,
+/// gb200's NVL72 of 72), which is what one buys; a preset of a node that
+/// scales out (h100's 8 GPUs, tsp-v1's GroqNode) or of one chip names none.
+int64_t namedSize(const TargetModel &system);
+
+/// The chips searched and why (for the request the plan prints first):
+/// --max-chips as given, else the system's named size, else the default.
+struct Request;
+struct ChipRange {
+  int64_t max = kDefaultMaxChips;
+  std::string why;
+};
+ChipRange chipRange(const TargetModel &system, const Request &request);
+
 /// The request and the search's bounds.
 struct Request {
   int64_t inputLen = 1024, outputLen = 256;
@@ -94,7 +113,10 @@ struct Request {
   std::string weights = "fp8", kv = "fp8", activations = "bf16";
   /// Targets in seconds (0: none).
   double ttft = 0, tpot = 0;
-  int64_t maxChips = 10000;
+  /// The most chips a plan may take (decode chips, in a disaggregated
+  /// plan). 0: the system's own size where it names one (namedSize: an
+  /// LPX rack's 256 chips), else kDefaultMaxChips.
+  int64_t maxChips = 0;
   int64_t top = 5;
   /// Re-price the best plans on spatial targets by compiling one layer.
   bool compile = true;
@@ -110,6 +132,9 @@ struct Request {
   /// spreads a long prompt over several steps (Plan::prefillSteps) and is
   /// the chunk in which prompts are prefilled under load.
   int64_t maxNumTokens = kDefaultMaxNumTokens;
+  /// Keep the Pareto front of tokens/s per user against tokens/s per chip
+  /// (Result::front; `loom plan --pareto`).
+  bool pareto = false;
   /// How requests arrive. "offline": every replica kept full (its batch
   /// slots always occupied), the time to first token a request's own
   /// prefill. "server": a Poisson process (MLPerf's Server scenario); a
@@ -256,6 +281,20 @@ struct Plan {
 
 struct Result {
   std::vector<Plan> plans;
+  /// What the search assumed, printed before the plans: the model's name,
+  /// the system's, the chips searched (and why that many) and the degrees
+  /// and batches tried.
+  std::string model, system;
+  ChipRange chips;
+  int64_t tpMax = 1, ppMax = 1, epMax = 1, batchMax = 1;
+  /// The Pareto front of tokens/s per user against tokens/s per chip over
+  /// every candidate that meets the targets (Request::pareto), best per
+  /// user first; its decode steps calibrated by the compiled layers as the
+  /// plans are.
+  std::vector<Plan> front;
+  /// The plan ranked after the top one (before the list is cut to
+  /// Request::top), to say why the top one won.
+  std::optional<Plan> runnerUp;
   /// Candidates priced, and the best candidate overall when none meets
   /// the targets (the nearest feasible plan).
   int64_t evaluated = 0;
@@ -345,9 +384,17 @@ std::optional<Result> planDisaggregated(const LlmConfig &config,
                                         const LayerCompiler &compileLayer,
                                         std::string &error);
 
-/// The table `loom plan` prints, and its JSON.
+/// The table `loom plan` prints (the request and the search's bounds
+/// first, then the plans, the metric they are ranked by as a column, and
+/// why the top plan won), and its JSON.
 std::string formatTable(const Result &result, const Request &request);
 std::string formatJson(const Result &result, const Request &request);
+/// What the plans are ranked by, in words.
+std::string rankedBy(const Request &request);
+/// The Pareto front (`loom plan --pareto`) as a table, and as an HTML page
+/// with its picture (tokens/s per user against tokens/s per chip).
+std::string formatParetoTable(const Result &result, const Request &request);
+std::string formatParetoHtml(const Result &result, const Request &request);
 
 /// Pricing one candidate (exposed for the unit tests): nullopt if it does
 /// not fit the chips' memory.
