@@ -138,7 +138,10 @@ def write(args, results, started):
         "one input's cycles, *interval* the cycles between the inputs of a "
         "stream (the initiation interval; equal to the latency when "
         "sequential), both against the roofline bound of one input (every "
-        "unit busy, nothing padded). *Gain* is the best interval's "
+        "unit busy, nothing padded). An input is one run of the model as "
+        "the zoo exports it, one batch (batch 1: an image, a sequence); "
+        "inputs/s is runs a second (cli.md, \"What inputs/s means\"). "
+        "*Gain* is the best interval's "
         "throughput over layer-sequential's. *None* gives the reason a "
         "mapping does not exist.",
         "",

@@ -322,7 +322,11 @@ void SweepReport::header() {
        << models_.size() << (models_.size() == 1 ? " model" : " models")
        << " &middot; <b>" << outcomes_.size() - failures
        << "</b> ok &middot; <b>" << failures << "</b> "
-       << (failures == 1 ? "failure" : "failures") << "</p></header>\n";
+       << (failures == 1 ? "failure" : "failures")
+       << "</p><p class=\"note\">throughput is in inputs/s: runs of the "
+          "compiled program a second, one batch of an ONNX model, one decode "
+          "step of the whole batch of an LLM config (tokens/s is inputs/s x "
+          "the batch)</p></header>\n";
 }
 
 void SweepReport::paretoChart(const std::vector<const Outcome *> &ok,
@@ -375,7 +379,9 @@ void SweepReport::paretoChart(const std::vector<const Outcome *> &ok,
   std::string xLabel = bySram ? "SRAM peak per tile (bytes)" : "chips";
   if (sx.log)
     xLabel += ", log scale";
-  std::string yLabel = "throughput (inputs/s)";
+  // An input is one run of the program: a batch of an ONNX model, a decode
+  // step of the whole batch of an LLM config (cli.md).
+  std::string yLabel = "throughput (inputs/s: program runs a second)";
   if (sy.log)
     yLabel += ", log scale";
   out_ << "<text x=\"" << px(L + W / 2) << "\" y=\"" << px(T + H + 32)

@@ -168,7 +168,10 @@ void ReportWriter::header() {
        << fixed(double(s_.totalCycles) / roof, 2)
        << "x the roofline) &middot; a new input every <b>"
        << s_.initiationInterval << " cycles</b> ("
-       << fixed(p_.clockHz / double(period_), 1) << " inputs/s, "
+       << fixed(p_.clockHz / double(period_), 1)
+       << " <abbr title=\"runs of the program a second: one batch of an ONNX "
+          "model, one decode step of the whole batch of an LLM config\">"
+          "inputs/s</abbr>, "
        << fixed(double(period_) / roof, 2)
        << "x the roofline) &middot; roofline " << s_.rooflineCycles
        << " cycles &middot; SRAM peak " << s_.sramPeakBytes << " of "
