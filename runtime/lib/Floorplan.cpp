@@ -167,6 +167,51 @@ std::string clip(std::string_view s, size_t maxChars) {
   return std::string(s.substr(0, i)) + kEllipsis;
 }
 
+/// The last `n` characters of s.
+std::string_view tailChars(std::string_view s, size_t n) {
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < s.size(); i += std::max<size_t>(1, utf8Length(s, i)))
+    starts.push_back(i);
+  return n >= starts.size() ? s : s.substr(starts[starts.size() - n]);
+}
+
+/// The length of the prefix every name shares, cut back to just after a
+/// '/' (whole path segments: "/blocks.0/attn/" of a panel of one layer's
+/// attention); 0 for fewer than two names.
+size_t commonPathPrefix(const std::vector<std::string_view> &names) {
+  if (names.size() < 2)
+    return 0;
+  size_t n = names[0].size();
+  for (std::string_view name : names) {
+    size_t i = 0;
+    while (i < n && i < name.size() && name[i] == names[0][i])
+      ++i;
+    n = i;
+  }
+  size_t slash = names[0].substr(0, n).rfind('/');
+  return slash == std::string_view::npos ? 0 : slash + 1;
+}
+
+/// A kernel's label in at most maxChars characters: its name without the
+/// `prefix` characters its panel's kernels share; where that does not fit,
+/// "k<id> " and the name's end (its op: "k21 ...MatMul"; the legend names
+/// k21 in full). Names are distinct, and so are the ids: labels keep what
+/// tells kernels apart (cut from the end, sixteen tiles of one layer read
+/// "/enc/layers.0/s...").
+std::string kernelLabel(std::string_view name, int64_t id, size_t prefix,
+                        size_t maxChars) {
+  std::string_view rest = prefix < name.size() ? name.substr(prefix) : name;
+  if (textLength(rest) <= maxChars)
+    return std::string(rest);
+  std::string k = "k" + std::to_string(id);
+  // (An end of fewer than three characters tells nothing: the id alone.)
+  if (maxChars < k.size() + 5)
+    return textLength(k) <= maxChars ? k : clip(k, maxChars);
+  // The end after the last '/' where it fits, else the last characters.
+  size_t room = maxChars - k.size() - 2; // a space and the ellipsis
+  return k + " " + kEllipsis + std::string(tailChars(rest, room));
+}
+
 std::string moreSuffix(size_t rest) {
   return rest ? " +" + std::to_string(rest) + " more" : "";
 }
@@ -388,7 +433,11 @@ private:
   void drawText(double x, double y, double size, std::string_view text,
                 std::string_view extra = "");
   void drawLabel(const std::vector<std::string> &lines, double cx, double top,
-                 double height, double size, bool boldFirst);
+                 double height, double size, bool boldFirst,
+                 bool firstIsName = true);
+  /// The characters every kernel name of the panel on `chip` starts with
+  /// (whole path segments), which their labels leave out.
+  size_t panelPrefix(const Panel &panel, int64_t chip) const;
   int drawKernelLegend(int y);
   int drawLinkLegend(int y);
   int drawChipLinkLegend(int y);
@@ -613,21 +662,36 @@ void FloorplanRenderer::drawText(double x, double y, double size,
 /// Lines centred on cx, in a box from `top` of `height` pixels.
 void FloorplanRenderer::drawLabel(const std::vector<std::string> &lines,
                                   double cx, double top, double height,
-                                  double size, bool boldFirst) {
+                                  double size, bool boldFirst,
+                                  bool firstIsName) {
   double lineHeight = size * 1.2;
   double y = top + (height - lineHeight * lines.size()) / 2 + size * 0.95;
   // Into `labels`, drawn over the link arrows.
   std::swap(out, labels);
+  // The name's line is class "kname" (the report's browser test checks
+  // that they differ).
   for (size_t i = 0; i < lines.size(); ++i, y += lineHeight)
     drawText(cx, y, size, lines[i],
-             boldFirst && i == 0 ? "text-anchor=\"middle\" font-weight=\"bold\""
-                                 : "text-anchor=\"middle\"");
+             i == 0 && firstIsName
+                 ? (boldFirst ? "class=\"kname\" text-anchor=\"middle\" "
+                                "font-weight=\"bold\""
+                              : "class=\"kname\" text-anchor=\"middle\"")
+                 : "text-anchor=\"middle\"");
   std::swap(out, labels);
+}
+
+size_t FloorplanRenderer::panelPrefix(const Panel &panel, int64_t chip) const {
+  std::vector<std::string_view> names;
+  for (size_t k : panel.kernels)
+    if (p.kernels[k].chip == chip)
+      names.push_back(p.kernels[k].name);
+  return commonPathPrefix(names);
 }
 
 void FloorplanRenderer::drawRegions(const Panel &panel, int64_t chip) {
   double size = std::clamp(cell * 0.28, 7.0, 13.0);
   double indexBand = showTileIndices() ? tileIndexFont() + 2 : 0;
+  const size_t prefix = panelPrefix(panel, chip);
   for (size_t k : panel.kernels) {
     const ProgramKernel &kernel = p.kernels[k];
     if (kernel.chip != chip)
@@ -653,7 +717,8 @@ void FloorplanRenderer::drawRegions(const Panel &panel, int64_t chip) {
         static_cast<size_t>(std::max(0.0, std::floor(height / (size * 1.2))));
     if (maxChars < 2 || maxLines < 1)
       continue;
-    std::vector<std::string> lines = {clip(kernel.name, maxChars)};
+    std::vector<std::string> lines = {
+        kernelLabel(kernel.name, kernel.id, prefix, maxChars)};
     bool nodesAreName =
         kernel.onnxNodes.size() == 1 && kernel.onnxNodes[0] == kernel.name;
     if (maxLines >= 2 && !nodesAreName)
@@ -687,6 +752,7 @@ void FloorplanRenderer::drawSharedTiles(const Panel &panel, int64_t chip) {
 
   double size = std::clamp(cell * 0.22, 6.0, 12.0);
   double indexBand = showTileIndices() ? tileIndexFont() + 2 : 0;
+  const size_t prefix = panelPrefix(panel, chip);
   for (int64_t t = 0; t < numTiles; ++t) {
     if (load[t].empty())
       continue;
@@ -738,16 +804,18 @@ void FloorplanRenderer::drawSharedTiles(const Panel &panel, int64_t chip) {
     std::string more = others ? "+" + num(others) : "";
     std::vector<std::string> lines;
     if (maxLines >= 2 || more.empty()) {
-      lines.push_back(clip(kernel.name, maxChars));
+      lines.push_back(kernelLabel(kernel.name, kernel.id, prefix, maxChars));
       if (!more.empty())
         lines.push_back(more);
     } else if (maxChars > more.size() + 2) {
-      lines.push_back(clip(kernel.name, maxChars - more.size() - 1) + " " +
-                      more);
+      lines.push_back(kernelLabel(kernel.name, kernel.id, prefix,
+                                  maxChars - more.size() - 1) +
+                      " " + more);
     } else {
       lines.push_back(more);
     }
-    drawLabel(lines, x + w / 2.0, top, height, size, false);
+    drawLabel(lines, x + w / 2.0, top, height, size, false,
+              lines.front() != more);
   }
 }
 
