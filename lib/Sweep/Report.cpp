@@ -486,6 +486,16 @@ void SweepReport::heatMap(size_t index, const std::string &name) {
                      (logShade ? ", shaded on a log scale" : "") +
                      "). Hatched cells failed; "
                      "hover a cell for its metrics or its reason.";
+  // Every ok cell the same: one shade says nothing, so say it.
+  size_t okCells = 0;
+  for (size_t r = 0; r < rowVals.size(); ++r)
+    for (size_t c = 0; c < colVals.size(); ++c)
+      if (const Outcome *o = find(r, c); o && o->ok)
+        ++okCells;
+  const bool allEqual = any && hi == lo && okCells > 1;
+  if (allEqual)
+    note = "Every point that compiles has the same " + metric_.name + ", " +
+           si3(hi) + ": these axes do not move it (one shade). " + note;
   if (axes_.size() > 2) {
     note += " Other axes at their first value:";
     for (size_t k = 2; k < axes_.size(); ++k)
@@ -493,8 +503,8 @@ void SweepReport::heatMap(size_t index, const std::string &name) {
               (axes_[k].values.empty() ? "?" : axisValue(axes_[k].values[0]));
     note += ".";
   }
-  out_ << "<h3>Heat map of " << esc(metric_.name) << "</h3><p class=\"note\">"
-       << esc(note) << "</p>";
+  out_ << "<h3>Heat map of " << esc(metric_.name) << "</h3><p class=\"note"
+       << (allEqual ? " all-equal" : "") << "\">" << esc(note) << "</p>";
 
   const double cw = 96, ch = 32, top = 40;
   size_t labelChars = rowPath.size();

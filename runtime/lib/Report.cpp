@@ -15,10 +15,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace loom::rt {
 namespace {
@@ -46,6 +48,12 @@ std::string duration(double seconds) {
 /// Engineering notation for axis labels: 1.5k, 20M, 3G, 4T.
 std::string si(double v) {
   static const char *suffix[] = {"", "k", "M", "G", "T", "P", "E"};
+  // Below 1, two significant digits: a log axis's 0.01 is no "0.0".
+  if (v != 0 && std::fabs(v) < 1) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2g", v);
+    return buf;
+  }
   int i = 0;
   while (std::fabs(v) >= 1000 && i < 6) {
     v /= 1000;
@@ -188,7 +196,8 @@ void ReportWriter::floorplan() {
   std::string svg = renderFloorplanSvg(p_);
   if (svg.rfind("<?xml", 0) == 0)
     svg = svg.substr(svg.find("?>") + 2);
-  out_ << svg;
+  // Scaled down to the page's width (its viewBox keeps the proportions).
+  out_ << "<div class=\"floorplan\">" << svg << "</div>";
   endSection();
 }
 
@@ -272,6 +281,17 @@ void ReportWriter::heatmap() {
                     1)
            << "%)";
     out_ << "</title></rect>";
+    // The share as a number where the cell holds one (dark cells in white).
+    if (cell >= 18) {
+      int size = std::min(12, cell / 3);
+      out_ << "<text class=\"share\" x=\""
+           << x0 + (local % p_.tileCols) * cell + (cell - 1) / 2.0 << "\" y=\""
+           << y0 + (local / p_.tileCols) * cell + (cell - 1) / 2.0 + size / 3.0
+           << "\" font-size=\"" << size
+           << "\" text-anchor=\"middle\" pointer-events=\"none\" fill=\""
+           << (u > 0.6 ? "#fff" : "#333") << "\">"
+           << std::lround(100 * u) << "%</text>";
+    }
   }
   int lx = gridW + 16;
   for (int i = 0; i <= 4; ++i) {
@@ -319,6 +339,59 @@ void ReportWriter::timeline() {
   std::unordered_map<int32_t, std::vector<const std::string *>> hazardsAt;
   for (const HazardRecord &h : s_.hazardRecords)
     hazardsAt[h.hazard.instr].push_back(&h.message);
+  // The critical path: from the instruction that finishes last, back
+  // through whatever held up each one's start, the latest of its
+  // dependences' arrivals and the instruction before it on its unit.
+  std::unordered_set<int32_t> critical;
+  {
+    std::unordered_map<int32_t, const ProgramInstr *> byId;
+    std::unordered_map<int32_t, int64_t> rowOf;
+    std::map<int64_t, std::vector<const ProgramInstr *>> byEnd = rows;
+    for (auto &[row, instrs] : byEnd) {
+      std::sort(instrs.begin(), instrs.end(),
+                [](const ProgramInstr *a, const ProgramInstr *b) {
+                  return a->end() != b->end() ? a->end() < b->end()
+                                              : a->id < b->id;
+                });
+      for (const ProgramInstr *in : instrs) {
+        byId.emplace(in->id, in);
+        rowOf.emplace(in->id, row);
+      }
+    }
+    const ProgramInstr *cur = nullptr;
+    for (const auto &[id, in] : byId)
+      if (!cur || in->arrival() > cur->arrival() ||
+          (in->arrival() == cur->arrival() && in->id < cur->id))
+        cur = in;
+    while (cur && critical.insert(cur->id).second) {
+      const ProgramInstr *next = nullptr;
+      int64_t latest = -1;
+      for (int32_t d : cur->deps) {
+        auto it = byId.find(d);
+        if (it == byId.end() || it->second->arrival() > cur->start)
+          continue;
+        if (it->second->arrival() > latest) {
+          latest = it->second->arrival();
+          next = it->second;
+        }
+      }
+      const auto &unit = byEnd[rowOf[cur->id]];
+      auto after = std::upper_bound(
+          unit.begin(), unit.end(), cur->start,
+          [](int64_t t, const ProgramInstr *in) { return t < in->end(); });
+      for (auto it = after; it != unit.begin();) {
+        --it;
+        if ((*it)->id == cur->id)
+          continue;
+        if ((*it)->end() > latest) {
+          latest = (*it)->end();
+          next = *it;
+        }
+        break;
+      }
+      cur = next;
+    }
+  }
   const size_t kMaxRows = 160;
   size_t shown = std::min(rows.size(), kMaxRows);
   section("timeline", "Timeline",
@@ -331,7 +404,11 @@ void ReportWriter::timeline() {
                    ? ", the first " + std::to_string(kMaxRows) + " shown"
                    : std::string()) +
               "), coloured by kernel; transfers are grey. Hover a bar for "
-              "its kernel, cycles and bytes." +
+              "its kernel, cycles and bytes. Outlined in black: the critical "
+              "path (" +
+              std::to_string(critical.size()) +
+              " instructions), the chain of dependences and unit waits back "
+              "from the instruction that finishes last." +
               (s_.hazards > 0
                    ? " " + std::to_string(s_.hazards) +
                          " schedule hazards of the replay are outlined in "
@@ -347,11 +424,12 @@ void ReportWriter::timeline() {
     double x = left + width * i / 10;
     out_ << "<line x1=\"" << num(x) << "\" y1=\"0\" x2=\"" << num(x)
          << "\" y2=\"" << num(double(shown) * rowH) << "\" stroke=\"#eee\"/>"
-         << "<text x=\"" << num(x) << "\" y=\"" << num(double(shown) * rowH + 14)
+         << "<text class=\"xtick\" x=\"" << num(x) << "\" y=\""
+         << num(double(shown) * rowH + 14)
          << "\" font-size=\"10\" text-anchor=\"middle\">"
          << si(double(latency_) * i / 10) << "</text>";
   }
-  out_ << "<text x=\"" << num(left + width / 2) << "\" y=\""
+  out_ << "<text class=\"xlabel\" x=\"" << num(left + width / 2) << "\" y=\""
        << num(double(shown) * rowH + 30)
        << "\" font-size=\"11\" text-anchor=\"middle\">cycle</text>";
   static const char *units[] = {"matrix", "vector", "dma"};
@@ -379,9 +457,12 @@ void ReportWriter::timeline() {
            << "\""
            << (hz != hazardsAt.end()
                    ? " class=\"hazard\" stroke=\"#d00\" stroke-width=\"1.5\""
+               : critical.count(in->id)
+                   ? " class=\"critical\" stroke=\"#000\" stroke-width=\"1.2\""
                    : "")
            << "><title>" << esc(kernelNameOf(in->kernel)) << ", instr "
-           << in->id << ": cycles " << in->start << "-" << in->end();
+           << in->id << ": cycles " << in->start << "-" << in->end()
+           << (critical.count(in->id) ? " (critical path)" : "");
       if (in->bytes)
         out_ << ", " << in->bytes << " bytes";
       if (hz != hazardsAt.end())
@@ -465,16 +546,19 @@ void ReportWriter::roofline() {
   int ticks = 0;
   for (double d = std::pow(10, std::ceil(std::log10(xmin)));
        d <= xmax && ++ticks <= 40; d *= 10)
-    out_ << "<text x=\"" << num(X(d)) << "\" y=\"" << num(H + 14)
-         << "\" font-size=\"10\" text-anchor=\"middle\">" << si(d) << "</text>";
+    out_ << "<text class=\"xtick\" x=\"" << num(X(d)) << "\" y=\""
+         << num(H + 14) << "\" font-size=\"10\" text-anchor=\"middle\">"
+         << si(d) << "</text>";
   ticks = 0;
   for (double d = std::pow(10, std::ceil(std::log10(ymin)));
        d <= ymax && ++ticks <= 40; d *= 10)
-    out_ << "<text x=\"" << num(L - 4) << "\" y=\"" << num(Y(d) + 3)
-         << "\" font-size=\"10\" text-anchor=\"end\">" << si(d) << "</text>";
-  out_ << "<text x=\"" << num(L + W / 2) << "\" y=\"" << num(H + 32)
+    out_ << "<text class=\"ytick\" x=\"" << num(L - 4) << "\" y=\""
+         << num(Y(d) + 3) << "\" font-size=\"10\" text-anchor=\"end\">"
+         << si(d) << "</text>";
+  out_ << "<text class=\"xlabel\" x=\"" << num(L + W / 2) << "\" y=\""
+       << num(H + 32)
        << "\" font-size=\"11\" text-anchor=\"middle\">FLOPs per SRAM byte"
-          "</text><text x=\"14\" y=\""
+          "</text><text class=\"ylabel\" x=\"14\" y=\""
        << num(H / 2) << "\" font-size=\"11\" transform=\"rotate(-90 14 "
        << num(H / 2) << ")\" text-anchor=\"middle\">FLOP/s</text>";
   // Ceilings: min(peak, bandwidth x intensity) per precision.
@@ -531,21 +615,57 @@ void ReportWriter::sram() {
   section("sram", "SRAM occupancy",
           "Bytes live on a tile over one input's time (every copy of a "
           "rotating buffer counted), for the " +
-              std::to_string(shown) + " tiles with the highest peaks; the "
-              "dashed line is a tile's capacity.");
+              std::to_string(shown) + " tiles with the highest peaks, on a "
+              "scale up to the highest; the dashed line is a tile's capacity "
+              "where it is within the scale.");
   const double W = 800, H = 240, L = 70;
-  double cap = double(std::max<int64_t>(1, p_.sramBytesPerTile));
+  const double capacity = double(std::max<int64_t>(1, p_.sramBytesPerTile));
+  // The scale shows the data: up to the highest peak drawn (a 1, 2 or 5
+  // step above it), the capacity's dashed line only where it is within
+  // 1.5 times that; else the capacity is written above the plot (27 kB of
+  // a 262 kB tile drew as a flat line at the bottom).
+  double top = 0;
+  for (size_t i = 0; i < shown; ++i)
+    top = std::max(top, double(-byPeak[i].first));
+  double step = 1;
+  if (top > 0) {
+    step = std::pow(10, std::floor(std::log10(top / 4)));
+    for (double k : {1.0, 2.0, 5.0, 10.0})
+      if (top / (k * step) <= 5) {
+        step *= k;
+        break;
+      }
+  }
+  double scale = top > 0 ? std::ceil(top / step * 1.0001) * step : capacity;
+  const bool capacityShown = capacity <= scale * 1.5;
+  if (capacityShown)
+    scale = std::max(scale, capacity);
+  double cap = scale; // the bytes at the plot's top
+  // (10 pixels above the plot for its top tick's label.)
   out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << num(L + W + 160)
-       << "\" height=\"" << num(H + 40) << "\">";
+       << "\" height=\"" << num(H + 50) << "\"><g transform=\"translate(0,10)\">";
   out_ << "<rect x=\"" << num(L) << "\" y=\"0\" width=\"" << num(W)
-       << "\" height=\"" << num(H) << "\" fill=\"#fafafa\" stroke=\"#999\"/>"
-       << "<line x1=\"" << num(L) << "\" y1=\"0\" x2=\"" << num(L + W)
-       << "\" y2=\"0\" stroke=\"#c00\" stroke-dasharray=\"4 3\"/>"
-       << "<text x=\"" << num(L - 4) << "\" y=\"10\" font-size=\"10\" "
-          "text-anchor=\"end\">"
-       << si(cap) << "B</text><text x=\"" << num(L - 4) << "\" y=\""
-       << num(H) << "\" font-size=\"10\" text-anchor=\"end\">0</text>"
-       << "<text x=\"" << num(L + W / 2) << "\" y=\"" << num(H + 16)
+       << "\" height=\"" << num(H) << "\" fill=\"#fafafa\" stroke=\"#999\"/>";
+  if (capacityShown)
+    out_ << "<line class=\"capacity\" x1=\"" << num(L) << "\" y1=\""
+         << num(H - H * capacity / cap) << "\" x2=\"" << num(L + W)
+         << "\" y2=\"" << num(H - H * capacity / cap)
+         << "\" stroke=\"#c00\" stroke-dasharray=\"4 3\"><title>a tile's "
+            "capacity, "
+         << si(capacity) << "B</title></line>";
+  else
+    out_ << "<text class=\"capacity\" x=\"" << num(L + W - 4) << "\" y=\"12\" "
+            "font-size=\"10\" text-anchor=\"end\" fill=\"#c00\">a tile holds "
+         << si(capacity) << "B, above the scale</text>";
+  for (double v = 0; v <= cap * 1.0001 && step > 0; v += step)
+    out_ << "<line x1=\"" << num(L) << "\" y1=\"" << num(H - H * v / cap)
+         << "\" x2=\"" << num(L + W) << "\" y2=\"" << num(H - H * v / cap)
+         << "\" stroke=\"#eee\"/><text class=\"ytick\" x=\"" << num(L - 4)
+         << "\" y=\"" << num(H - H * v / cap + 3)
+         << "\" font-size=\"10\" text-anchor=\"end\">"
+         << (v == 0 ? std::string("0") : si(v) + "B") << "</text>";
+  out_ << "<text class=\"xlabel\" x=\"" << num(L + W / 2) << "\" y=\""
+       << num(H + 16)
        << "\" font-size=\"11\" text-anchor=\"middle\">cycle (0 to " << latency_
        << ")</text>";
   for (size_t i = 0; i < shown; ++i) {
@@ -569,7 +689,7 @@ void ReportWriter::sram() {
          << "\" font-size=\"11\" fill=\"" << colour << "\">tile " << t << ": "
          << si(double(-byPeak[i].first)) << "B</text>";
   }
-  out_ << "</svg>";
+  out_ << "</g></svg>";
   endSection();
 }
 
@@ -583,6 +703,14 @@ void ReportWriter::kernelTable() {
           "rule's cycles), <i>estimate</i> the cost model's. <i>Share</i> "
           "is the kernel's cycles over the sum over kernels; click a "
           "heading to sort.");
+  // What each bound says (the cost model's terms: lib/Target/CostModel.cpp).
+  out_ << "<p class=\"note legend bounds\"><b>bound</b>, the cost model's "
+          "longest term: <b>compute</b> the matrix or vector unit's "
+          "arithmetic; <b>sram</b> the tiles' SRAM bandwidth; <b>mesh</b> "
+          "the on-chip mesh links; <b>link</b> the chip-to-chip links; "
+          "<b>offchip</b> off-chip memory; <b>fill_drain</b> the fixed "
+          "cycles of filling and draining the unit's pipeline, longer than "
+          "the kernel's streaming work (a small kernel).</p>";
   out_ << "<table class=\"sortable\"><thead><tr><th>id</th><th>kernel</th>"
           "<th>ONNX nodes</th><th>kind</th><th>precision</th><th>cycles</th>"
           "<th>simulated</th><th>estimate</th>"
@@ -646,6 +774,7 @@ std::string ReportWriter::render() {
           "solid #ddd;padding:2px 6px;text-align:left}th{background:#f3f3f3;"
           "cursor:pointer}.swatch{display:inline-block;width:10px;height:10px;"
           "margin-right:4px;border:1px solid #888}.figure{overflow-x:auto}"
+          ".floorplan svg{max-width:100%;height:auto}"
        << "</style></head>\n<body>\n";
   header();
   floorplan();

@@ -12,7 +12,18 @@ back the DOM after its script has run (--dump-dom). Checks:
     the timeline bars, the roofline a ceiling and a point per matrix kernel,
     the SRAM chart a line, the kernel table rows, each with ONNX nodes;
   - the page references nothing outside itself (no http(s) URLs in src or
-    href attributes, no external scripts or stylesheets).
+    href attributes, no external scripts or stylesheets);
+  - the pictures read (issue 34): the floorplan's kernel labels are
+    distinct, one per kernel drawn (no two kernels under one label); the
+    floorplan scales to the page; the roofline, timeline and SRAM chart
+    have their axes (ticks and labels) and no log-axis tick reads "0.0";
+    the SRAM scale reaches no more than twice the highest peak drawn (or
+    the capacity's line, where that is within it); the heat map shows its
+    numbers; the timeline marks a critical path; the kernel table has the
+    legend of its bounds.
+With --sweep the page is a `loom sweep` page instead: each Pareto chart
+has axis ticks and labels, every heat map a legend, and a heat map whose
+points are all equal says so (--expect-equal).
 Writes a screenshot to OUT_DIR/report.png (a test artifact) and checks it is
 a PNG of a plausible size. Exits 0 with one summary line, or 1 naming the
 first problem. Runs under Debian's /usr/bin/python3 (standard library only).
@@ -87,6 +98,92 @@ def chromium_cmd(chromium, profile, *extra):
             f"--user-data-dir={profile}", *extra]
 
 
+def texts(dom, cls):
+    """The text of every element of class `cls` (first class or any)."""
+    return [re.sub(r"<[^>]*>", "", t) for t in
+            re.findall(r'<text[^>]*class="(?:[^"]* )?' + cls + r'(?: [^"]*)?"[^>]*>(.*?)</text>', dom)]
+
+
+def section_of(dom, ident):
+    m = re.search(r'id="' + ident + r'"(.*?)</section>', dom, re.S)
+    return m.group(1) if m else ""
+
+
+def bytes_of(label):
+    m = re.match(r"([0-9.]+)([kMGT]?)B$", label)
+    if not m:
+        return None
+    return float(m.group(1)) * {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[m.group(2)]
+
+
+def check_pictures(dom):
+    """The pictures' elements (issue 34, item 5)."""
+    floor = section_of(dom, "floorplan")
+    labels = texts(floor, "kname")
+    busiest = set(re.findall(r"busiest: kernel (\d+)", floor))
+    regions = set(re.findall(r"<title>kernel (\d+)\b", floor))
+    if not labels:
+        fail("the floorplan has no kernel labels")
+    # Shared tiles (sequential) label each tile by its busiest kernel: one
+    # label per kernel; regions (pipelined) one label each.
+    if busiest:
+        if len(set(labels)) != len(busiest):
+            fail(f"the floorplan's {len(set(labels))} distinct labels are not one "
+                 f"per kernel drawn ({len(busiest)}): {sorted(set(labels))[:8]}")
+    elif len(set(labels)) != len(labels):
+        dup = sorted({l for l in labels if labels.count(l) > 1})
+        fail(f"two regions share a label: {dup[:5]}")
+    if ".floorplan svg{max-width:100%;height:auto}" not in dom:
+        fail("the floorplan does not scale to the page")
+    for ident in ("roofline", "timeline"):
+        sec = section_of(dom, ident)
+        if not texts(sec, "xtick") or not texts(sec, "xlabel"):
+            fail(f"the {ident} has no x axis (ticks and label)")
+    roof = section_of(dom, "roofline")
+    if not texts(roof, "ytick") or not texts(roof, "ylabel"):
+        fail("the roofline has no y axis")
+    zero = [t for t in texts(roof, "xtick") + texts(roof, "ytick") if t.strip() in ("0.0", "0")]
+    if zero:
+        fail(f"a log axis of the roofline has a tick {zero[0]!r}")
+    sram = section_of(dom, "sram")
+    ticks = [bytes_of(t) for t in texts(sram, "ytick") if t != "0"]
+    peaks = [float(v) for v in re.findall(r"peak (\d+) bytes", sram)]
+    if not ticks or not peaks or None in ticks:
+        fail("the SRAM chart has no scale")
+    has_capacity_line = 'class="capacity" x1=' in sram
+    if not has_capacity_line and max(ticks) > 2 * max(peaks):
+        fail(f"the SRAM scale reaches {max(ticks):g} bytes for a peak of {max(peaks):g}")
+    if not texts(section_of(dom, "heatmap"), "share"):
+        fail("the tile heat map shows no numbers")
+    if 'class="critical"' not in section_of(dom, "timeline"):
+        fail("the timeline marks no critical path")
+    kern = section_of(dom, "kernels")
+    if "legend bounds" not in kern or "fill_drain</b>" not in kern:
+        fail("the kernel table has no legend of its bounds")
+
+
+def check_sweep(dom, expect_equal, page):
+    """A sweep page's pictures: axes, legends, an all-equal map said so."""
+    charts = re.findall(r'<svg[^>]*class="pareto".*?</svg>', dom, re.S)
+    maps = re.findall(r'<svg[^>]*class="heatmap".*?</svg>', dom, re.S)
+    if not charts or not maps:
+        fail("the sweep page has no Pareto chart or no heat map")
+    for c in charts:
+        if len(re.findall(r'text-anchor="middle">[^<]+</text>', c)) < 3:
+            fail("a Pareto chart has no x axis ticks and label")
+        if "throughput (inputs/s" not in c:
+            fail("a Pareto chart has no y axis label")
+        if re.search(r'>0\.0</text>', c):
+            fail("a Pareto chart's axis has a 0.0 tick")
+    equal = "all-equal" in dom
+    if expect_equal and not equal:
+        fail("the heat map's points are all equal and the page does not say so")
+    if not expect_equal and equal:
+        fail("the page says every point is equal")
+    print(f"check_report.py: {page}: ok: {len(charts)} Pareto charts, "
+          f"{len(maps)} heat maps{', all-equal said' if equal else ''}")
+
+
 def main():
     args = sys.argv[1:]
     chromium = None
@@ -94,6 +191,9 @@ def main():
         i = args.index("--chromium")
         chromium = args[i + 1]
         del args[i:i + 2]
+    sweep = "--sweep" in args
+    expect_equal = "--expect-equal" in args
+    args = [a for a in args if a not in ("--sweep", "--expect-equal")]
     if len(args) != 2:
         print(__doc__.strip().splitlines()[2], file=sys.stderr)
         sys.exit(2)
@@ -122,7 +222,7 @@ def main():
     parser.feed(dom)
     if parser.body.get("data-error"):
         fail(f"the page raised a script error: {parser.body['data-error']}")
-    if parser.body.get("data-ready") != "1":
+    if not sweep and parser.body.get("data-ready") != "1":
         fail("the page's script did not run to its end (no data-ready on the body)")
     with open(report) as f:
         source = f.read()
@@ -130,6 +230,10 @@ def main():
     ext.feed(source)
     if ext.external:
         fail(f"the page references external resources: {ext.external[:3]}")
+    if sweep:
+        check_sweep(dom, expect_equal, report)
+        return
+    check_pictures(dom)
 
     def count(section, tag=None, cls=None):
         if cls:
