@@ -22,6 +22,8 @@
 #include "loom/Reference/Evaluator.h"
 #include "loom/Runtime/Compare.h"
 #include "loom/Runtime/Floorplan.h"
+#include "loom/Runtime/Progress.h"
+#include "loom/Target/PassProgress.h"
 #include "loom/Runtime/Report.h"
 #include "loom/Runtime/Program.h"
 #include "loom/Runtime/ScheduleVerifier.h"
@@ -914,6 +916,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   std::string cmd = argv[1];
+  // Long passes report their steps on the innermost progress bar.
+  loom::passStepHook = &loom::rt::Progress::step;
   try {
     if (cmd == "--version" || cmd == "version") {
       llvm::outs() << loom::cli::versionText();

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SchedPlan.h"
+#include "loom/Target/PassProgress.h"
 
 namespace loom::sched {
 
@@ -20,10 +21,13 @@ scheduleList(const std::vector<std::vector<TaskPart>> &parts,
              int64_t numResources) {
   ListScheduler scheduler(numResources);
   TaskTimes t;
+  // In steps of at most 5% (the driver's bar shows them).
+  PassSteps steps(int64_t(parts.size()), "tasks list-scheduled");
   for (size_t i = 0; i < parts.size(); ++i) {
     int64_t task = scheduler.addTask(parts[i], deps[i]);
     t.start.push_back(scheduler.start(task));
     t.end.push_back(scheduler.end(task));
+    steps.advance();
   }
   t.makespan = scheduler.makespan();
   t.ii = std::max<int64_t>(1, t.makespan);

@@ -10,6 +10,7 @@
 
 #include "loom/Dialect/Spatial/Transforms/Decompose.h"
 #include "loom/Runtime/Isa.h"
+#include "loom/Target/PassProgress.h"
 
 namespace loom::sched {
 
@@ -106,15 +107,22 @@ std::string taskName(Operation *op) {
 }
 
 LogicalResult TaskBuilder::build(func::FuncOp func) {
+  // The kernels and transfers built into tasks, in steps of at most 5%.
+  int64_t work = 0;
+  for (Operation &op : func.getBody().front())
+    work += isa<spatial::KernelOp, spatial::TransferOp>(op) ? 1 : 0;
+  PassSteps steps(work, "kernels and transfers built");
   for (Operation &op : func.getBody().front()) {
     if (auto kernel = dyn_cast<spatial::KernelOp>(op)) {
       if (failed(addKernel(kernel)))
         return failure();
+      steps.advance();
       continue;
     }
     if (auto transfer = dyn_cast<spatial::TransferOp>(op)) {
       if (failed(addTransfer(transfer)))
         return failure();
+      steps.advance();
       continue;
     }
     if (isa<func::ReturnOp>(op))

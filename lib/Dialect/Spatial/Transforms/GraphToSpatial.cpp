@@ -14,6 +14,7 @@
 #include "SplitContraction.h"
 #include "loom/Target/ChipNetwork.h"
 #include "loom/Target/CostModel.h"
+#include "loom/Target/PassProgress.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -800,6 +801,12 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
     return w;
   };
 
+  // The kernels placed, in steps of at most 5% (the driver's bar shows
+  // them).
+  int64_t kernelCount = 0;
+  for (Operation &op : entry)
+    kernelCount += isa<graph::KernelOp>(op) ? 1 : 0;
+  PassSteps steps(kernelCount, "kernels placed");
   for (Operation &op : llvm::make_early_inc_range(entry)) {
     if (isa<graph::AllReduceOp, graph::AllGatherOp>(op)) {
       if (failed(placeCollective(&op, b)))
@@ -809,6 +816,7 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
     auto kernel = dyn_cast<graph::KernelOp>(op);
     if (!kernel)
       continue;
+    llvm::scope_exit kernelPlaced([&] { steps.advance(); });
     const int64_t chip = chipOf(kernel);
     std::optional<KernelDesc> desc = describeKernel(
         kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error,
