@@ -98,10 +98,7 @@ public:
            std::vector<InstrTiming> *timings = nullptr)
       : p_(p), max_(std::max<size_t>(1, maxViolations)), timings_(timings),
         plans_([this](int32_t id) -> const ProgramTensor & {
-          auto pos = find(tensorPos_, id);
-          if (!pos)
-            throw Error("no tensor with id " + std::to_string(id));
-          return p_.tensors[*pos];
+          return tensorOf(id);
         }) {
     instrPos_.reserve(p.instrs.size());
     bufferPos_.reserve(p.buffers.size());
@@ -165,6 +162,12 @@ private:
     if (std::optional<size_t> pos = m.find(id))
       return *pos;
     throw Error("no record with id " + std::to_string(id));
+  }
+  const ProgramTensor &tensorOf(int32_t id) const {
+    auto pos = find(tensorPos_, id);
+    if (!pos)
+      throw Error("no tensor with id " + std::to_string(id));
+    return p_.tensors[*pos];
   }
   bool full() const { return out_.size() >= max_; }
   void add(ViolationKind kind, std::string msg, int32_t instr = -1,
@@ -664,12 +667,6 @@ private:
     for (const ProgramInstr &in : p_.instrs)
       if (in.kernel >= 0 && in.unit == Unit::Matrix)
         matrixOn.insert({in.kernel, in.resource});
-    auto tensorOf = [&](int32_t id) -> const ProgramTensor & {
-      auto pos = find(tensorPos_, id);
-      if (!pos)
-        throw Error("no tensor with id " + std::to_string(id));
-      return p_.tensors[*pos];
-    };
     for (const ProgramInstr &in : p_.instrs) {
       if (full())
         return;

@@ -981,6 +981,28 @@ TEST(ProgramLoad, FromFile) {
   EXPECT_HAS(errorOf([&] { Program::load(path); }), path + ": cannot open");
 }
 
+TEST(IdIndex, DenseAndSparseIdsAnswerAlike) {
+  // Ids loom writes (dense from 0) go to the vector; a hostile file's
+  // negative or far ids to the hash map; a repeat is refused either way.
+  IdIndex ix;
+  ix.reserve(4);
+  EXPECT_TRUE(ix.emplace(0, 3));
+  EXPECT_TRUE(ix.emplace(7, 1));
+  EXPECT_TRUE(ix.emplace(-5, 2));
+  EXPECT_TRUE(ix.emplace(2000000000, 0));
+  EXPECT_FALSE(ix.emplace(7, 9));
+  EXPECT_FALSE(ix.emplace(-5, 9));
+  EXPECT_FALSE(ix.emplace(2000000000, 9));
+  EXPECT_EQ(ix.size(), 4u);
+  EXPECT_EQ(ix.find(0), std::optional<size_t>(3));
+  EXPECT_EQ(ix.find(7), std::optional<size_t>(1));
+  EXPECT_EQ(ix.find(-5), std::optional<size_t>(2));
+  EXPECT_EQ(ix.find(2000000000), std::optional<size_t>(0));
+  EXPECT_EQ(ix.find(1), std::nullopt);
+  EXPECT_EQ(ix.find(-1), std::nullopt);
+  EXPECT_EQ(ix.find(2000000001), std::nullopt);
+}
+
 TEST(ProgramLoad, ChecksumCoversEveryByte) {
   std::vector<uint8_t> bytes = emit(matmulAdd());
   EXPECT_NO_THROW(load(bytes));
