@@ -408,6 +408,18 @@ std::optional<CostBreakdown> CostModel::estimate(const KernelDesc &kernel,
           double(matrix.blockM) * double(matrix.blockN) * double(matrix.blockK);
       matrixCycles =
           double(blocksPerTile) * double(kSteps) * blockMacs / double(macs);
+      // The stationary blocks' rows enter at the unit's weight-load rate
+      // (rule weight.load), each block serving every row block of A: with
+      // few rows (a decode step's matrix-vector products) that binds.
+      double weightRows = double(kernel.batch) *
+                          double(ceilDiv(kernel.n, matrix.blockN)) *
+                          double(kernel.k) / double(tiles);
+      if (matrix.weightLoadBytesPerCycle > 0) {
+        matrixCycles = std::max(
+            matrixCycles, weightRows * double(matrix.blockN) *
+                              rt::numericFormatBytes(kernel.format) /
+                              matrix.weightLoadBytesPerCycle);
+      }
       cost.matrixEfficiency =
           usefulMacs / (double(tiles) * double(macs) * matrixCycles);
       unitLatency = matrix.latencyCycles;

@@ -179,6 +179,14 @@ public:
     return asInteger(require(key), join(path_, key));
   }
 
+  std::optional<double> optionalNumber(std::string_view key) const {
+    const json *value = find(key);
+    if (!value) {
+      return std::nullopt;
+    }
+    return asNumber(*value, join(path_, key));
+  }
+
   std::optional<int64_t> optionalInteger(std::string_view key) const {
     const json *value = find(key);
     if (!value) {
@@ -270,7 +278,8 @@ void forEachFormat(const ObjectReader &parent, std::string_view name,
 
 rt::MatrixUnitDesc readMatrixUnit(const ObjectReader &tile) {
   ObjectReader matrix =
-      tile.object("matrix", {"macs_per_cycle", "block", "latency_cycles"});
+      tile.object("matrix", {"macs_per_cycle", "block", "latency_cycles",
+                             "weight_load_bytes_per_cycle"});
   rt::MatrixUnitDesc result;
   const std::string macsPath = join(matrix.path(), "macs_per_cycle");
   bool any = false;
@@ -295,6 +304,8 @@ rt::MatrixUnitDesc readMatrixUnit(const ObjectReader &tile) {
   result.blockN = block.integer("n");
   result.blockK = block.integer("k");
   result.latencyCycles = matrix.integer("latency_cycles");
+  result.weightLoadBytesPerCycle =
+      matrix.optionalNumber("weight_load_bytes_per_cycle").value_or(0);
   return result;
 }
 
@@ -561,6 +572,12 @@ void validateChip(const rt::ChipDesc &chip) {
   requireNonNegative(matrix.latencyCycles, "chip.tile.matrix.latency_cycles");
   requireAtMost(matrix.latencyCycles, kMaxLatencyCycles,
                 "chip.tile.matrix.latency_cycles");
+  if (matrix.weightLoadBytesPerCycle != 0) { // 0 or absent: not modelled
+    requireAtLeast(matrix.weightLoadBytesPerCycle, kMinOnChipBytesPerCycle,
+                   "chip.tile.matrix.weight_load_bytes_per_cycle");
+    requireAtMost(matrix.weightLoadBytesPerCycle, kMaxBytesPerCycle,
+                  "chip.tile.matrix.weight_load_bytes_per_cycle");
+  }
 
   requirePositive(chip.tile.vector.lanes, "chip.tile.vector.lanes");
   requireAtMost(chip.tile.vector.lanes, int64_t(1) << 40,

@@ -132,6 +132,18 @@ Contraction convContraction(const std::vector<int64_t> &weightShape,
   return c;
 }
 
+int64_t weightLoadCycles(const TileDesc &tile, NumericFormat format,
+                         int64_t rows) {
+  const MatrixUnitDesc &mu = tile.matrix;
+  if (!(mu.weightLoadBytesPerCycle > 0) || rows <= 0)
+    return 0;
+  // Whole rows of the array: a row enters as one vector, padded or not.
+  double bytes = double(rows) * double(std::max<int64_t>(1, mu.blockN)) *
+                 numericFormatBytes(format);
+  double c = std::ceil(bytes / mu.weightLoadBytesPerCycle);
+  return c >= 9.2e18 ? kMax : static_cast<int64_t>(c);
+}
+
 int64_t matrixBlockCycles(const TileDesc &tile, NumericFormat format,
                           const Contraction &c) {
   if (c.batch <= 0 || c.m <= 0 || c.n <= 0 || c.k <= 0)
@@ -143,10 +155,16 @@ int64_t matrixBlockCycles(const TileDesc &tile, NumericFormat format,
   int64_t bm = std::max<int64_t>(1, mu.blockM);
   int64_t bn = std::max<int64_t>(1, mu.blockN);
   int64_t bk = std::max<int64_t>(1, mu.blockK);
-  int64_t blocks = mulSat(mulSat(c.batch, ceilDiv(c.m, bm)),
-                          mulSat(ceilDiv(c.n, bn), ceilDiv(c.k, bk)));
   int64_t perBlock = ceilDiv(mulSat(mulSat(bm, bn), bk), macs);
-  return mulSat(blocks, perBlock);
+  // One stationary block (bK rows of the array, fewer in the last K block)
+  // serves every row block of A; the next block's weights load meanwhile.
+  int64_t rowsPass = mulSat(ceilDiv(c.m, bm), perBlock);
+  int64_t fullK = c.k / bk, lastRows = c.k % bk;
+  int64_t perColumn =
+      addSat(mulSat(fullK, std::max(rowsPass, weightLoadCycles(tile, format, bk))),
+             lastRows ? std::max(rowsPass, weightLoadCycles(tile, format, lastRows))
+                      : 0);
+  return mulSat(mulSat(c.batch, ceilDiv(c.n, bn)), perColumn);
 }
 
 int64_t sramCycles(const TileDesc &tile, int64_t bytes) {

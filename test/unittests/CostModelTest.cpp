@@ -376,3 +376,32 @@ TEST(CostModelPresets, SwitchedCollectives) {
   double seconds = 2.0 * 7 / 8 * double(int64_t(1) << 30) / 450e9;
   EXPECT_NEAR(cost.linkCycles, seconds * 1.83e9, 1e-3);
 }
+
+// With a weight-load rate of 64 B/cycle (a 16-wide fp16 row, 32 bytes, takes
+// half a cycle), a 4 x 256 x 256 fp16 product on one tile loads 16 column
+// blocks x 256 rows = 4096 rows: 2048 cycles, where its 256 blocks compute
+// in 1024 (the vector unit would take 4 x 256 x 256 / 64 = 4096). A 64-row
+// product computes 4 row blocks on every stationary block (4096 cycles),
+// which hides the same load. One row: the vector unit's 1024 cycles beat
+// the load, and the estimate takes it.
+TEST(CostModelWeightLoad, FewRowsWaitForTheWeights) {
+  TargetModel tiny = loadTarget("tiny");
+  rt::TargetDesc desc = tiny.desc();
+  desc.chip.tile.matrix.weightLoadBytesPerCycle = 64;
+  std::string error;
+  std::optional<TargetModel> loaded = TargetModel::fromDesc(desc, error);
+  ASSERT_TRUE(loaded) << error;
+  CostModel model(*loaded);
+  auto compute = [&](const CostModel &cm, int64_t rows) {
+    return estimateOrDie(cm, KernelDesc::matmul(rows, 256, 256,
+                                                NumericFormat::F16),
+                         tiles(1, 1));
+  };
+  EXPECT_DOUBLE_EQ(compute(model, 4).computeCycles, 2048);
+  EXPECT_FALSE(compute(model, 4).usedVectorFallback);
+  EXPECT_DOUBLE_EQ(compute(model, 64).computeCycles, 4096);
+  EXPECT_DOUBLE_EQ(compute(model, 1).computeCycles, 1024);
+  EXPECT_TRUE(compute(model, 1).usedVectorFallback);
+  CostModel without(tiny);
+  EXPECT_DOUBLE_EQ(compute(without, 4).computeCycles, 1024);
+}

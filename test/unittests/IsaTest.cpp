@@ -51,6 +51,38 @@ TEST(Isa, MatrixBlockPadsEveryDimensionToWholeBlocks) {
             std::numeric_limits<int64_t>::max());
 }
 
+TEST(Isa, WeightLoadIsWholeRowsAtTheUnitsRate) {
+  TileDesc t = chip().tile;
+  // Not modelled: no cycles.
+  EXPECT_EQ(weightLoadCycles(t, NumericFormat::F32, 16), 0);
+  // A row is 16 fp32 (64 bytes) whatever the block's columns hold; at 32
+  // bytes a cycle 16 rows take 32 cycles, 8 rows 16, and bf16 halves it.
+  t.matrix.weightLoadBytesPerCycle = 32;
+  EXPECT_EQ(weightLoadCycles(t, NumericFormat::F32, 16), 32);
+  EXPECT_EQ(weightLoadCycles(t, NumericFormat::F32, 8), 16);
+  EXPECT_EQ(weightLoadCycles(t, NumericFormat::BF16, 16), 16);
+  // 1 row past a whole byte count rounds up.
+  t.matrix.weightLoadBytesPerCycle = 48;
+  EXPECT_EQ(weightLoadCycles(t, NumericFormat::F32, 1), 2);
+}
+
+TEST(Isa, MatrixBlockWaitsForEachStationaryBlocksWeights) {
+  TileDesc t = chip().tile;
+  t.matrix.weightLoadBytesPerCycle = 32;
+  // 1 x 40 x 32: two column blocks, each two full K blocks (32 cycles to
+  // load, more than the 16 a row block computes) and one of 8 rows (16 to
+  // load, as long as its compute): 2 x (32 + 32 + 16) = 160 cycles,
+  // where the blocks alone take 2 x 3 x 16 = 96.
+  EXPECT_EQ(matrixBlockCycles(t, NumericFormat::F32, {1, 1, 32, 40}), 160);
+  // Three row blocks of A compute 48 cycles on every stationary block,
+  // which hides its load: the blocks' 288 cycles.
+  EXPECT_EQ(matrixBlockCycles(t, NumericFormat::F32, {1, 48, 32, 40}), 288);
+  // A batch repeats it all.
+  EXPECT_EQ(matrixBlockCycles(t, NumericFormat::F32, {3, 1, 32, 40}), 480);
+  t.matrix.weightLoadBytesPerCycle = 0;
+  EXPECT_EQ(matrixBlockCycles(t, NumericFormat::F32, {1, 1, 32, 40}), 96);
+}
+
 TEST(Isa, SramRoundsUpAndHasNoRateWithoutSram) {
   TileDesc t = chip().tile;
   EXPECT_EQ(sramCycles(t, 0), 0);

@@ -402,6 +402,14 @@ TEST(TargetValidation, NonPositive) {
        "t.json: system.links.bytes_per_second: must be positive, got -1.5"},
       {json::json_pointer("/system/power_watts_per_chip"), 0,
        "t.json: system.power_watts_per_chip: must be positive, got 0"},
+      {json::json_pointer("/chip/tile/matrix/weight_load_bytes_per_cycle"),
+       0.5,
+       "t.json: chip.tile.matrix.weight_load_bytes_per_cycle: out of range: "
+       "must be at least 1, got 0.5"},
+      {json::json_pointer("/chip/tile/matrix/weight_load_bytes_per_cycle"),
+       "fast",
+       "t.json: chip.tile.matrix.weight_load_bytes_per_cycle: wrong type: "
+       "expected a number, got string \"fast\""},
   };
   for (const Case &testCase : cases) {
     json document = tinyJson();

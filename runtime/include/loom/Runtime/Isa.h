@@ -101,9 +101,18 @@ Contraction convContraction(const std::vector<int64_t> &weightShape,
 // The rules (docs/isa.md, "Timing rules"): one function per rule.
 //===----------------------------------------------------------------------===//
 
+/// Rule `weight.load`: `rows` rows of the matrix unit's stationary block
+/// (each bN wide, as the array takes them, in `format`) entering at
+/// chip.tile.matrix.weight_load_bytes_per_cycle; 0 when the target does not
+/// model the rate.
+int64_t weightLoadCycles(const TileDesc &tile, NumericFormat format,
+                         int64_t rows);
+
 /// Rule `matrix.block`: one contraction on the matrix unit in `format`, in
-/// whole native blocks: batch x ceil(m/bM) x ceil(n/bN) x ceil(k/bK) blocks
-/// of ceil(bM x bN x bK / macs) cycles each. 0 for an empty contraction;
+/// whole native blocks: for each of batch x ceil(n/bN) x ceil(k/bK)
+/// stationary blocks, the larger of ceil(m/bM) row blocks of
+/// ceil(bM x bN x bK / macs) cycles each and the block's `weight.load`
+/// (loaded while the previous block computes). 0 for an empty contraction;
 /// the unit must run `format` (macs > 0), else INT64_MAX.
 int64_t matrixBlockCycles(const TileDesc &tile, NumericFormat format,
                           const Contraction &c);

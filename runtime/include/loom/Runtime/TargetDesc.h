@@ -199,6 +199,12 @@ struct MatrixUnitDesc {
   int64_t blockK = 1;
   /// Cycles from the first operand in to the first result out.
   int64_t latencyCycles = 0;
+  /// The rate the unit takes its stationary operand (a matmul's B, a
+  /// convolution's weights) into the array, in bytes a cycle: a block's
+  /// rows load while the previous block computes, so a contraction with few
+  /// rows of A per block (a decode step's matrix-vector products) is bound
+  /// by it. 0: not modelled (the weights arrive as fast as the blocks run).
+  double weightLoadBytesPerCycle = 0;
 
   int64_t macs(NumericFormat format) const {
     return macsPerCycle[static_cast<size_t>(format)];
