@@ -336,6 +336,9 @@ struct System {
   const TargetModel &t;
   bool spatial;
   double capacity, usable, memBw, linkBw, latency, power;
+  /// system.links.sync_seconds: what a layer spread over several chips
+  /// waits at each of its two synchronisation points (syncSeconds()).
+  double sync = 0;
   /// A format the matrix unit runs the weights in: its share of the
   /// weights (weightMix), the FLOP/s its matmuls reach as their rows grow
   /// (the format's peak times its efficiency) and its
@@ -390,7 +393,15 @@ struct System {
                             : matmulRateAt(0, /*asRowsGrow=*/true);
     linkBw = target.chipLinkBytesPerSecondPerChip();
     latency = target.chipLinkLatencySeconds();
+    sync = target.desc().system.links.syncSeconds;
     power = target.powerWattsPerChip();
+  }
+
+  /// The synchronisation a layer on `chips` chips (its tp x ep group)
+  /// waits beyond its collectives' transfers: two points a layer, after
+  /// attention and after the MLP or experts, when it spans chips.
+  double syncSeconds(int64_t chips) const {
+    return chips > 1 ? 2.0 * sync : 0.0;
   }
 
   /// The FLOP/s of a weight matmul of `rows` rows (the tokens it
@@ -520,10 +531,12 @@ constexpr int64_t kSpatialPrefillChunk = 512, kSmallestPrefillChunk = 32;
 /// hop, then one more chunk per period, the slower of a stage's chunk and
 /// the time its hop holds the link (its transfer; the latencies of chunks
 /// in flight overlap). One chunk: the stages one after another; one
-/// stage: no hop.
+/// stage: no hop. Every chunk also waits `layerSync` at each layer (its
+/// synchronisation points, System::syncSeconds).
 double promptPass(int64_t pp, double stageLayers, double layerSeconds,
-                  double chunks, double hop, double hopTransfer) {
-  const double stage = stageLayers * layerSeconds / chunks;
+                  double chunks, double hop, double hopTransfer,
+                  double layerSync) {
+  const double stage = stageLayers * (layerSeconds / chunks + layerSync);
   const double period = pp > 1 ? std::max(stage, hopTransfer) : stage;
   return double(pp) * stage + double(pp - 1) * hop + (chunks - 1) * period;
 }
@@ -803,7 +816,8 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
           : 0;
   double tLink = Ls * (2 * s.allReduce(vec, tp) + gather +
                        (m.experts > 1 ? 2 * s.allToAll(vec * m.expertsPerToken, ep)
-                                      : 0));
+                                      : 0) +
+                       s.syncSeconds(tp * ep));
   double stage = matmuls.time() + attention.time() + elementwise + tLink;
   double hops = double(pp - 1) * s.hop(vec, tp * pp * ep, tp * ep);
   // The LM head of the last stage: its weights once per step.
@@ -867,8 +881,10 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   p.prompt.hop = chunkHop.latency + chunkHop.transfer;
   p.prompt.hopTransfer = chunkHop.transfer;
   p.prompt.layer = one.total() / Ls;
+  p.prompt.layerSync = s.syncSeconds(tp * ep);
   p.prompt.alone = promptPass(pp, Ls, p.prompt.layer, p.prompt.chunks,
-                              p.prompt.hop, p.prompt.hopTransfer);
+                              p.prompt.hop, p.prompt.hopTransfer,
+                              p.prompt.layerSync);
   // (Room for at least one prompt token a step: plan() keeps the batch
   // below the budget; a direct call past it gets a token a step.)
   const int64_t room = std::max<int64_t>(1, r.maxNumTokens - batch);
@@ -1306,7 +1322,8 @@ bool compilePrefill(
     p.prompt.layer = layerSeconds;
     p.prompt.alone = promptPass(
         p.pp, std::ceil(double(m.layers) / double(p.pp)), layerSeconds,
-        p.prompt.chunks, p.prompt.hop, p.prompt.hopTransfer);
+        p.prompt.chunks, p.prompt.hop, p.prompt.hopTransfer,
+        p.prompt.layerSync);
     p.ttftAlone = p.prompt.alone + double(p.prefillSteps) * p.tpot;
     p.prompt.chunk = chunk;
     p.prompt.pricedBy = pricedBy;
@@ -1671,8 +1688,12 @@ std::optional<Result> plan(const LlmConfig &config,
     auto fixed = [&](const Plan &p, bool compiled) {
       double vec = double(p.batch) * m.hidden *
                    (compiled ? wireBytes : precisionBytes(r.activations));
+      // A layer's collectives carry their transfers, compiled or
+      // estimated, not the synchronisation (system.links.sync_seconds):
+      // added per layer here, so the layer times compare like with like.
       return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
-             s.lmHead(m.headParams, double(p.batch), p.tp, s.bytesPerWeight);
+             s.lmHead(m.headParams, double(p.batch), p.tp, s.bytesPerWeight) +
+             double(m.layers) * s.syncSeconds(p.tp * p.ep);
     };
     auto setTpot = [&](Plan &p, double tpot) {
       p.ttftAlone += double(p.prefillSteps) * (tpot - p.tpot);

@@ -357,10 +357,12 @@ rt::SystemDesc readSystem(const ObjectReader &root) {
 
   ObjectReader links =
       system.object("links", {"per_chip", "bytes_per_second", "latency_seconds",
-                              "topology", "domain_chips", "routing"});
+                              "sync_seconds", "topology", "domain_chips",
+                              "routing"});
   result.links.perChip = links.integer("per_chip");
   result.links.bytesPerSecond = links.number("bytes_per_second");
   result.links.latencySeconds = links.number("latency_seconds");
+  result.links.syncSeconds = links.optionalNumber("sync_seconds").value_or(0);
   std::string topologyName = links.string("topology");
   std::optional<Topology> topology = rt::parseTopology(topologyName);
   if (!topology) {
@@ -683,6 +685,9 @@ void validateSystem(const rt::SystemDesc &system, double clockHz) {
   requireNonNegative(links.latencySeconds, "system.links.latency_seconds");
   requireAtMost(links.latencySeconds, kMaxLatencySeconds,
                 "system.links.latency_seconds");
+  requireNonNegative(links.syncSeconds, "system.links.sync_seconds");
+  requireAtMost(links.syncSeconds, kMaxLatencySeconds,
+                "system.links.sync_seconds");
   requirePositive(links.domainChips, "system.links.domain_chips");
   if (links.domainChips > system.chips ||
       system.chips % links.domainChips != 0) {

@@ -1537,3 +1537,28 @@ TEST(PlannerTest, DisaggregatedPrefillKeepsUpWithDecode) {
   EXPECT_GE(double(u.dp) * u.requestRate,
             offlineRated.requestRate * (1 - 1e-9));
 }
+
+// system.links.sync_seconds: a layer spread over chips waits it at two
+// points (after attention, after the MLP), so tp 2 on tsp-v1 gains 2
+// layers x 2 points x 10 us = 40 us a step and every prompt chunk 2 points
+// a layer; a layer on one chip waits nothing.
+TEST(PlannerTest, LinkSyncIsTwoPointsALayerSpreadOverChips) {
+  TargetModel tsp = loadTarget("tsp-v1");
+  rt::TargetDesc desc = tsp.desc();
+  desc.system.links.syncSeconds = 10e-6;
+  std::string error;
+  std::optional<TargetModel> synced = TargetModel::fromDesc(desc, error);
+  ASSERT_TRUE(synced) << error;
+  ModelCost m = modelCost(tinyConfig());
+  Request r = tinyRequest();
+  for (int64_t tp : {1, 2}) {
+    std::optional<Plan> base = price(m, tsp, r, tp, 1, 1, 1, 1);
+    std::optional<Plan> with = price(m, *synced, r, tp, 1, 1, 1, 1);
+    ASSERT_TRUE(base && with) << "tp " << tp;
+    const double perLayer = tp > 1 ? 2 * 10e-6 : 0.0;
+    EXPECT_NEAR(with->tpot - base->tpot, 2 * perLayer, 1e-12) << "tp " << tp;
+    EXPECT_NEAR(with->prompt.alone - base->prompt.alone,
+                2 * perLayer * with->prompt.chunks, 1e-12)
+        << "tp " << tp;
+  }
+}

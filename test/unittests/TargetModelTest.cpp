@@ -306,8 +306,9 @@ TEST(TargetValidation, UnknownField) {
   document["system"]["links"]["wires"] = 1;
   EXPECT_EQ(loadError(document),
             "t.json: system.links.wires: unknown field (expected one of: "
-            "per_chip, bytes_per_second, latency_seconds, topology, "
-            "domain_chips, routing; keys starting with '_' are comments)");
+            "per_chip, bytes_per_second, latency_seconds, sync_seconds, "
+            "topology, domain_chips, routing; keys starting with '_' are "
+            "comments)");
 }
 
 TEST(TargetValidation, RoutingIsMinimalOrAdaptiveOnADragonfly) {
@@ -402,6 +403,8 @@ TEST(TargetValidation, NonPositive) {
        "t.json: system.links.bytes_per_second: must be positive, got -1.5"},
       {json::json_pointer("/system/power_watts_per_chip"), 0,
        "t.json: system.power_watts_per_chip: must be positive, got 0"},
+      {json::json_pointer("/system/links/sync_seconds"), -1e-6,
+       "t.json: system.links.sync_seconds: must not be negative, got -1e-06"},
       {json::json_pointer("/chip/tile/matrix/weight_load_bytes_per_cycle"),
        0.5,
        "t.json: chip.tile.matrix.weight_load_bytes_per_cycle: out of range: "

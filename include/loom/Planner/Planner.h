@@ -225,6 +225,9 @@ struct Plan {
     /// the whole prompt's).
     double alone = 0;
     double chunks = 1, hop = 0, hopTransfer = 0;
+    /// What each chunk waits at every layer (its synchronisation points,
+    /// system.links.sync_seconds), in seconds.
+    double layerSync = 0;
     /// The seconds one layer takes for the whole prompt alone, and the
     /// tokens a chunk of it had where that comes from compiled prefill
     /// chunks (0: the cost model's estimate).

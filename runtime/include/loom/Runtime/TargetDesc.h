@@ -260,6 +260,12 @@ struct ChipLinkDesc {
   /// Bytes per second per link per direction.
   double bytesPerSecond = 0;
   double latencySeconds = 0;
+  /// What the chips of a tensor-parallel group wait at each of a layer's
+  /// synchronisation points (after attention, after the MLP or experts)
+  /// beyond the collective's own transfers: aligning their schedules. A
+  /// fitted figure (docs/silicon-validation.md); 0, the default, charges
+  /// nothing.
+  double syncSeconds = 0;
   Topology topology = Topology::None;
   /// Chips reachable over these links alone (an NVLink domain, a Groq
   /// RealScale system); a divisor of the system's chips.
