@@ -336,8 +336,8 @@ struct System {
   const TargetModel &t;
   bool spatial;
   double capacity, usable, memBw, linkBw, latency, power;
-  /// system.links.sync_seconds: what a layer spread over several chips
-  /// waits at each of its two synchronisation points (syncSeconds()).
+  /// system.links.sync_seconds: what a layer's chips wait at each of its
+  /// collectives (syncSeconds()).
   double sync = 0;
   /// A format the matrix unit runs the weights in: its share of the
   /// weights (weightMix), the FLOP/s its matmuls reach as their rows grow
@@ -397,11 +397,13 @@ struct System {
     power = target.powerWattsPerChip();
   }
 
-  /// The synchronisation a layer on `chips` chips (its tp x ep group)
-  /// waits beyond its collectives' transfers: two points a layer, after
-  /// attention and after the MLP or experts, when it spans chips.
-  double syncSeconds(int64_t chips) const {
-    return chips > 1 ? 2.0 * sync : 0.0;
+  /// The synchronisation a layer of `tp` x `ep` chips waits beyond its
+  /// collectives' transfers: system.links.sync_seconds at each collective,
+  /// the two all-reduces of tensor parallelism (after attention, after the
+  /// MLP or experts) and the two all-to-alls of expert parallelism (the
+  /// tokens to their experts and back).
+  double syncSeconds(int64_t tp, int64_t ep) const {
+    return sync * (2.0 * double(tp > 1) + 2.0 * double(ep > 1));
   }
 
   /// The FLOP/s of a weight matmul of `rows` rows (the tokens it
@@ -531,8 +533,8 @@ constexpr int64_t kSpatialPrefillChunk = 512, kSmallestPrefillChunk = 32;
 /// hop, then one more chunk per period, the slower of a stage's chunk and
 /// the time its hop holds the link (its transfer; the latencies of chunks
 /// in flight overlap). One chunk: the stages one after another; one
-/// stage: no hop. Every chunk also waits `layerSync` at each layer (its
-/// synchronisation points, System::syncSeconds).
+/// stage: no hop. Every chunk also waits `layerSync` at each layer (at
+/// its collectives, System::syncSeconds).
 double promptPass(int64_t pp, double stageLayers, double layerSeconds,
                   double chunks, double hop, double hopTransfer,
                   double layerSync) {
@@ -817,7 +819,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   double tLink = Ls * (2 * s.allReduce(vec, tp) + gather +
                        (m.experts > 1 ? 2 * s.allToAll(vec * m.expertsPerToken, ep)
                                       : 0) +
-                       s.syncSeconds(tp * ep));
+                       s.syncSeconds(tp, ep));
   double stage = matmuls.time() + attention.time() + elementwise + tLink;
   double hops = double(pp - 1) * s.hop(vec, tp * pp * ep, tp * ep);
   // The LM head of the last stage: its weights once per step.
@@ -881,7 +883,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   p.prompt.hop = chunkHop.latency + chunkHop.transfer;
   p.prompt.hopTransfer = chunkHop.transfer;
   p.prompt.layer = one.total() / Ls;
-  p.prompt.layerSync = s.syncSeconds(tp * ep);
+  p.prompt.layerSync = s.syncSeconds(tp, ep);
   p.prompt.alone = promptPass(pp, Ls, p.prompt.layer, p.prompt.chunks,
                               p.prompt.hop, p.prompt.hopTransfer,
                               p.prompt.layerSync);
@@ -1693,7 +1695,7 @@ std::optional<Result> plan(const LlmConfig &config,
       // added per layer here, so the layer times compare like with like.
       return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
              s.lmHead(m.headParams, double(p.batch), p.tp, s.bytesPerWeight) +
-             double(m.layers) * s.syncSeconds(p.tp * p.ep);
+             double(m.layers) * s.syncSeconds(p.tp, p.ep);
     };
     auto setTpot = [&](Plan &p, double tpot) {
       p.ttftAlone += double(p.prefillSteps) * (tpot - p.tpot);

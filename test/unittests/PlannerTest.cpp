@@ -936,8 +936,10 @@ TEST(PlannerTest, StageHopIsTheChipNetworksTransfer) {
     std::optional<Plan> p = price(m, t, r, k.tp, k.pp, 1, 1, 1);
     ASSERT_TRUE(p.has_value()) << k.target << " tp " << k.tp;
     const double stages = double(k.pp) * std::ceil(64.0 / double(k.pp));
-    const double hop =
-        (p->prompt.alone - stages * p->prompt.layer) / double(k.pp - 1);
+    // (One chunk: every layer's time and its collectives' waits.)
+    const double hop = (p->prompt.alone -
+                        stages * (p->prompt.layer + p->prompt.layerSync)) /
+                       double(k.pp - 1);
     const int64_t bytes = r.inputLen * c.hidden *
                           int64_t(precisionBytes(r.activations));
     ChipNetwork net(t, k.tp * k.pp, 0, k.tp);
@@ -1538,21 +1540,22 @@ TEST(PlannerTest, DisaggregatedPrefillKeepsUpWithDecode) {
             offlineRated.requestRate * (1 - 1e-9));
 }
 
-// system.links.sync_seconds: a layer spread over chips waits it at two
-// points (after attention, after the MLP), so tp 2 on tsp-v1 gains 2
-// layers x 2 points x 10 us = 40 us a step and every prompt chunk 2 points
-// a layer; a layer on one chip waits nothing.
+// system.links.sync_seconds: a layer spread over chips waits it at each
+// collective, a dense layer's two all-reduces (after attention, after the
+// MLP), so tp 2 on tsp-v1 gains 2 layers x 2 x 10 us = 40 us a step and
+// every prompt chunk 2 a layer; a layer on one chip waits nothing.
 TEST(PlannerTest, LinkSyncIsTwoPointsALayerSpreadOverChips) {
-  TargetModel tsp = loadTarget("tsp-v1");
-  rt::TargetDesc desc = tsp.desc();
-  desc.system.links.syncSeconds = 10e-6;
+  rt::TargetDesc desc = loadTarget("tsp-v1").desc();
   std::string error;
+  desc.system.links.syncSeconds = 0;
+  std::optional<TargetModel> tsp = TargetModel::fromDesc(desc, error);
+  desc.system.links.syncSeconds = 10e-6;
   std::optional<TargetModel> synced = TargetModel::fromDesc(desc, error);
-  ASSERT_TRUE(synced) << error;
+  ASSERT_TRUE(tsp && synced) << error;
   ModelCost m = modelCost(tinyConfig());
   Request r = tinyRequest();
   for (int64_t tp : {1, 2}) {
-    std::optional<Plan> base = price(m, tsp, r, tp, 1, 1, 1, 1);
+    std::optional<Plan> base = price(m, *tsp, r, tp, 1, 1, 1, 1);
     std::optional<Plan> with = price(m, *synced, r, tp, 1, 1, 1, 1);
     ASSERT_TRUE(base && with) << "tp " << tp;
     const double perLayer = tp > 1 ? 2 * 10e-6 : 0.0;

@@ -225,7 +225,7 @@ struct Plan {
     /// the whole prompt's).
     double alone = 0;
     double chunks = 1, hop = 0, hopTransfer = 0;
-    /// What each chunk waits at every layer (its synchronisation points,
+    /// What each chunk waits at every layer (at its collectives,
     /// system.links.sync_seconds), in seconds.
     double layerSync = 0;
     /// The seconds one layer takes for the whole prompt alone, and the

@@ -260,9 +260,10 @@ struct ChipLinkDesc {
   /// Bytes per second per link per direction.
   double bytesPerSecond = 0;
   double latencySeconds = 0;
-  /// What the chips of a tensor-parallel group wait at each of a layer's
-  /// synchronisation points (after attention, after the MLP or experts)
-  /// beyond the collective's own transfers: aligning their schedules. A
+  /// What the chips of a layer's tp x ep group wait at each of its
+  /// collectives (the two all-reduces of tensor parallelism, the two
+  /// all-to-alls of expert parallelism) beyond the collective's own
+  /// transfers: aligning their schedules. A
   /// fitted figure (docs/silicon-validation.md); 0, the default, charges
   /// nothing.
   double syncSeconds = 0;
