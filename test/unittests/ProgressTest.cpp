@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "loom/Runtime/Progress.h"
+#include "loom/Target/PassProgress.h"
 
 #include <gtest/gtest.h>
 
@@ -81,6 +82,36 @@ TEST(Progress, StepsPreferTheirOwnThreadsBar) {
   EXPECT_EQ(log.text(), "theirs: step 1/2 a\n"
                         "theirs: step 1/2 b\n"
                         "mine: step 2/2 c\n");
+}
+
+// Tests that a pass's steps reach the bar through the hook the driver sets:
+// 0, then every 5% of the work (here 2 of 40 units), then the end once; and
+// that a search's steps (PassSteps::upTo) count against their bound, say
+// so, and end at it when the search stops early.
+TEST(Progress, PassStepsReportEveryFivePercent) {
+  ProgressLog log;
+  loom::passStepHook = &Progress::step;
+  {
+    Progress bar("c", 1);
+    loom::PassSteps placed(40, "kernels placed");
+    for (int i = 0; i < 5; ++i)
+      placed.advance();
+    placed.advance(35);
+    placed.finish(); // Already at the end: nothing more.
+    loom::PassSteps rounds = loom::PassSteps::upTo(64, "rounds");
+    for (int i = 0; i < 7; ++i)
+      rounds.advance();
+    rounds.finish();
+  }
+  loom::passStepHook = nullptr;
+  EXPECT_EQ(log.text(), "c: step 0/40 kernels placed\n"
+                        "c: step 2/40 kernels placed\n"
+                        "c: step 4/40 kernels placed\n"
+                        "c: step 40/40 kernels placed\n"
+                        "c: step 0/64 rounds (at most)\n"
+                        "c: step 3/64 rounds (at most)\n"
+                        "c: step 6/64 rounds (at most)\n"
+                        "c: step 64/64 rounds (at most)\n");
 }
 
 } // namespace

@@ -1,11 +1,11 @@
 //===- PassProgress.h - Passes report the steps of their work ---*- C++ -*-===//
 //
-// A long pass (placement, spatial-to-sched) reports how far through its
-// work it is without linking the runtime's progress bar: it counts its
-// units with PassSteps, which calls the process's hook, and the driver
-// sets the hook to rt::Progress::step (the innermost live bar shows the
-// steps; LOOM_PROGRESS_LOG records them). With no hook set (a library
-// user, the Python module) nothing is reported.
+// A long pass (placement, spatial-to-sched, graph-partition) reports how
+// far through its work it is without linking the runtime's progress bar:
+// it counts its units with PassSteps, which calls the process's hook, and
+// the driver sets the hook to rt::Progress::step (the innermost live bar
+// shows the steps; LOOM_PROGRESS_LOG records them). With no hook set (a
+// library user, the Python module) nothing is reported.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_TARGET_PASSPROGRESS_H
@@ -34,6 +34,15 @@ public:
   PassSteps(int64_t total, std::string what)
       : total_(std::max<int64_t>(0, total)), what_(std::move(what)) {
     report();
+  }
+  /// A search that stops once it has its answer, after at most `bound`
+  /// units (rounds of an interval search): its total is the bound, so the
+  /// bar's time left is an upper estimate, and finish() when it stops
+  /// early reports the end in one step over the rounds it did not need.
+  /// The units read "WHAT (at most)", so a reader of the steps
+  /// (test/Compile/Inputs/check_steps.py) knows the total is a bound.
+  static PassSteps upTo(int64_t bound, const std::string &what) {
+    return PassSteps(bound, what + " (at most)");
   }
   /// `n` more units done.
   void advance(int64_t n = 1) {

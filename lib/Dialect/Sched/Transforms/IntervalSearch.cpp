@@ -7,7 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SchedPlan.h"
-#include "loom/Target/PassProgress.h"
+
+#include <iterator>
 
 namespace loom::sched {
 
@@ -134,14 +135,20 @@ bool IntervalSearch::run(bool pipelined) {
   if (pipelined) {
     // The tightest packing first, then ever looser ones (shorter
     // lifetimes, less SRAM), each at its own interval (searchPacking).
+    const double slacks[] = {1.0, 0.5, 0.25, 0.0};
+    // Its rounds (a modulo schedule at one interval, and its buffers), in
+    // steps of at most 5% of the most it may take.
+    PassSteps steps = PassSteps::upTo(
+        int64_t(std::size(slacks)) * kRoundsPerPacking, "interval rounds");
     std::optional<size_t> best;
-    for (double slack : {1.0, 0.5, 0.25, 0.0}) {
+    for (double slack : slacks) {
       // Only an interval below the best so far is worth searching for.
       const int64_t cap = best ? attempts[*best].ii : list.ii;
-      std::optional<size_t> fit = searchPacking(slack, cap, list.ii);
+      std::optional<size_t> fit = searchPacking(slack, cap, list.ii, steps);
       if (fit && (!best || attempts[*fit].ii < attempts[*best].ii))
         best = fit;
     }
+    steps.finish();
     if (best)
       allocated = buffers.plan(attempts[*best], false);
   }
@@ -153,7 +160,8 @@ bool IntervalSearch::run(bool pipelined) {
 }
 
 std::optional<size_t> IntervalSearch::searchPacking(double slack, int64_t cap,
-                                                    int64_t listII) {
+                                                    int64_t listII,
+                                                    PassSteps &steps) {
   // While its rotating copies overflow SRAM, at longer intervals (a longer
   // interval needs fewer copies): doubling until one fits, then halving
   // the gap between the longest that overflowed and the shortest that fit,
@@ -162,9 +170,10 @@ std::optional<size_t> IntervalSearch::searchPacking(double slack, int64_t cap,
   // interval doubles (lifetimes that grow with the interval) is given up.
   int64_t from = 0, overflowed = 0, lastExcess = 0;
   std::optional<size_t> fit;
-  for (int k = 0; k < 16; ++k) {
+  for (int k = 0; k < kRoundsPerPacking; ++k) {
     std::optional<TaskTimes> t = scheduleModulo(
         graph.parts, graph.deps, numResources, slack, from, listII);
+    steps.advance();
     if (!t || t->ii >= cap)
       break;
     attempts.push_back(std::move(*t));

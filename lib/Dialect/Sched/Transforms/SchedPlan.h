@@ -18,6 +18,7 @@
 #include "loom/Dialect/Spatial/Transforms/KernelCost.h"
 #include "loom/Target/ChipNetwork.h"
 #include "loom/Target/CostModel.h"
+#include "loom/Target/PassProgress.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -241,11 +242,16 @@ public:
   int64_t sramFailedII = 0;
 
 private:
+  /// The most rounds (a modulo schedule, then its buffers) one packing's
+  /// search takes.
+  static constexpr int kRoundsPerPacking = 16;
+
   /// The modulo schedules of one packing (`slack`) below `cap`, at ever
   /// longer intervals while their buffers overflow SRAM: the index in
-  /// `attempts` of the shortest that fits, if any.
-  std::optional<size_t> searchPacking(double slack, int64_t cap,
-                                      int64_t listII);
+  /// `attempts` of the shortest that fits, if any. Each round advances
+  /// `steps`.
+  std::optional<size_t> searchPacking(double slack, int64_t cap, int64_t listII,
+                                      PassSteps &steps);
 
   const TaskGraph &graph;
   int64_t numResources;
