@@ -23,6 +23,7 @@
 #include "loom/Dialect/Graph/IR/Graph.h"
 #include "loom/Dialect/Graph/Transforms/Passes.h"
 #include "loom/Target/ChipNetwork.h"
+#include "loom/Target/PassProgress.h"
 #include "loom/Target/TargetModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -177,12 +178,19 @@ void GraphPartitionPass::runOnOperation() {
     return;
   prepare();
 
-  // Candidates: every tp x pp = n the options allow.
+  // Candidates: every tp x pp = n the options allow, each priced op by op
+  // (its ops costed, in steps of at most 5% of all candidates' ops).
+  std::vector<int64_t> tps;
+  for (int64_t t = 1; t <= n; ++t)
+    if (n % t == 0 && (tp <= 0 || t == tp) && (pp <= 0 || n / t == pp))
+      tps.push_back(t);
+  int64_t priced = 0;
+  for (int64_t t : tps)
+    priced += n / t > (int64_t)ops_.size() ? 0 : (int64_t)ops_.size();
+  PassSteps steps(priced, "ops priced (each partition)");
   std::vector<Estimate> candidates;
   std::string report;
-  for (int64_t t = 1; t <= n; ++t) {
-    if (n % t || (tp > 0 && t != tp) || (pp > 0 && n / t != pp))
-      continue;
+  for (int64_t t : tps) {
     int64_t p = n / t;
     if (p > (int64_t)ops_.size()) {
       // Said, so that a failure with no candidate left still has a reason.
@@ -193,7 +201,7 @@ void GraphPartitionPass::runOnOperation() {
       continue;
     }
     Propagation &prop = propagation(func, t);
-    Estimate e = pricer_->estimate(t, p, prop);
+    Estimate e = pricer_->estimate(t, p, prop, &steps);
     char buf[200];
     if (e.fits)
       std::snprintf(buf, sizeof buf,

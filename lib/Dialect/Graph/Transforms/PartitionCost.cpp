@@ -107,14 +107,17 @@ double PartitionPricer::collectiveSeconds(const CollectiveNeed &c, int64_t tp) {
 }
 
 Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
-                                   const Propagation &prop) {
+                                   const Propagation &prop, PassSteps *steps) {
   Estimate e;
   e.tp = tp;
   e.pp = pp;
   std::set<void *> seenArgs;
   std::vector<OpCost> costs;
-  for (Operation *op : ops_)
+  for (Operation *op : ops_) {
     costs.push_back(costOf(op, prop, seenArgs));
+    if (steps)
+      steps->advance();
+  }
   // Collectives are charged to the op that needs them.
   std::map<Operation *, double> extra;
   for (const CollectiveNeed &c : prop.collectives)

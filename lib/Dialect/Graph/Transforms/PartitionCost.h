@@ -12,6 +12,7 @@
 #include "Sharding.h"
 
 #include "loom/Target/ChipNetwork.h"
+#include "loom/Target/PassProgress.h"
 #include "loom/Target/TargetModel.h"
 
 #include <memory>
@@ -48,7 +49,9 @@ public:
 
   OpCost costOf(Operation *op, const Propagation &prop,
                 std::set<void *> &seenArgs);
-  Estimate estimate(int64_t tp, int64_t pp, const Propagation &prop);
+  /// The partition's estimate; each op costed advances `steps`, if given.
+  Estimate estimate(int64_t tp, int64_t pp, const Propagation &prop,
+                    PassSteps *steps = nullptr);
   double collectiveSeconds(const CollectiveNeed &c, int64_t tp);
 
 private:
