@@ -35,6 +35,14 @@ Tolerance checkTolerance(std::string_view precision,
   return t;
 }
 
+Tolerance onnxTestTolerance() {
+  Tolerance t;
+  t.rtol = 1e-3;
+  t.atol = 1e-7;
+  t.scaleTol = 0;
+  return t;
+}
+
 Divergence compareTensors(const Tensor &expected, const Tensor &actual,
                           const Tolerance &tol) {
   Divergence d;
@@ -48,22 +56,28 @@ Divergence compareTensors(const Tensor &expected, const Tensor &actual,
     if (std::isfinite(expected.getDouble(i)))
       scale = std::max(scale, std::fabs(expected.getDouble(i)));
   double atol = std::max(tol.atol, tol.scaleTol * scale);
+  // Integers compare as integers: 64-bit values are not all doubles.
+  const bool exact = !isFloat(expected.dtype());
   for (int64_t i = 0; i < expected.numElements(); ++i) {
     double e = expected.getDouble(i), a = actual.getDouble(i);
-    if ((std::isnan(e) && std::isnan(a)) || a == e)
+    if (exact ? expected.getInt(i) == actual.getInt(i)
+              : (std::isnan(e) && std::isnan(a)) || a == e)
       continue;
     double err = std::isinf(e) ? std::numeric_limits<double>::infinity()
                                : std::fabs(a - e);
     if (std::isnan(err))
       err = std::numeric_limits<double>::infinity();
-    if (err > d.maxAbs) {
+    if (err > d.maxAbs || d.worst < 0) {
       d.maxAbs = err;
       d.worst = i;
     }
     if (e != 0 && std::isfinite(e))
       d.maxRel = std::max(d.maxRel, err / std::fabs(e));
-    if (!std::isfinite(err) || !(err <= atol + tol.rtol * std::fabs(e)))
+    if (exact || !std::isfinite(err) ||
+        !(err <= atol + tol.rtol * std::fabs(e))) {
       d.ok = false;
+      ++d.mismatches;
+    }
   }
   return d;
 }

@@ -72,3 +72,35 @@ TEST(CompareTensors, AnotherShapeOrTypeDoesNotMatch) {
                                   std::vector<int64_t>{1, 2});
   EXPECT_FALSE(compareTensors(f32({1, 2}), i64, t).ok);
 }
+
+TEST(CompareTensors, IntegersMatchOnlyWhenEqual) {
+  // Within fp32's rtol of 1e-3 as doubles, but another integer; and two
+  // int64 values one apart above 2^53, equal as doubles.
+  Tolerance t = checkTolerance("fp32");
+  auto i64 = [](std::vector<int64_t> v) {
+    return Tensor::fromVector(DType::I64, Shape{int64_t(v.size())}, v);
+  };
+  Divergence d = compareTensors(i64({1000, 7}), i64({1001, 7}), t);
+  EXPECT_FALSE(d.ok);
+  EXPECT_EQ(d.worst, 0);
+  EXPECT_EQ(d.mismatches, 1);
+  const int64_t big = (int64_t(1) << 53) + 1;
+  d = compareTensors(i64({big}), i64({big + 1}), t);
+  EXPECT_FALSE(d.ok);
+  EXPECT_EQ(d.worst, 0);
+  EXPECT_TRUE(compareTensors(i64({big, -3}), i64({big, -3}), t).ok);
+}
+
+TEST(CompareTensors, CountsTheElementsThatDoNotPass) {
+  // ONNX's backend-test tolerance: 1e-7 + 1e-3 |e|, no scale term.
+  Tolerance t = onnxTestTolerance();
+  EXPECT_DOUBLE_EQ(t.rtol, 1e-3);
+  EXPECT_DOUBLE_EQ(t.atol, 1e-7);
+  EXPECT_DOUBLE_EQ(t.scaleTol, 0.0);
+  Divergence d =
+      compareTensors(f32({1000, 1, 0, 0}), f32({1000.5f, 1.01f, 1e-8f, 1}), t);
+  EXPECT_FALSE(d.ok);
+  EXPECT_EQ(d.mismatches, 2); // 1.01 against 1, and 1 against 0
+  EXPECT_EQ(d.worst, 3);
+  EXPECT_EQ(compareTensors(f32({1000}), f32({1000.5f}), t).mismatches, 0);
+}

@@ -2,7 +2,9 @@
 //
 // The one comparison of a program's output with the golden reference, and
 // the one table of its tolerances per numeric format (docs/numerics.md):
-// `loom check` and the Python module's loom.check both take them from here.
+// `loom check` and the Python module's loom.check both take them from here,
+// and loom-conformance compares the golden reference with ONNX's test data
+// with the same comparison at ONNX's backend-test tolerance.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_RUNTIME_COMPARE_H
@@ -33,13 +35,21 @@ struct Tolerance {
 Tolerance checkTolerance(std::string_view precision,
                          std::string_view kvPrecision = "fp32");
 
+/// ONNX's backend-test tolerance (rtol 1e-3, atol 1e-7, no scale term):
+/// what loom-conformance holds the golden reference to against ONNX's
+/// expected outputs.
+Tolerance onnxTestTolerance();
+
 /// The largest error of `actual` against `expected` and whether every
 /// element passes `tol`. Equal values match (infinities of one sign
-/// included, a masked logit's -inf); a NaN or an infinity against anything
-/// else does not, nor does a tensor of another shape or element type.
+/// included, a masked logit's -inf; NaN matches NaN); a NaN or an infinity
+/// against anything else does not, nor does a tensor of another shape or
+/// element type. Integers and booleans must be equal: a tolerance is for
+/// rounding, which they do not have.
 struct Divergence {
   double maxAbs = 0, maxRel = 0;
-  int64_t worst = -1; ///< the element of the largest absolute error
+  int64_t worst = -1;     ///< the element of the largest absolute error
+  int64_t mismatches = 0; ///< the elements that do not pass
   bool ok = true;
 };
 Divergence compareTensors(const Tensor &expected, const Tensor &actual,
