@@ -2,8 +2,9 @@
 //
 // Runs ONNX's own test cases (a folder with model.onnx and test_data_set_*/
 // holding input_K.pb and output_K.pb) through the importer and the golden
-// reference, and compares with the expected outputs using the tolerances of
-// ONNX's backend test runner (rtol 1e-3, atol 1e-7). Each case runs in a
+// reference, and compares with the expected outputs by the runtime's one
+// comparison (rt::compareTensors) at the tolerance of ONNX's backend test
+// runner (rt::onnxTestTolerance: rtol 1e-3, atol 1e-7). Each case runs in a
 // child process with a time limit, so a crash or a hang is reported as such
 // and cannot take the run down.
 //
@@ -14,13 +15,13 @@
 #include "loom/Frontend/ONNX/Importer.h"
 #include "loom/InitAll.h"
 #include "loom/Reference/Evaluator.h"
+#include "loom/Runtime/Compare.h"
 #include "loom/Runtime/TensorIO.h"
 
 #include "mlir/IR/MLIRContext.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -60,37 +61,27 @@ struct CaseResult {
   std::string reason;
 };
 
-/// Compares one output; returns an empty string when it matches.
-std::string compare(const Tensor &expected, const Tensor &actual,
-                    double rtol, double atol) {
+/// Compares one output with the runtime's one comparison at ONNX's
+/// backend-test tolerance (rt::onnxTestTolerance: floats within rtol 1e-3,
+/// atol 1e-7, NaN matching NaN; integers and booleans equal); returns an
+/// empty string when it matches.
+std::string compare(const Tensor &expected, const Tensor &actual) {
   if (expected.shape() != actual.shape())
     return "shape " + loom::rt::shapeToString(actual.shape()) + ", expected " +
            loom::rt::shapeToString(expected.shape());
   if (expected.dtype() != actual.dtype())
     return std::string("element type ") + loom::rt::dtypeName(actual.dtype()) +
            ", expected " + loom::rt::dtypeName(expected.dtype());
-  bool exact = !loom::rt::isFloat(expected.dtype());
-  for (int64_t i = 0; i < expected.numElements(); ++i) {
-    bool ok;
-    if (exact) {
-      ok = expected.getInt(i) == actual.getInt(i);
-    } else {
-      double e = expected.getDouble(i), a = actual.getDouble(i);
-      if (std::isnan(e) || std::isnan(a))
-        ok = std::isnan(e) && std::isnan(a);
-      else if (std::isinf(e) || std::isinf(a))
-        ok = e == a;
-      else
-        ok = std::fabs(a - e) <= atol + rtol * std::fabs(e);
-    }
-    if (!ok) {
-      std::ostringstream os;
-      os << "element " << i << " is " << actual.getDouble(i) << ", expected "
-         << expected.getDouble(i);
-      return os.str();
-    }
-  }
-  return "";
+  loom::rt::Divergence d =
+      loom::rt::compareTensors(expected, actual, loom::rt::onnxTestTolerance());
+  if (d.ok)
+    return "";
+  std::ostringstream os;
+  os << d.mismatches << " of " << expected.numElements()
+     << " elements differ; the worst, element " << d.worst << ", is "
+     << actual.getDouble(d.worst) << ", expected "
+     << expected.getDouble(d.worst);
+  return os.str();
 }
 
 bool isUnsupportedMessage(const std::string &msg) {
@@ -252,7 +243,7 @@ std::pair<Status, std::string> runCase(const fs::path &dir) {
         if (actual.dtype() == loom::rt::DType::BF16 &&
             ds.expected[i].dtype() == loom::rt::DType::U16)
           actual = actual.bitcast(loom::rt::DType::U16);
-        std::string diff = compare(ds.expected[i], actual, 1e-3, 1e-7);
+        std::string diff = compare(ds.expected[i], actual);
         if (!diff.empty())
           return {Status::Fail, ds.name + " output " + std::to_string(i) +
                                     ": " + diff};
