@@ -61,7 +61,9 @@ PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8")
 # (rt::checkTolerance, docs/numerics.md): _loom.check_tolerance(precision,
 # kv_precision) gives (rtol, atol, scale_tol). An element passes when
 # |actual - expected| <= max(atol, scale_tol * S) + rtol * |expected|, with
-# S the largest finite |expected| of that output.
+# S the largest finite |expected| of that output; _loom.compare is that
+# comparison, the runtime's one (rt::compareTensors), as `loom check` makes
+# it.
 
 
 # --------------------------------------------------------------------------
@@ -462,35 +464,22 @@ class CheckResult:
 
 
 def _compare(name, expected, actual, rtol, atol, scale_tol):
-    """(max abs error, max rel error, failure line or None)."""
+    """(max abs error, max rel error, failure line or None), by the
+    runtime's comparison (_loom.compare)."""
     if actual is None:
         return float("inf"), float("inf"), f"output '{name}': the simulator did not produce it"
     if expected.shape != actual.shape:
         return (float("inf"), float("inf"),
                 f"output '{name}': shape {actual.shape}, the reference has {expected.shape}")
-    if expected.size == 0:
-        return 0.0, 0.0, None
-    e = expected.astype(np.float64)
-    a = actual.astype(np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        err = np.abs(a - e)
-        # Equal values match (infinities of one sign included, as a masked
-        # logit's -inf); a NaN or an infinity against anything else does not.
-        same = (np.isnan(e) & np.isnan(a)) | (a == e)
-        err = np.where(same, 0.0, err)
-        err = np.where(~same & ~(np.isfinite(e) & np.isfinite(a)), np.inf, err)
-        finite = np.isfinite(e)
-        scale = float(np.abs(e[finite]).max()) if finite.any() else 0.0
-        tol = max(atol, scale_tol * scale) + rtol * np.where(finite, np.abs(e), 0.0)
-        bad = ~(err <= tol)
-        nz = e != 0
-        max_abs = float(err.max())
-        max_rel = float((err[nz] / np.abs(e[nz])).max()) if nz.any() else 0.0
-    if bad.any():
-        i = np.unravel_index(int(np.argmax(np.where(bad, err - tol, -np.inf))), e.shape)
+    if expected.dtype != actual.dtype:
+        return (float("inf"), float("inf"),
+                f"output '{name}': dtype {actual.dtype}, the reference has {expected.dtype}")
+    ok, max_abs, max_rel, worst, bad = _loom.compare(expected, actual, rtol, atol, scale_tol)
+    if not ok:
+        i = np.unravel_index(worst, expected.shape)
         return max_abs, max_rel, (
-            f"output '{name}': {int(bad.sum())} of {e.size} elements differ; worst at "
-            f"{tuple(int(x) for x in i)}: simulated {a[i]!r}, reference {e[i]!r}")
+            f"output '{name}': {bad} of {expected.size} elements differ; worst at "
+            f"{tuple(int(x) for x in i)}: simulated {actual[i]!r}, reference {expected[i]!r}")
     return max_abs, max_rel, None
 
 

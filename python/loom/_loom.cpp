@@ -389,6 +389,23 @@ PYBIND11_MODULE(_loom, m) {
       py::arg("precision"), py::arg("kv_precision") = "fp32",
       "loom check's tolerances for a precision and KV-cache format: "
       "(rtol, atol, scale_tol).");
+  m.def(
+      "compare",
+      [](const py::handle &expected, const py::handle &actual, double rtol,
+         double atol, double scaleTol) {
+        rt::Tensor e = toTensor("expected", expected, false);
+        rt::Tensor a = toTensor("actual", actual, false);
+        rt::Tolerance tol;
+        tol.rtol = rtol;
+        tol.atol = atol;
+        tol.scaleTol = scaleTol;
+        rt::Divergence d = rt::compareTensors(e, a, tol);
+        return py::make_tuple(d.ok, d.maxAbs, d.maxRel, d.worst, d.mismatches);
+      },
+      py::arg("expected"), py::arg("actual"), py::arg("rtol"), py::arg("atol"),
+      py::arg("scale_tol"),
+      "loom check's comparison of two arrays (rt::compareTensors): (ok, "
+      "max_abs, max_rel, worst flat index or -1, elements that differ).");
   m.def("evaluate", &evaluateModel, py::arg("model"), py::arg("inputs"),
         py::arg("dims"), py::arg("bf16_inputs"),
         "The golden reference: [(output name, array)].");

@@ -182,6 +182,23 @@ class Errors(unittest.TestCase):
         np.testing.assert_allclose(loom.evaluate(self.model, x)["y"], expected, rtol=1e-6)
         self.assertTrue(loom.check(self.program, x).ok)
 
+    def test_check_compares_as_loom_check(self):
+        # loom.check's comparison is the runtime's (_loom.compare): an
+        # integer within fp32's rtol is still another integer (a NumPy
+        # copy of the rule let 1001 pass for 1000), NaN matches NaN, the
+        # scale term allows 4e-4 beside a 4.
+        rtol, atol, scale = loom._loom.check_tolerance("fp32")
+        ok, _, _, worst, bad = loom._loom.compare(
+            np.array([7, 1000]), np.array([7, 1001]), rtol, atol, scale)
+        self.assertEqual((ok, worst, bad), (False, 1, 1))
+        e = np.array([[np.nan, 4.0], [0.0, 1.0]], np.float32)
+        a = np.array([[np.nan, 4.0], [4e-4, 1.0]], np.float32)
+        self.assertTrue(loom._loom.compare(e, a, rtol, atol, scale)[0])
+        self.assertFalse(loom._loom.compare(e, a, rtol, atol, 0.0)[0])
+        _, _, failure = loom._compare("y", e, a, rtol, atol, 0.0)
+        self.assertTrue(failure.startswith(
+            "output 'y': 1 of 4 elements differ; worst at (1, 0): simulated "), failure)
+
     def test_dynamic_dimension_needs_dims(self):
         path = os.path.join(WORK, "matmul_relu_dynamic.onnx")
         onnx.save(matmul_relu("batch"), path)

@@ -2,9 +2,10 @@
 //
 // The one comparison of a program's output with the golden reference, and
 // the one table of its tolerances per numeric format (docs/numerics.md):
-// `loom check` and the Python module's loom.check both take them from here,
-// and loom-conformance compares the golden reference with ONNX's test data
-// with the same comparison at ONNX's backend-test tolerance.
+// `loom check` and the Python module's loom.check (through _loom.compare)
+// both take them from here, and loom-conformance compares the golden
+// reference with ONNX's test data with the same comparison at ONNX's
+// backend-test tolerance.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_RUNTIME_COMPARE_H
