@@ -16,6 +16,19 @@ ACTUAL_DIR, or an EXPECTED_DIR without .npy files. Extra files in ACTUAL_DIR
 are listed but do not fail the comparison.
 
 Must run with Debian's /usr/bin/python3 (numpy).
+
+Why this is not the runtime's comparison (rt::compareTensors, which
+`loom check`, loom-conformance and the Python module's loom.check use):
+the e2e tests that call this script (zoo_vs_ort.sh, compiled_vs_ort.sh)
+must run without the Python module. The sanitizer build runs every test
+but the large ones (`ctest -LE large` in scripts/test.sh), tiny_cnn's,
+llama_decode's and moe_decode's comparisons with ONNX Runtime among them,
+and that build has no Python module (python/CMakeLists.txt: an
+ASan-instrumented extension needs the ASan runtime preloaded into the
+interpreter), so this script cannot import it. It compares ONNX Runtime's
+outputs, not the golden reference, so it keeps NumPy's allclose rules:
+no scale term (compiled_vs_ort.sh turns a narrow format's scale into
+--atol itself), NaN matching only with --equal-nan, dtypes free to differ.
 """
 
 import argparse
