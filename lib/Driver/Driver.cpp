@@ -14,6 +14,7 @@
 #include "loom/Runtime/Program.h"
 #include "loom/Runtime/Progress.h"
 #include "loom/Runtime/ScheduleVerifier.h"
+#include "loom/Runtime/TensorIO.h"
 #include "loom/Target/ProgramEmitter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -305,12 +306,17 @@ std::unique_ptr<MLIRContext> makeContext() {
   return ctx;
 }
 
-/// The named dynamic dimensions of an ONNX model's graph inputs (those
-/// that are not initializers), sorted; nullopt when the file cannot be read
+/// An ONNX model's graph inputs and the names of its initializers (the
+/// weights, which older models also list as inputs).
+struct OnnxGraphInputs {
+  std::vector<onnx::ValueInfoProto> inputs;
+  std::set<std::string> initializers;
+};
+
+/// Reads an ONNX model's graph inputs; nullopt when the file cannot be read
 /// as a model (the importer then says why). Only the graph's inputs and
 /// the initializers' names are read: the weights are skipped over.
-static std::optional<std::set<std::string>>
-onnxDynamicDims(const std::string &path) {
+static std::optional<OnnxGraphInputs> onnxGraphInputs(const std::string &path) {
   using google::protobuf::io::CodedInputStream;
   using google::protobuf::internal::WireFormatLite;
   int fd = ::open(path.c_str(), O_RDONLY);
@@ -369,9 +375,20 @@ onnxDynamicDims(const std::string &path) {
     }
     in.PopLimit(graph);
   }
+  return OnnxGraphInputs{std::move(inputs), std::move(initializers)};
+}
+
+/// The named dynamic dimensions of an ONNX model's graph inputs (those
+/// that are not initializers), sorted; nullopt when the file cannot be read
+/// as a model.
+static std::optional<std::set<std::string>>
+onnxDynamicDims(const std::string &path) {
+  std::optional<OnnxGraphInputs> graph = onnxGraphInputs(path);
+  if (!graph)
+    return std::nullopt;
   std::set<std::string> dims;
-  for (const onnx::ValueInfoProto &input : inputs) {
-    if (initializers.count(input.name()) ||
+  for (const onnx::ValueInfoProto &input : graph->inputs) {
+    if (graph->initializers.count(input.name()) ||
         !input.type().has_tensor_type() ||
         !input.type().tensor_type().has_shape())
       continue;
@@ -404,6 +421,106 @@ static void checkDimNames(const std::string &path,
       names += (names.empty() ? "" : ", ") + d;
     fail(path + ": " + bound + ": the model has no dynamic dimension '" +
          name + "' (its dynamic dimensions: " + names + ")");
+  }
+}
+
+/// `type`'s element type and shape as Loom prints them (`i64[2]`), a
+/// dynamic dimension as '?'.
+static std::string declaredTypeText(const onnx::TypeProto::Tensor &type) {
+  std::optional<rt::DType> dt = rt::dtypeFromOnnx(type.elem_type());
+  std::string text = dt ? rt::dtypeName(*dt) : std::string("?");
+  if (!type.has_shape())
+    return text + "[rank unknown]";
+  text += "[";
+  for (int d = 0; d < type.shape().dim_size(); ++d) {
+    const auto &dim = type.shape().dim(d);
+    text += (d ? "x" : "") +
+            (dim.has_dim_value() ? std::to_string(dim.dim_value()) : "?");
+  }
+  return text + "]";
+}
+
+void applyBindings(const std::string &path,
+                   const std::vector<Binding> &bindings,
+                   ImportOptions &options) {
+  if (bindings.empty())
+    return;
+  auto flag = [](const Binding &b) {
+    return "--bind " + b.name + (b.file.empty() ? "" : "=" + b.file);
+  };
+  if (llvm::StringRef(path).ends_with(".json"))
+    fail(path + ": " + flag(bindings.front()) +
+         ": --bind fixes an ONNX model's input; a config.json model has "
+         "none to bind (its shapes are --dim batch, past, tokens)");
+  std::optional<OnnxGraphInputs> graph = onnxGraphInputs(path);
+  // Dimensions a bound value fixes, with the binding that fixed it first.
+  std::map<std::string, std::pair<int64_t, const Binding *>> implied;
+  for (const Binding &b : bindings) {
+    if (!options.frozenInputs.emplace(b.name, b.value).second)
+      fail(flag(b) + ": '" + b.name + "' is bound twice");
+    // An unreadable model is the importer's to report.
+    if (!graph)
+      continue;
+    const onnx::ValueInfoProto *input = nullptr;
+    for (const onnx::ValueInfoProto &in : graph->inputs)
+      if (in.name() == b.name && !graph->initializers.count(in.name()))
+        input = &in;
+    if (!input) {
+      if (graph->initializers.count(b.name))
+        fail(path + ": " + flag(b) + ": '" + b.name +
+             "' is a weight of the model (an initializer), not an input");
+      std::string names;
+      for (const onnx::ValueInfoProto &in : graph->inputs)
+        if (!graph->initializers.count(in.name()))
+          names += (names.empty() ? "" : ", ") + in.name();
+      fail(path + ": " + flag(b) + ": the model has no input '" + b.name +
+           "' (its inputs: " + (names.empty() ? "none" : names) + ")");
+    }
+    if (!input->type().has_tensor_type())
+      fail(path + ": " + flag(b) + ": input '" + b.name + "' is not a tensor");
+    const onnx::TypeProto::Tensor &declared = input->type().tensor_type();
+    std::optional<rt::DType> dt = rt::dtypeFromOnnx(declared.elem_type());
+    // NumPy has no bfloat16: uint16 data holds its bit patterns.
+    bool sameType =
+        dt && (*dt == b.value.dtype() ||
+               (*dt == rt::DType::BF16 && b.value.dtype() == rt::DType::U16));
+    bool sameShape =
+        !declared.has_shape() ||
+        declared.shape().dim_size() == static_cast<int>(b.value.shape().size());
+    for (int d = 0; sameShape && d < declared.shape().dim_size(); ++d)
+      sameShape = !declared.shape().dim(d).has_dim_value() ||
+                  declared.shape().dim(d).dim_value() == b.value.shape()[d];
+    std::string where = b.file.empty() ? path : b.file;
+    if (!sameType || !sameShape)
+      fail(where + ": " + flag(b) + ": the value is " +
+           rt::dtypeName(b.value.dtype()) + rt::shapeToString(b.value.shape()) +
+           " but input '" + b.name + "' is " + declaredTypeText(declared));
+    if (!declared.has_shape())
+      continue;
+    // A named dynamic dimension takes the bound value's size: a --dim that
+    // says otherwise, or another binding, contradicts it.
+    for (int d = 0; d < declared.shape().dim_size(); ++d) {
+      const auto &dim = declared.shape().dim(d);
+      if (dim.has_dim_value() || dim.dim_param().empty())
+        continue;
+      const std::string &param = dim.dim_param();
+      int64_t size = b.value.shape()[d];
+      std::string what = where + ": " + flag(b) + ": dimension " +
+                         std::to_string(d) + " ('" + param + "') of input '" +
+                         b.name + "' is " + std::to_string(size);
+      if (auto given = options.dims.find(param);
+          given != options.dims.end() && !implied.count(param)) {
+        if (given->second != size)
+          fail(what + ", but --dim " + param + "=" +
+               std::to_string(given->second));
+        continue;
+      }
+      auto [it, fresh] = implied.try_emplace(param, size, &b);
+      if (!fresh && it->second.first != size)
+        fail(what + ", but " + flag(*it->second.second) + " makes it " +
+             std::to_string(it->second.first));
+      options.dims[param] = size;
+    }
   }
 }
 
@@ -760,7 +877,9 @@ Compiled compile(const std::string &modelPath, const CompileOptions &options) {
   requireSpatialTarget(*target, options.target);
   std::unique_ptr<MLIRContext> ctx = makeContext();
   Compiled result;
-  auto module = importModel(*ctx, modelPath, options.import);
+  ImportOptions import = options.import;
+  applyBindings(modelPath, options.bindings, import);
+  auto module = importModel(*ctx, modelPath, import);
   result.timings.push_back(
       {"import", std::chrono::duration<double>(
                      std::chrono::steady_clock::now() - started)

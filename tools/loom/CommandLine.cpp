@@ -51,6 +51,12 @@ Flag input(const char *what) {
               what + " (repeat for each)",
           true};
 }
+Flag bind() {
+  return {"bind", "NAME=FILE.npy",
+          "fixes input NAME to a .npy or .pb file's value at compile time; "
+          "the program has no input NAME (repeat for each)",
+          true};
+}
 Flag mapping() {
   return {"mapping", "auto|sequential|pipelined|hybrid",
           "how kernels share tiles; auto schedules each and keeps the best"};
@@ -85,6 +91,7 @@ std::vector<Command> makeCommands() {
         calibrate(),
         kvPrecision(),
         dim(),
+        bind(),
         mapping(),
         objective(),
         {"max-ii", "CYCLES", "fails unless a new input can start this often"},
@@ -132,6 +139,7 @@ std::vector<Command> makeCommands() {
                {target(),
                 input(", else a synthetic value"),
                 dim(),
+                bind(),
                 precision(),
                 calibrate(),
                 kvPrecision(),

@@ -179,11 +179,31 @@ loom::ImportOptions importOptions(const Args &args) {
 using loom::driver::DiagnosticCapture;
 using loom::driver::MappingOptions;
 
+/// The --bind NAME=FILE flags, each file read. A name bound twice is
+/// refused before any file is read.
+std::vector<loom::driver::Binding> bindings(const Args &args) {
+  std::vector<loom::driver::Binding> out;
+  std::set<std::string> names;
+  for (const std::string &b : args.all("bind")) {
+    size_t eq = b.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == b.size())
+      usageError("--bind expects NAME=FILE.npy, got '" + b + "'");
+    std::string name = b.substr(0, eq);
+    if (!names.insert(name).second)
+      usageError("--bind " + b + ": '" + name + "' is bound twice");
+    out.push_back({name, b.substr(eq + 1), {}});
+  }
+  for (loom::driver::Binding &b : out)
+    b.value = loom::rt::readTensorFile(b.file, b.name);
+  return out;
+}
+
 OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const Args &args) {
   if (args.positional.size() != 1)
     usageError("expected exactly one MODEL.onnx argument");
-  auto module = loom::driver::importModel(ctx, args.positional[0],
-                                          importOptions(args));
+  loom::ImportOptions options = importOptions(args);
+  loom::driver::applyBindings(args.positional[0], bindings(args), options);
+  auto module = loom::driver::importModel(ctx, args.positional[0], options);
   // --calibrate: the int8 policy's scales from calibration inputs.
   if (args.has("calibrate")) {
     if (args.get("precision", "fp32") != "int8")
@@ -560,6 +580,14 @@ int runCheck(int argc, char **argv) {
   // halo's DMA, say), so check shows the kernel that needed its bytes.
   int dropInstr = parseIndex("debug-drop-instr");
 
+  // A bound input is a constant of the program: it takes no --input.
+  for (const std::string &b : args.all("bind")) {
+    std::string name = b.substr(0, b.find('='));
+    if (givenInputs(args).count(name))
+      usageError("--bind " + b + ": input '" + name +
+                 "' is also given with --input; a bound input is a constant "
+                 "of the program, not an input");
+  }
   auto module = importModel(ctx, args);
   const std::string &model = args.positional[0];
   auto graphFunc = module->lookupSymbol<func::FuncOp>("main");

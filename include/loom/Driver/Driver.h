@@ -44,6 +44,29 @@ struct DiagnosticCapture {
 /// An MLIR context with every Loom dialect loaded.
 std::unique_ptr<mlir::MLIRContext> makeContext();
 
+/// A graph input fixed at compile time (`--bind NAME=FILE`): it becomes a
+/// constant of the model, so shapes computed from it are static, and the
+/// compiled program no longer has it as an input.
+struct Binding {
+  std::string name;
+  /// Where the value came from, for errors ("" when given as an array).
+  std::string file;
+  rt::Tensor value;
+};
+
+/// Checks `bindings` against the ONNX model at `path` and adds them to
+/// `options.frozenInputs` (the importer freezes them before shape
+/// inference). Throws rt::Error, one line each, for a name bound twice, a
+/// name that is not a graph input (listing the inputs), a value whose dtype
+/// or shape is not the input's declared type, and a named dynamic dimension
+/// of the input whose size the value contradicts (a `--dim` or another
+/// binding). A dynamic dimension of a bound input takes the value's size
+/// (added to `options.dims`), so the other inputs that share it need no
+/// `--dim`.
+void applyBindings(const std::string &path,
+                   const std::vector<Binding> &bindings,
+                   ImportOptions &options);
+
 /// Imports `path` (throws rt::Error with the importer's line on failure).
 mlir::OwningOpRef<mlir::ModuleOp> importModel(mlir::MLIRContext &ctx,
                                               const std::string &path,
@@ -155,6 +178,8 @@ std::vector<uint8_t> emitVerified(mlir::ModuleOp module,
 
 struct CompileOptions {
   std::string target = "tiny";
+  /// Inputs fixed at compile time (applyBindings).
+  std::vector<Binding> bindings;
   std::string precision = "fp32";
   MappingOptions mapping;
   ImportOptions import;

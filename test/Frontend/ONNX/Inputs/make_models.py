@@ -243,6 +243,13 @@ def range_limit_input():
                  [floats("zero", 0.0), floats("step", 1.0)])
 
 
+def shared_dim_inputs():
+    # Y = X + B, both [batch, 3]: binding B fixes batch for X as well.
+    node = helper.make_node("Add", ["X", "B"], ["Y"], name="add")
+    return model([node], [tensor("X", ["batch", 3]), tensor("B", ["batch", 3])],
+                 [tensor("Y", ["batch", 3])])
+
+
 def indexing(op, indices, name, updates=None, **attrs):
     # op(X, indices[, updates]) on a 4x3 X with constant indices.
     inputs = ["X", "i"] + (["u"] if updates is not None else [])
@@ -633,6 +640,7 @@ MODELS = {
     "neutral_scalars": neutral_scalars,
     "eval_model": eval_model,
     "reshape_shape_input": reshape_shape_input,
+    "shared_dim_inputs": shared_dim_inputs,
     "adagrad": lambda: optimizer("Adagrad", ["H"], decay_factor=0.5,
                                  epsilon=0.01, norm_coefficient=0.1),
     "momentum_nesterov": lambda: optimizer(
