@@ -8,7 +8,7 @@ arrays. docs/python.md is the tutorial.
     result = loom.check("model.onnx", target="tsp-v1")   # CheckResult, .ok
 
 What is here:
-  compile(model, ...) -> Program      loom compile, as a function
+  compile(model, ...) -> Program      loom compile, as a function (bind=: --bind)
   load(path) -> Program               a .loom program file
   run(program_or_path, inputs)        functional simulation -> {name: ndarray}
   evaluate(model, inputs, dims=None)  the golden reference  -> {name: ndarray}
@@ -93,6 +93,31 @@ def _dims(dims):
             raise TypeError(f"dims: '{name}' must be an int, got {value!r}")
         out[name] = int(value)
     return out
+
+
+def _bind(bind):
+    """bind as {name: ndarray or path str}: a path (a .npy or .pb file) is
+    read by Loom as `--bind NAME=FILE` reads it."""
+    if bind is None:
+        return {}
+    if not isinstance(bind, Mapping):
+        raise TypeError(f"bind must be a dict {{name: array or path}}, got {type(bind).__name__}")
+    out = {}
+    for name, value in bind.items():
+        if not isinstance(name, str):
+            raise TypeError(f"bind: names must be str, got {name!r}")
+        if isinstance(value, (str, os.PathLike)):
+            value = os.fspath(value)
+            out[name] = os.fsdecode(value) if isinstance(value, bytes) else value
+        else:
+            out[name] = _as_array(name, value)
+    return out
+
+
+def _bf16_inputs(path):
+    """The names of an ONNX file's bf16 inputs ([] if onnx cannot read it)."""
+    info = _onnx_inputs(path)
+    return set(info[1]) if info else set()
 
 
 class _TempDir:
@@ -334,7 +359,8 @@ def _write_file(path, data):
 # --------------------------------------------------------------------------
 
 def compile(model, target="tiny", precision="fp32", mapping="auto", objective="latency",
-            max_ii=0, dims=None, verify=True, chips=1, tp=0, pp=0, kv_precision="fp32"):
+            max_ii=0, dims=None, verify=True, chips=1, tp=0, pp=0, kv_precision="fp32",
+            bind=None):
     """Compiles an ONNX model (a path or an onnx.ModelProto).
 
     target: a preset name (tiny, tsp-v1, lp30, ...) or a target JSON file;
@@ -345,8 +371,11 @@ def compile(model, target="tiny", precision="fp32", mapping="auto", objective="l
     verifier; chips, tp, pp: split the model across chips (tensor- and
     pipeline-parallel degrees, 0: chosen; see docs/multichip.md);
     kv_precision: for an LLM config.json, the format its KV cache is stored
-    in (fp32, bf16, fp16 or fp8; docs/numerics.md). Raises loom.Error on any
-    user error."""
+    in (fp32, bf16, fp16 or fp8; docs/numerics.md); bind: {input name:
+    array or .npy/.pb path} fixes those inputs at compile time (`--bind`):
+    they become constants, so shapes computed from them are static, and the
+    Program no longer has them as inputs. Raises loom.Error on any user
+    error."""
     path, keep = _model_file(model)
     options = dict(target=_check_str("target", target),
                    precision=_check_str("precision", precision),
@@ -354,13 +383,15 @@ def compile(model, target="tiny", precision="fp32", mapping="auto", objective="l
                    objective=_check_str("objective", objective),
                    max_ii=int(max_ii), dims=_dims(dims), verify=bool(verify),
                    chips=int(chips), tp=int(tp), pp=int(pp),
-                   kv_precision=_check_str("kv_precision", kv_precision))
+                   kv_precision=_check_str("kv_precision", kv_precision),
+                   bind=_bind(bind))
     if options["chips"] == 1 and (options["tp"] > 1 or options["pp"] > 1):
         options["chips"] = max(1, options["tp"]) * max(1, options["pp"])
     res = _loom.compile(path, options["target"], options["precision"], options["mapping"],
                         options["objective"], options["max_ii"], options["dims"],
                         options["verify"], options["chips"], options["tp"], options["pp"],
-                        options["kv_precision"])
+                        options["kv_precision"], options["bind"],
+                        _bf16_inputs(path) if options["bind"] else set())
     return Program(res["program"], path, summary=res["summary"],
                    mapping_report=res["mapping_report"], timings=res["timings"],
                    seconds=res["seconds"], model_path=os.path.abspath(path),
@@ -390,19 +421,23 @@ def evaluate(model, inputs, dims=None):
     for `inputs` ({name: array}, a list in input order, or one array).
 
     model: a path, an onnx.ModelProto, or a Program that knows its model
-    (compile and from_torch record it; its dims are used unless given)."""
+    (compile and from_torch record it; its dims and bound inputs are used
+    unless given)."""
+    bind = {}
     if isinstance(model, Program):
         path, keep = _model_file(model)
         names = model.input_names
-        bf16 = [n for n, (_, d) in model.input_specs.items() if d == "bfloat16"]
         if dims is None:
             dims = model.options.get("dims")
+        bind = model.options.get("bind") or {}
+        bf16 = _bf16_inputs(path) if bind else set()
+        bf16 |= {n for n, (_, d) in model.input_specs.items() if d == "bfloat16"}
     else:
         path, keep = _model_file(model)
         info = _onnx_inputs(path)
         names, bf16 = info if info else ([], [])
     named = _named_inputs(names, inputs, path)
-    result = dict(_loom.evaluate(path, named, _dims(dims), set(bf16)))
+    result = dict(_loom.evaluate(path, named, _dims(dims), set(bf16), bind))
     del keep  # the temporary model (if any) may go now
     return result
 
@@ -484,14 +519,15 @@ def _compare(name, expected, actual, rtol, atol, scale_tol):
 
 
 def check(model, inputs=None, target="tiny", precision="fp32", mapping="auto",
-          rtol=None, atol=None, scale_tol=None, objective="latency", dims=None, seed=0):
+          rtol=None, atol=None, scale_tol=None, objective="latency", dims=None, seed=0,
+          bind=None):
     """Compiles `model`, simulates it, runs the golden reference on the same
     inputs and compares every output (`loom check`, without the per-kernel
     divergence search). Returns a CheckResult (.ok, .max_abs_error, ...).
 
     model: a path or onnx.ModelProto (compiled with target, precision,
-    mapping, objective, dims), or a Program that knows its model (not
-    recompiled). inputs: as for Program.run, or None for
+    mapping, objective, dims, bind), or a Program that knows its model (not
+    recompiled; its bound inputs are used). inputs: as for Program.run, or None for
     synthetic_inputs(program, seed). An element passes when
     |sim - ref| <= max(atol, scale_tol * S) + rtol * |ref|, S the output's
     largest |ref|; None takes `loom check`'s value for the precision
@@ -505,11 +541,15 @@ def check(model, inputs=None, target="tiny", precision="fp32", mapping="auto",
         precision = program.options.get("precision", "fp32")
         if dims is None:
             dims = program.options.get("dims")
+        if bind is not None:
+            raise Error(f"{program.name}: check(program, bind=...): the program is "
+                        "compiled; its inputs were bound by compile(bind=...)")
     else:
         path, keep = _model_file(model)
         program = compile(path, target=target, precision=precision, mapping=mapping,
-                          objective=objective, dims=dims)
+                          objective=objective, dims=dims, bind=bind)
         program._keep = keep
+    bind = program.options.get("bind") or {}
     # A KV cache stored narrow (kv_precision) is rounded too: the looser of
     # the two formats' tolerances, as `loom check --kv-precision` takes.
     kv = program.options.get("kv_precision", "fp32")
@@ -524,7 +564,9 @@ def check(model, inputs=None, target="tiny", precision="fp32", mapping="auto",
         named = _named_inputs(program.input_names, inputs, program.name)
     outputs = program.run(named)
     bf16 = {n for n, (_, d) in program.input_specs.items() if d == "bfloat16"}
-    reference = dict(_loom.evaluate(path, named, _dims(dims), bf16))
+    if bind:
+        bf16 |= _bf16_inputs(path)
+    reference = dict(_loom.evaluate(path, named, _dims(dims), bf16, bind))
 
     max_abs, max_rel, failures = {}, {}, []
     for name, expected in reference.items():

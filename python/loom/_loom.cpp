@@ -28,6 +28,7 @@
 #include "loom/Runtime/Program.h"
 #include "loom/Runtime/Simulator.h"
 #include "loom/Runtime/Tensor.h"
+#include "loom/Runtime/TensorIO.h"
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -156,6 +157,28 @@ std::map<std::string, rt::Tensor> toTensors(const py::dict &inputs,
   return out;
 }
 
+/// The `bind` argument of compile and check ({name: array or path}) as
+/// driver bindings: a path (str) is read as `--bind NAME=FILE` reads it.
+std::vector<driver::Binding> toBindings(const py::dict &bind,
+                                        const std::set<std::string> &bf16) {
+  std::vector<driver::Binding> out;
+  for (auto [key, value] : bind) {
+    if (!py::isinstance<py::str>(key))
+      throw rt::Error("bind: input names must be strings, got " +
+                      py::repr(key).cast<std::string>());
+    driver::Binding b;
+    b.name = key.cast<std::string>();
+    if (py::isinstance<py::str>(value)) {
+      b.file = value.cast<std::string>();
+      b.value = rt::readTensorFile(b.file, b.name);
+    } else {
+      b.value = toTensor(b.name, value, bf16.count(b.name) != 0);
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
 /// A loaded, checked program; owns the rt::Program the simulator refers to.
 class PyProgram {
 public:
@@ -250,8 +273,10 @@ py::dict compileModel(const std::string &model, const std::string &target,
                       const std::string &objective, int64_t maxII,
                       const std::map<std::string, int64_t> &dims, bool verify,
                       int64_t chips, int64_t tp, int64_t pp,
-                      const std::string &kvPrecision) {
+                      const std::string &kvPrecision, const py::dict &bind,
+                      const std::set<std::string> &bindBf16) {
   driver::CompileOptions options;
+  options.bindings = toBindings(bind, bindBf16);
   options.import.kvPrecision = kvPrecision;
   options.target = target;
   options.precision = precision;
@@ -286,13 +311,15 @@ py::dict compileModel(const std::string &model, const std::string &target,
 std::vector<std::pair<std::string, py::array>>
 evaluateModel(const std::string &model, const py::dict &inputs,
               const std::map<std::string, int64_t> &dims,
-              const std::set<std::string> &bf16Inputs) {
+              const std::set<std::string> &bf16Inputs, const py::dict &bind) {
   std::map<std::string, rt::Tensor> tensors = toTensors(inputs, bf16Inputs);
+  std::vector<driver::Binding> bindings = toBindings(bind, bf16Inputs);
   loom::ImportOptions options;
   options.dims = dims;
   driver::Evaluated result;
   {
     py::gil_scoped_release release;
+    driver::applyBindings(model, bindings, options);
     result = driver::evaluate(model, tensors, options);
   }
   std::vector<std::pair<std::string, py::array>> outputs;
@@ -373,9 +400,11 @@ PYBIND11_MODULE(_loom, m) {
         py::arg("precision"), py::arg("mapping"), py::arg("objective"),
         py::arg("max_ii"), py::arg("dims"), py::arg("verify"),
         py::arg("chips") = 1, py::arg("tp") = 0, py::arg("pp") = 0,
-        py::arg("kv_precision") = "fp32",
+        py::arg("kv_precision") = "fp32", py::arg("bind") = py::dict(),
+        py::arg("bind_bf16") = std::set<std::string>(),
         "Compiles an ONNX file: dict(program=bytes, summary, mapping_report, "
-        "timings=[(name, seconds)], seconds).");
+        "timings=[(name, seconds)], seconds). bind: {input name: array or "
+        "path} fixed at compile time (--bind).");
   m.def("plan", &planModel, py::arg("config"), py::arg("system"),
         py::arg("prefill_system"), py::arg("numbers"), py::arg("strings"),
         py::arg("compile"),
@@ -407,8 +436,9 @@ PYBIND11_MODULE(_loom, m) {
       "loom check's comparison of two arrays (rt::compareTensors): (ok, "
       "max_abs, max_rel, worst flat index or -1, elements that differ).");
   m.def("evaluate", &evaluateModel, py::arg("model"), py::arg("inputs"),
-        py::arg("dims"), py::arg("bf16_inputs"),
-        "The golden reference: [(output name, array)].");
+        py::arg("dims"), py::arg("bf16_inputs"), py::arg("bind") = py::dict(),
+        "The golden reference: [(output name, array)]. bind: inputs fixed "
+        "at import, as compile's.");
 
   py::class_<PyProgram>(m, "Program")
       .def_static("from_bytes", &PyProgram::fromBytes, py::arg("data"),

@@ -45,6 +45,19 @@ def bf16_round_trip():
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def reshape_by_input():
+    """y = reshape(x, shape) + 1, x f32[2, 3], shape i64[2] a graph input."""
+    graph = helper.make_graph(
+        [helper.make_node("Reshape", ["x", "shape"], ["r"], name="reshape"),
+         helper.make_node("Add", ["r", "one"], ["y"], name="add")],
+        "reshape_by_input",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [helper.make_tensor("one", TensorProto.FLOAT, [1], [1.0])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
 class Errors(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -232,6 +245,35 @@ class Errors(unittest.TestCase):
                 np.testing.assert_array_equal(outputs[name], expected)
         self.assertLoomError(lambda: program.run({"x": x.astype(np.float64)}),
                              "input 'x' is bf16", "float32")
+
+    def test_bind(self):
+        path = os.path.join(WORK, "reshape_by_input.onnx")
+        onnx.save(reshape_by_input(), path)
+        shape = np.array([3, -1], np.int64)
+        x = np.arange(6, dtype=np.float32).reshape(2, 3)
+        # Without the shape the Reshape cannot be compiled.
+        self.assertLoomError(lambda: loom.compile(path), "node 'reshape'",
+                             "compile-time constant")
+        program = loom.compile(path, bind={"shape": shape})
+        self.assertEqual(program.input_names, ["x"])
+        np.testing.assert_array_equal(program.run(x)["y"], x.reshape(3, 2) + 1)
+        self.assertTrue(loom.check(program, x).ok)
+        self.assertTrue(loom.check(path, bind={"shape": shape}).ok)
+        np.testing.assert_array_equal(loom.evaluate(program, x)["y"],
+                                      x.reshape(3, 2) + 1)
+        # A path is read as --bind reads it.
+        npy = os.path.join(WORK, "shape.npy")
+        np.save(npy, shape)
+        self.assertEqual(loom.compile(path, bind={"shape": npy}).input_names, ["x"])
+        self.assertLoomError(lambda: loom.compile(path, bind={"shap": shape}),
+                             "the model has no input 'shap' (its inputs: x, shape)")
+        self.assertLoomError(
+            lambda: loom.compile(path, bind={"shape": shape.astype(np.int32)}),
+            "--bind shape: the value is i32[2] but input 'shape' is i64[2]")
+        self.assertLoomError(lambda: loom.check(program, bind={"shape": shape}),
+                             "inputs were bound by compile(bind=...)")
+        with self.assertRaises(TypeError):
+            loom.compile(path, bind=[shape])
 
 
 if __name__ == "__main__":
