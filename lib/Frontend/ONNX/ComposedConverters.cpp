@@ -255,6 +255,9 @@ Values convertCenterCropPad(NodeContext &nc) {
 // GroupNormalization (opsets 18 and 21): the channels in num_groups groups,
 // each normalised over its channels and the spatial axes; then scale and
 // bias, per group in opset 18 and per channel from opset 21.
+const Refusal &kGroupNormStash =
+    declareRefusal("GroupNormalization", "stash_type other than float");
+
 Values convertGroupNorm(NodeContext &nc) {
   requireOpset(nc, 18);
   Value x = nc.input(0);
@@ -268,7 +271,7 @@ Values convertGroupNorm(NodeContext &nc) {
             " channels");
   double eps = nc.floatAttr("epsilon", 1e-5);
   if (nc.hasAttr("stash_type") && nc.intAttr("stash_type", 1) != 1)
-    nc.unsupported("stash_type other than float");
+    nc.refuse(kGroupNormStash);
   bool perChannel = nc.opset >= 21;
   int64_t params = perChannel ? c : groups;
   for (size_t i : {size_t(1), size_t(2)})
@@ -397,6 +400,15 @@ Value castTo(NodeContext &nc, Value v, Type elt) {
   return nc.create<CastOp>(nc.tensorType(t.getShape(), elt), v);
 }
 
+const Refusal &kQuantParamRank =
+    declareRefusal("QLinearMatMul,QLinearConv,MatMulInteger,ConvInteger",
+                   "quantisation parameters of rank > 1");
+const Refusal &kNotEightBit =
+    declareRefusal("QLinearMatMul,QLinearConv,MatMulInteger,ConvInteger",
+                   "operands of a type other than int8 or uint8");
+const Refusal &kPerAxisOutputScale =
+    declareRefusal("QLinearMatMul,QLinearConv", "a per-axis output scale");
+
 /// A quantisation parameter (scale or zero point) of input `i`, reshaped
 /// to broadcast along `axis` of a rank-`rank` tensor when it is 1-D with
 /// more than one value.
@@ -404,8 +416,7 @@ Value quantParam(NodeContext &nc, size_t i, int64_t axis, int64_t rank) {
   Value p = nc.input(i);
   auto t = typeOf(p);
   if (t.getRank() > 1)
-    nc.unsupported("quantisation parameters of rank > 1 (input " +
-                   std::to_string(i) + ")");
+    nc.refuse(kQuantParamRank, "input " + std::to_string(i));
   if (t.getRank() == 0 || t.getDimSize(0) == 1)
     return t.getRank() == 0 ? p : nc.reshape(p, {});
   SmallVector<int64_t> shape(rank, 1);
@@ -426,9 +437,7 @@ Value centered(NodeContext &nc, size_t x, size_t zp, Type wide, int64_t axis) {
 void checkEightBit(NodeContext &nc, size_t i) {
   auto t = dyn_cast<IntegerType>(typeOf(nc.input(i)).getElementType());
   if (!t || t.getWidth() != 8)
-    nc.unsupported("input " + std::to_string(i) +
-                   " of a type other than "
-                   "int8 or uint8");
+    nc.refuse(kNotEightBit, "input " + std::to_string(i));
 }
 
 /// saturate(round_half_even(acc * scale) + zero_point) in `qt` (8 bits).
@@ -493,7 +502,7 @@ Value outputScale(NodeContext &nc, size_t as, int64_t aAxis, size_t bs,
   Value sb = castTo(nc, quantParam(nc, bs, bAxis, rank), f64);
   Value sy = castTo(nc, quantParam(nc, ys, 0, rank), f64);
   if (typeOf(sy).getRank() != 0)
-    nc.unsupported("a per-axis output scale");
+    nc.refuse(kPerAxisOutputScale);
   return binaryOp<DivOp>(nc, binaryOp<MulOp>(nc, sa, sb), sy);
 }
 

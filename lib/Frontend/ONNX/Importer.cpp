@@ -460,6 +460,10 @@ void NodeContext::fail(const std::string &msg) const {
 void NodeContext::unsupported(const std::string &msg) const {
   throw ImportError(nodeLabel(node) + ": unsupported: " + msg);
 }
+void NodeContext::refuse(const Refusal &refusal,
+                         const std::string &detail) const {
+  unsupported(refusal.what + (detail.empty() ? "" : ": " + detail));
+}
 
 SmallVector<Value> NodeContext::foldResults(Operation *op) {
   if (failed(mlir::verify(op, /*verifyRecursively=*/false)))

@@ -37,6 +37,28 @@ struct NeedsConstantError : ImportError {
 
 class GraphBuilder;
 
+/// Something the importer refuses of an operator it reads (a mode, an
+/// attribute value, a type): declared once, where the converter or the
+/// opset rewrite that refuses it is, with declareRefusal. The converter
+/// throws it (NodeContext::refuse) and `loom ops` lists it
+/// (onnxOpSupport), so the list cannot drift from what is refused.
+struct Refusal {
+  /// The operator types it applies to, comma-separated ("RNN,GRU,LSTM").
+  std::string ops;
+  /// What is refused, as the error says it after "unsupported: ".
+  std::string what;
+  /// The first opset it applies at (0: every opset the op is read at); the
+  /// opset rewrites of NewerOpsets.cpp refuse from the version they read.
+  int64_t sinceOpset = 0;
+};
+/// Registers a refusal; call it at namespace scope
+/// (`const Refusal &kX = declareRefusal(...)`) so that every refusal is
+/// known before main runs.
+const Refusal &declareRefusal(std::string ops, std::string what,
+                              int64_t sinceOpset = 0);
+/// Every refusal declared, in declaration order.
+std::vector<const Refusal *> declaredRefusals();
+
 /// What a converter sees of one ONNX node.
 class NodeContext {
 public:
@@ -101,6 +123,10 @@ public:
 
   [[noreturn]] void fail(const std::string &msg) const;
   [[noreturn]] void unsupported(const std::string &msg) const;
+  /// Throws `refusal` ("unsupported: WHAT"), with `detail` after it when
+  /// given ("unsupported: WHAT: DETAIL").
+  [[noreturn]] void refuse(const Refusal &refusal,
+                           const std::string &detail = "") const;
 
   /// The attributes a converter looked at (attr() and the typed readers).
   const llvm::StringSet<> &attributesRead() const { return read; }
@@ -168,6 +194,21 @@ inline constexpr int64_t kMaxOpset = 21;
 /// (NewerOpsets.cpp).
 void downgradeNewerOpsets(onnx::GraphProto &graph, int64_t opset,
                           int64_t schemaOpset);
+
+/// How the importer reads one version of an operator that changed after
+/// libonnx's opset 17.
+enum class NewerForm {
+  /// As its opset-17 form (only the element types widened).
+  Same,
+  /// Rewritten into its opset-17 form, or read by a converter of its own.
+  Rewritten,
+  /// Refused.
+  Refused,
+};
+/// The versions after opset 17 at which `op` changed, each with how the
+/// importer reads it (the table downgradeNewerOpsets works from).
+std::vector<std::pair<int64_t, NewerForm>>
+newerVersionForms(const std::string &op);
 
 /// Checks a node's attributes against its op's schema at `opset` (names,
 /// types, required ones) and the values ONNX shape inference relies on;

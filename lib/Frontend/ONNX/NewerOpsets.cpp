@@ -11,7 +11,7 @@
 //   the attribute again, and noop_with_empty_axes with no axes the identity;
 // - Split 18's num_outputs, Cast 19's saturate (float8 only), Resize 18/19's
 //   antialias, axes and keep_aspect_ratio_policy, AveragePool 19's
-//   dilations, LpPool 18's ceil_mode and the quantizers' block_size and
+//   dilations and the quantizers' block_size and
 //   output_dtype (21) are dropped when they hold the value that means the
 //   opset-17 behaviour, and refused otherwise;
 // - ScatterElements and ScatterND 18 add the reductions max and min, which
@@ -114,6 +114,78 @@ bool typesOnly(const std::string &op, int64_t version) {
   return false;
 }
 
+/// How a changed operator's newer versions are read in their opset-17
+/// form; an operator that changed (newerVersions) and is neither here nor
+/// typesOnly is refused at its newer versions.
+enum class Rewrite {
+  ReduceAxes,
+  Split,
+  Cast,
+  Quantize,
+  Resize,
+  AveragePool,
+  Pad,
+  /// Read as it is: new reductions of Scatter*, or an operator new after
+  /// opset 17 with a converter of its own (GroupNormalization's reads the
+  /// opset: scale and bias per group in 18, per channel in 21).
+  AsIs,
+};
+
+const llvm::StringMap<Rewrite> &rewrites() {
+  static const llvm::StringMap<Rewrite> table = {
+      {"ReduceL1", Rewrite::ReduceAxes},
+      {"ReduceL2", Rewrite::ReduceAxes},
+      {"ReduceLogSum", Rewrite::ReduceAxes},
+      {"ReduceLogSumExp", Rewrite::ReduceAxes},
+      {"ReduceMax", Rewrite::ReduceAxes},
+      {"ReduceMean", Rewrite::ReduceAxes},
+      {"ReduceMin", Rewrite::ReduceAxes},
+      {"ReduceProd", Rewrite::ReduceAxes},
+      {"ReduceSumSquare", Rewrite::ReduceAxes},
+      {"Split", Rewrite::Split},
+      {"Cast", Rewrite::Cast},
+      {"CastLike", Rewrite::Cast},
+      {"QuantizeLinear", Rewrite::Quantize},
+      {"DequantizeLinear", Rewrite::Quantize},
+      {"Resize", Rewrite::Resize},
+      {"AveragePool", Rewrite::AveragePool},
+      {"Pad", Rewrite::Pad},
+      {"ScatterElements", Rewrite::AsIs},
+      {"ScatterND", Rewrite::AsIs},
+      {"Mish", Rewrite::AsIs},
+      {"Gelu", Rewrite::AsIs},
+      {"BitwiseAnd", Rewrite::AsIs},
+      {"BitwiseNot", Rewrite::AsIs},
+      {"BitwiseOr", Rewrite::AsIs},
+      {"BitwiseXor", Rewrite::AsIs},
+      {"CenterCropPad", Rewrite::AsIs},
+      {"GroupNormalization", Rewrite::AsIs},
+  };
+  return table;
+}
+
+// What the rewrites refuse, by the version they read (listed by loom ops).
+const Refusal &kNoopNoAxes =
+    declareRefusal("ReduceL1,ReduceL2,ReduceLogSum,ReduceLogSumExp",
+                   "noop_with_empty_axes with no axes", 18);
+const Refusal &kSplitNumOutputs =
+    declareRefusal("Split", "num_outputs other than the number of outputs", 18);
+const Refusal &kBlockSize =
+    declareRefusal("QuantizeLinear,DequantizeLinear",
+                   "attribute 'block_size' other than 0", 21);
+const Refusal &kOutputDtype = declareRefusal(
+    "QuantizeLinear", "attribute 'output_dtype' other than 0", 21);
+const Refusal &kAntialias =
+    declareRefusal("Resize", "attribute 'antialias' other than 0", 18);
+const Refusal &kAspectPolicy = declareRefusal(
+    "Resize", "attribute 'keep_aspect_ratio_policy' other than 'stretch'", 18);
+const Refusal &kResizeAxes = declareRefusal("Resize", "attribute 'axes'", 18);
+const Refusal &kHalfPixelSymmetric = declareRefusal(
+    "Resize", "coordinate_transformation_mode 'half_pixel_symmetric'", 19);
+const Refusal &kPoolDilations =
+    declareRefusal("AveragePool", "attribute 'dilations' other than 1", 19);
+const Refusal &kPadAxes = declareRefusal("Pad", "the axes input", 18);
+
 const onnx::AttributeProto *findAttr(const onnx::NodeProto &node,
                                      const std::string &name) {
   for (const auto &a : node.attribute())
@@ -156,6 +228,10 @@ private:
   llvm::StringMap<const onnx::NodeProto *> constants;
 
   [[noreturn]] void refuse(const onnx::NodeProto &node, int64_t version,
+                           const Refusal &refusal) {
+    refuse(node, version, refusal.what);
+  }
+  [[noreturn]] void refuse(const onnx::NodeProto &node, int64_t version,
                            const std::string &what) {
     throw ImportError(nodeLabel(node) + ": unsupported: " + what + " (" +
                       node.op_type() + " of opset " + std::to_string(version) +
@@ -163,9 +239,11 @@ private:
   }
 
   /// Drops attribute `name` if absent or equal to `neutral` (as text for
-  /// strings, as an integer otherwise); refuses any other value.
+  /// strings, as an integer otherwise); refuses any other value with
+  /// `refusal`.
   void dropIfNeutral(onnx::NodeProto &node, int64_t version,
-                     const std::string &name, const std::string &neutral) {
+                     const std::string &name, const std::string &neutral,
+                     const Refusal &refusal) {
     const onnx::AttributeProto *a = findAttr(node, name);
     if (!a)
       return;
@@ -178,7 +256,7 @@ private:
         isNeutral &= std::to_string(v) == neutral;
     }
     if (!isNeutral)
-      refuse(node, version, "attribute '" + name + "'");
+      refuse(node, version, refusal);
     removeAttr(node, name);
   }
 
@@ -222,7 +300,7 @@ private:
                  op == "ReduceProd") {
         node.set_op_type("Identity");
       } else {
-        refuse(node, 18, "noop_with_empty_axes with no axes");
+        refuse(node, 18, kNoopNoAxes);
       }
       node.clear_attribute();
       return;
@@ -247,46 +325,49 @@ private:
         version = v;
     if (version == 0 || typesOnly(op, version))
       return;
-    if (op.rfind("Reduce", 0) == 0) {
+    auto rewrite = rewrites().find(op);
+    if (rewrite == rewrites().end())
+      refuse(node, version, "this version");
+    switch (rewrite->second) {
+    case Rewrite::ReduceAxes:
       reduceAxesToAttribute(node);
-    } else if (op == "Split") {
+      return;
+    case Rewrite::Split: {
       const onnx::AttributeProto *n = findAttr(node, "num_outputs");
       if (n && n->i() != node.output_size())
-        refuse(node, version, "num_outputs other than the number of outputs");
+        refuse(node, version, kSplitNumOutputs);
       removeAttr(node, "num_outputs");
-    } else if (op == "Cast" || op == "CastLike") {
+      return;
+    }
+    case Rewrite::Cast:
       // saturate applies to float8 targets, which Loom does not read.
       removeAttr(node, "saturate");
-    } else if (op == "QuantizeLinear" || op == "DequantizeLinear") {
+      return;
+    case Rewrite::Quantize:
       removeAttr(node, "saturate");
-      dropIfNeutral(node, version, "block_size", "0");
-      dropIfNeutral(node, version, "output_dtype", "0");
-    } else if (op == "Resize") {
-      dropIfNeutral(node, version, "antialias", "0");
-      dropIfNeutral(node, version, "keep_aspect_ratio_policy", "stretch");
+      dropIfNeutral(node, version, "block_size", "0", kBlockSize);
+      dropIfNeutral(node, version, "output_dtype", "0", kOutputDtype);
+      return;
+    case Rewrite::Resize:
+      dropIfNeutral(node, version, "antialias", "0", kAntialias);
+      dropIfNeutral(node, version, "keep_aspect_ratio_policy", "stretch",
+                    kAspectPolicy);
       if (findAttr(node, "axes"))
-        refuse(node, version, "attribute 'axes'");
+        refuse(node, version, kResizeAxes);
       if (const onnx::AttributeProto *m =
               findAttr(node, "coordinate_transformation_mode"))
         if (m->s() == "half_pixel_symmetric")
-          refuse(node, version,
-                 "coordinate_transformation_mode "
-                 "'half_pixel_symmetric'");
-    } else if (op == "AveragePool") {
-      dropIfNeutral(node, version, "dilations", "1");
-    } else if (op == "LpPool") {
-      dropIfNeutral(node, version, "ceil_mode", "0");
-    } else if (op == "Pad") {
+          refuse(node, version, kHalfPixelSymmetric);
+      return;
+    case Rewrite::AveragePool:
+      dropIfNeutral(node, version, "dilations", "1", kPoolDilations);
+      return;
+    case Rewrite::Pad:
       if (node.input_size() > 3 && !node.input(3).empty())
-        refuse(node, version, "the axes input");
-    } else if (op == "ScatterElements" || op == "ScatterND") {
-      // Adds the reductions max and min, read as they are.
-    } else if (op == "Mish" || op == "Gelu" || op.rfind("Bitwise", 0) == 0 ||
-               op == "CenterCropPad" || op == "GroupNormalization") {
-      // New operators with converters of their own (GroupNormalization's
-      // reads the opset: scale and bias per group in 18, per channel in 21).
-    } else {
-      refuse(node, version, "this version");
+        refuse(node, version, kPadAxes);
+      return;
+    case Rewrite::AsIs:
+      return;
     }
   }
 };
@@ -297,6 +378,19 @@ void downgradeNewerOpsets(onnx::GraphProto &graph, int64_t opset,
                           int64_t schemaOpset) {
   if (opset > schemaOpset)
     Downgrader(graph, opset).run();
+}
+
+std::vector<std::pair<int64_t, NewerForm>>
+newerVersionForms(const std::string &op) {
+  std::vector<std::pair<int64_t, NewerForm>> forms;
+  auto it = newerVersions().find(op);
+  if (it == newerVersions().end())
+    return forms;
+  for (int64_t version : it->second)
+    forms.push_back({version, typesOnly(op, version) ? NewerForm::Same
+                              : rewrites().count(op) ? NewerForm::Rewritten
+                                                     : NewerForm::Refused});
+  return forms;
 }
 
 } // namespace loom::onnx_import

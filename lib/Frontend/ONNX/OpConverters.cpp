@@ -176,13 +176,19 @@ Values convertWhere(NodeContext &nc) {
                               c, x, y)};
 }
 
+const Refusal &kDropoutIsTest = declareRefusal(
+    "Dropout",
+    "training mode (is_test=0, the default before opset 7; inference only)");
+const Refusal &kDropoutTraining = declareRefusal(
+    "Dropout",
+    "training mode with a ratio other than 0 (a random mask; inference only)");
+
 Values convertIdentity(NodeContext &nc) {
   Values outs{nc.input(0)};
   if (nc.node.op_type() == "Dropout") {
     // Before opset 7 is_test defaults to 0: training, a random mask.
     if (hasSchemaAttribute(nc, "is_test") && !nc.intAttr("is_test", 0))
-      nc.unsupported("training mode (is_test=0, the default before opset 7; "
-                     "inference only)");
+      nc.refuse(kDropoutIsTest);
     if (nc.hasInput(2)) {
       rt::Tensor training = nc.requireConstant(2, "training_mode");
       if (training.numElements() != 1)
@@ -194,8 +200,7 @@ Values convertIdentity(NodeContext &nc) {
         if (nc.hasInput(1))
           ratio = nc.requireConstant(1, "ratio");
         if (!ratio || ratio->numElements() != 1 || ratio->getDouble(0) != 0)
-          nc.unsupported("training mode with a ratio other than 0 (a random "
-                         "mask; inference only)");
+          nc.refuse(kDropoutTraining);
       }
     }
     if (nc.hasOutput(1)) {
@@ -315,21 +320,27 @@ Values batchNormTraining(NodeContext &nc) {
   return outs;
 }
 
+const Refusal &kBatchNormOutputs = declareRefusal(
+    "BatchNormalization",
+    "training-mode outputs (before opset 14, or without training_mode=1)");
+const Refusal &kBatchNormIsTest = declareRefusal(
+    "BatchNormalization",
+    "training mode (is_test=0, the default before opset 7; inference only)");
+const Refusal &kBatchNormSpatial = declareRefusal(
+    "BatchNormalization", "spatial=0 (statistics per activation)");
+
 Values convertBatchNorm(NodeContext &nc) {
   if (nc.opset >= 14 && nc.intAttr("training_mode", 0))
     return batchNormTraining(nc);
   if (nc.numOutputs() > 1 && (nc.hasOutput(1) || nc.hasOutput(2)))
-    nc.unsupported("training-mode outputs (inference only)");
+    nc.refuse(kBatchNormOutputs);
   // Attributes that change the computation, read here so none is ignored:
   // before opset 7 is_test defaults to 0 (training: batch statistics);
   // spatial=0 (opsets 1 to 8) keeps statistics per activation.
   if (hasSchemaAttribute(nc, "is_test") && !nc.intAttr("is_test", 0))
-    nc.unsupported("training mode (is_test=0, the default before opset 7; "
-                   "inference only)");
+    nc.refuse(kBatchNormIsTest);
   if (!nc.intAttr("spatial", 1))
-    nc.unsupported("spatial=0 (statistics per activation)");
-  if (nc.intAttr("training_mode", 0))
-    nc.unsupported("training_mode=1 (inference only)");
+    nc.refuse(kBatchNormSpatial);
   Value x = nc.input(0);
   return {nc.create<BatchNormOp>(
       x.getType(), x, nc.input(1), nc.input(2), nc.input(3), nc.input(4),
@@ -643,6 +654,9 @@ Values convertConvTranspose(NodeContext &nc) {
       nc.b.getI64IntegerAttr(group))};
 }
 
+const Refusal &kMaxPoolStorageOrder =
+    declareRefusal("MaxPool", "MaxPool indices with storage_order=1");
+
 Values convertPool(NodeContext &nc, bool isMax) {
   Value x = nc.input(0);
   auto xs = typeOf(x).getShape();
@@ -666,7 +680,7 @@ Values convertPool(NodeContext &nc, bool isMax) {
   if (!nc.hasOutput(1))
     return {nc.create<MaxPoolOp>(type, Type(), x, kAttr, sAttr, dAttr, pAttr)};
   if (nc.intAttr("storage_order", 0))
-    nc.unsupported("MaxPool indices with storage_order=1");
+    nc.refuse(kMaxPoolStorageOrder);
   auto results = nc.createMulti<MaxPoolOp>(
       type, nc.tensorType(shape, nc.b.getI64Type()), x, kAttr, sAttr, dAttr,
       pAttr);
@@ -1274,6 +1288,12 @@ Values convertOneHot(NodeContext &nc) {
 // Quantisation, spelled out in elementwise graph ops
 //===----------------------------------------------------------------------===//
 
+const Refusal &kBlockedQuantisation =
+    declareRefusal("QuantizeLinear,DequantizeLinear",
+                   "blocked quantisation (parameters of rank > 1)");
+const Refusal &kQuantiseType = declareRefusal(
+    "QuantizeLinear", "quantisation to a type other than int8/uint8");
+
 /// Reshapes a per-axis (1-D) quantisation parameter so it broadcasts along
 /// `axis` of a tensor of rank `rank`; scalars are left alone.
 Value alongAxis(NodeContext &nc, Value param, int64_t axis, int64_t rank) {
@@ -1281,7 +1301,7 @@ Value alongAxis(NodeContext &nc, Value param, int64_t axis, int64_t rank) {
   if (t.getRank() == 0)
     return param;
   if (t.getRank() != 1)
-    nc.unsupported("blocked quantisation (parameters of rank > 1)");
+    nc.refuse(kBlockedQuantisation);
   if (t.getDimSize(0) == 1)
     return param;
   axis = nc.axis(axis, rank);
@@ -1320,7 +1340,7 @@ Values convertQuantize(NodeContext &nc) {
                            : nc.b.getIntegerType(8, /*isSigned=*/false);
   auto qint = dyn_cast<IntegerType>(qt);
   if (!qint || qint.getWidth() != 8)
-    nc.unsupported("quantisation to a type other than int8/uint8");
+    nc.refuse(kQuantiseType);
   Value q = binaryOp<DivOp>(nc, x, castTo(nc, alongAxis(nc, scale, axis, rank), ft));
   q = nc.create<RoundOp>(q.getType(), q);
   if (nc.hasInput(2))
@@ -1357,10 +1377,18 @@ Values convertSize(NodeContext &nc) {
   return {nc.constant(t)};
 }
 
+const Refusal &kConstantExternal =
+    declareRefusal("Constant,ConstantOfShape", "constant with external data");
+const Refusal &kConstantKind =
+    declareRefusal("Constant", "constant kind (only tensor, float(s) and "
+                               "int(s) values)");
+const Refusal &kEyeLikeType = declareRefusal(
+    "EyeLike", "dtype (a type other than the numeric and bool ones)");
+
 /// The tensor held by a TensorProto attribute.
 rt::Tensor attrTensor(NodeContext &nc, const onnx::TensorProto &p) {
   if (p.data_location() == onnx::TensorProto::EXTERNAL)
-    nc.unsupported("constant with external data");
+    nc.refuse(kConstantExternal);
   return rt::tensorFromProto(p, nodeLabel(nc.node));
 }
 
@@ -1400,7 +1428,7 @@ Values convertConstant(NodeContext &nc) {
     return {nc.constant(rt::Tensor::fromVector(
         rt::DType::I64, {static_cast<int64_t>(v.size())}, v))};
   }
-  nc.unsupported("constant kind (only tensor, float(s) and int(s) values)");
+  nc.refuse(kConstantKind);
 }
 
 Values convertRange(NodeContext &nc) {
@@ -1439,7 +1467,7 @@ Values convertEyeLike(NodeContext &nc) {
   if (nc.hasAttr("dtype")) {
     auto d = rt::dtypeFromOnnx(nc.intAttr("dtype", 1));
     if (!d)
-      nc.unsupported("dtype");
+      nc.refuse(kEyeLikeType);
     dt = *d;
   }
   int64_t k = nc.intAttr("k", 0);

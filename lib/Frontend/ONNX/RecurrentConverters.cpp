@@ -38,6 +38,13 @@ struct Activation {
   double alpha = 0, beta = 0;
 };
 
+const Refusal &kActivation = declareRefusal(
+    "RNN,GRU,LSTM",
+    "an activation other than Relu, Tanh, Sigmoid, Affine, LeakyRelu, "
+    "ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign and Softplus");
+const Refusal &kInputForget =
+    declareRefusal("LSTM", "input_forget=1 (coupled input and forget gates)");
+
 /// The activation list: `perDirection` functions for each direction, with
 /// their alpha and beta taken in order from activation_alpha/_beta by the
 /// functions that use them (ONNX's defaults otherwise).
@@ -81,7 +88,7 @@ std::vector<Activation> activationsOf(NodeContext &nc, Cell cell,
       a.beta = take(betas, nextBeta, n == "affine" ? 0.0 : 1.0);
     } else if (n != "tanh" && n != "sigmoid" && n != "relu" &&
                n != "softsign" && n != "softplus") {
-      nc.unsupported("activation '" + n + "'");
+      nc.refuse(kActivation, "'" + n + "'");
     }
     out.push_back(a);
   }
@@ -404,7 +411,7 @@ Values Unroller::build() {
           ArrayRef<int64_t>({directions, 3 * hidden}))
     nc.fail("P must be [num_directions, 3*hidden_size]");
   if (cell == Cell::LSTM && nc.intAttr("input_forget", 0))
-    nc.unsupported("input_forget=1 (coupled input and forget gates)");
+    nc.refuse(kInputForget);
   clip = nc.hasAttr("clip") ? nc.floatAttr("clip", 0) : 0;
   if (nc.hasAttr("clip") && !(clip > 0))
     nc.fail("clip must be positive");

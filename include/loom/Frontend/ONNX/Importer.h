@@ -56,8 +56,35 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxBytes(mlir::MLIRContext &ctx,
                                                   const ImportOptions &options,
                                                   std::string &error);
 
-/// The ONNX operator types the importer handles (for docs and reports).
+/// The ONNX operator types the importer has converters for.
 std::vector<std::string> supportedOnnxOps();
+
+/// What the importer reads of one ONNX operator (`loom ops`, docs/ops.md),
+/// derived from the tables the importer decides by.
+struct OnnxOpSupport {
+  std::string name;
+  /// "" (the default domain) or "ai.onnx.preview.training".
+  std::string domain;
+  /// "converter": converted node by node; "function": expanded into its
+  /// ONNX function body, whose operators are then read.
+  std::string how;
+  /// The model opsets (of the operator's domain) at which a node of it is
+  /// read, as inclusive ranges in order.
+  std::vector<std::pair<int64_t, int64_t>> opsets;
+  /// What a node of it is refused for although ONNX allows it, and the
+  /// first opset that applies at (0: every opset it is read at).
+  struct Refused {
+    std::string what;
+    int64_t sinceOpset = 0;
+  };
+  std::vector<Refused> refuses;
+};
+
+/// Every operator the importer reads, the default domain's by name, then
+/// the training domain's.
+std::vector<OnnxOpSupport> onnxOpSupport();
+/// The default domain's opsets a model may import (first, last).
+std::pair<int64_t, int64_t> onnxOpsetRange();
 
 } // namespace loom
 
