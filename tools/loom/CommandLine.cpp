@@ -214,6 +214,10 @@ std::vector<Command> makeCommands() {
         precision(),
         kvPrecision(),
         {"no-sensitivity", "", "skips the one-field-at-a-time sensitivity"}}});
+  c.push_back({"ops", "[--json]",
+               "Lists the ONNX operators the importer reads, the opsets it "
+               "reads them at and what it refuses of them (docs/ops.md).",
+               {json("the operators")}});
   c.push_back({"target", "list | show NAME|FILE.json [--json]",
                "Lists the target presets or shows one target.",
                {{"json", "", "with show: prints the target as JSON"}}});

@@ -765,6 +765,92 @@ int runCheck(int argc, char **argv) {
   return 0;
 }
 
+//===----------------------------------------------------------------------===//
+// loom ops
+//===----------------------------------------------------------------------===//
+
+/// "1-21", or "1-9, 11-21" when the opsets have a gap.
+std::string opsetRanges(const loom::OnnxOpSupport &op) {
+  std::string s;
+  for (auto [first, last] : op.opsets)
+    s += (s.empty() ? "" : ", ") + std::to_string(first) +
+         (first == last ? "" : "-" + std::to_string(last));
+  return s;
+}
+
+/// `loom ops [--json]`: the ONNX operators the importer reads, from its own
+/// tables (loom::onnxOpSupport); docs/ops.md is generated from the JSON.
+int runOps(int argc, char **argv) {
+  Args args = parseArgs(command("ops"), argc, argv);
+  if (!args.positional.empty())
+    usageError("ops takes no positional arguments, got '" + args.positional[0] +
+               "'");
+  std::vector<loom::OnnxOpSupport> ops = loom::onnxOpSupport();
+  auto [first, last] = loom::onnxOpsetRange();
+  if (args.has("json")) {
+    // docs/schema/ops.schema.json.
+    using Json = nlohmann::ordered_json;
+    Json j;
+    j["opsets"] = {first, last};
+    Json list = Json::array();
+    for (const loom::OnnxOpSupport &op : ops) {
+      Json o;
+      o["name"] = op.name;
+      o["domain"] = op.domain;
+      o["how"] = op.how;
+      Json ranges = Json::array();
+      for (auto [a, b] : op.opsets)
+        ranges.push_back({a, b});
+      o["opsets"] = std::move(ranges);
+      Json refuses = Json::array();
+      for (const loom::OnnxOpSupport::Refused &r : op.refuses)
+        refuses.push_back(
+            {{"what", r.what},
+             {"since_opset", r.sinceOpset ? Json(r.sinceOpset) : Json()}});
+      o["refuses"] = std::move(refuses);
+      list.push_back(std::move(o));
+    }
+    j["operators"] = std::move(list);
+    llvm::outs() << j.dump(1) << "\n";
+    return 0;
+  }
+  size_t converted = 0, expanded = 0, partial = 0, width = 0;
+  for (const loom::OnnxOpSupport &op : ops) {
+    (op.how == "function" ? expanded : converted) += 1;
+    partial += !op.refuses.empty();
+    width = std::max(width, op.name.size());
+  }
+  llvm::outs() << "ONNX operators the importer reads (models of opsets "
+               << first << " to " << last << "): " << ops.size() << ", "
+               << converted << " converted and " << expanded
+               << " expanded from their ONNX function bodies; " << partial
+               << " refuse part of what ONNX allows\n";
+  std::string domain = "-";
+  for (const loom::OnnxOpSupport &op : ops) {
+    if (op.domain != domain) {
+      domain = op.domain;
+      llvm::outs() << "\n"
+                   << (domain.empty() ? std::string("default domain (ai.onnx)")
+                                      : "domain " + domain)
+                   << ": operator, opsets, how\n";
+    }
+    std::string name = op.name;
+    name.resize(width + 2, ' ');
+    std::string opsets = opsetRanges(op);
+    opsets.resize(std::max<size_t>(opsets.size() + 2, 12), ' ');
+    llvm::outs() << "  " << name << opsets
+                 << (op.how == "function" ? "function body" : "converter")
+                 << "\n";
+    for (const loom::OnnxOpSupport::Refused &r : op.refuses)
+      llvm::outs() << "      refuses"
+                   << (r.sinceOpset
+                           ? " (opset " + std::to_string(r.sinceOpset) + "+)"
+                           : std::string())
+                   << ": " << r.what << "\n";
+  }
+  return 0;
+}
+
 /// `loom plan --model=CONFIG.json --system=NAME|FILE.json [...]`: capacity
 /// planning (docs/planner.md).
 int runPlan(int argc, char **argv) {
@@ -975,7 +1061,7 @@ int main(int argc, char **argv) {
         names.push_back(c.name);
       usageError("unknown command '" + cmd + "'" +
                  loom::cli::didYouMean(cmd, names) +
-                 " (try: compile, run, check, eval, plan, sweep, target; "
+                 " (try: compile, run, check, eval, plan, sweep, ops, target; "
                  "loom --help)");
     }
     if (loom::cli::wantsHelp(argc - 2, argv + 2)) {
@@ -992,6 +1078,8 @@ int main(int argc, char **argv) {
       return loom::runRunCommand(argc - 2, argv + 2);
     if (cmd == "plan")
       return runPlan(argc - 2, argv + 2);
+    if (cmd == "ops")
+      return runOps(argc - 2, argv + 2);
     if (cmd == "sweep")
       return runSweep(argc - 2, argv + 2);
 #ifdef LOOM_HAVE_TARGET
