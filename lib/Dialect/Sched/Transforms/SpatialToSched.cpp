@@ -122,6 +122,40 @@ void ScheduleWriter::writeInstr(Operation &op, const InstrRecord &r) {
       b.getDenseI64ArrayAttr(readIds), b.getDenseI64ArrayAttr(writeIds),
       r.latency ? b.getI64IntegerAttr(r.latency) : IntegerAttr());
 }
+/// Where a kernel's format is one the matrix unit does not run (fp32 on a
+/// TSP), the summary's roofline is the vector unit's; the summary then
+/// also carries the roofline at the unit's fastest format
+/// (`matrix_roofline_cycles`, `matrix_roofline_format`), so the user sees
+/// both.
+static void noteMatrixRoofline(SummaryOp summary, const CostModel &model,
+                               std::vector<KernelDesc> descs,
+                               const SystemLayout &system) {
+  const TargetModel &target = model.target();
+  std::optional<NumericFormat> fastest;
+  for (NumericFormat f : rt::kAllNumericFormats)
+    if (target.matrixSupports(f) &&
+        (!fastest || target.desc().chip.tile.matrix.macs(f) >
+                         target.desc().chip.tile.matrix.macs(*fastest)))
+      fastest = f;
+  bool offUnit = false;
+  for (KernelDesc &d : descs)
+    if ((d.kind == KernelKind::MatMul || d.kind == KernelKind::Conv) &&
+        !target.matrixSupports(d.format)) {
+      offUnit = true;
+      if (fastest)
+        d.format = *fastest;
+    }
+  if (!offUnit || !fastest)
+    return;
+  RooflineBound roof = model.roofline(descs, system.chips);
+  Builder b(summary.getContext());
+  summary->setAttr("matrix_roofline_cycles",
+                   b.getI64IntegerAttr(static_cast<int64_t>(std::ceil(
+                       system.target.secondsToCycles(roof.seconds)))));
+  summary->setAttr("matrix_roofline_format",
+                   b.getStringAttr(rt::numericFormatName(*fastest)));
+}
+
 
 void ScheduleWriter::write(const CostModel &model, StringRef mapping,
                            int64_t groups) {
@@ -142,7 +176,8 @@ void ScheduleWriter::write(const CostModel &model, StringRef mapping,
   }
   RooflineBound roof = model.roofline(graph.descs, system.chips);
   b.setInsertionPoint(entry.getTerminator());
-  SummaryOp::create(b, func.getLoc(), b.getI64IntegerAttr(plan.times->makespan),
+  auto summary = SummaryOp::create(
+      b, func.getLoc(), b.getI64IntegerAttr(plan.times->makespan),
                     b.getI64IntegerAttr(plan.peak),
                     b.getI64IntegerAttr(plan.lowerBound),
                     b.getDenseI64ArrayAttr(plan.peakPerTile),
@@ -150,6 +185,7 @@ void ScheduleWriter::write(const CostModel &model, StringRef mapping,
                         system.target.secondsToCycles(roof.seconds)))),
                     b.getStringAttr(mapping), b.getI64IntegerAttr(groups),
                     b.getI64IntegerAttr(plan.period ? plan.ii : 0));
+  noteMatrixRoofline(summary, model, graph.descs, system);
 }
 
 struct SpatialToSchedPass : impl::SpatialToSchedBase<SpatialToSchedPass> {
