@@ -23,7 +23,8 @@ with scripts/export_zoo.py when missing, so the tables do not depend on
 what a build happened to export) and any other *.onnx there; vit_b16 runs
 on lp30, tiny_cnn on
 tiny, the others on tsp-v1 (override with NAME:TARGET; a model may be given
-several times with different targets). Inputs come from
+several times with different targets), all at fp32 as ONNX Runtime runs
+them. Inputs come from
 test/e2e/make_inputs.py (seed 0). Must run with Debian's /usr/bin/python3
 (numpy, onnx); needs node with scripts/ort/node_modules (scripts/setup.sh).
 """
@@ -412,7 +413,10 @@ def bench_model(args, name, target, work):
 
     log(f"[{tag}] compile")
     prog_path = os.path.join(d, name + ".loom")
-    c = run_cmd([loom, "compile", model, f"--target={target}", "-o", prog_path], T)
+    # fp32, as ONNX Runtime computes: the like-for-like speed comparison
+    # (a preset's default_precision would otherwise apply).
+    c = run_cmd([loom, "compile", model, f"--target={target}", "--precision=fp32",
+                 "-o", prog_path], T)
     res["compile_wall"] = c["wall"]
     res["compile_rss_kb"] = c["rss_kb"]
     res["program_bytes"] = os.path.getsize(prog_path)

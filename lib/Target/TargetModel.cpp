@@ -436,13 +436,15 @@ std::optional<rt::EfficiencyDesc> readEfficiency(const ObjectReader &root) {
 
 TargetDesc readTarget(const json &document) {
   ObjectReader root(document, "",
-                    {"name", "description", "chip", "system", "efficiency"});
+                    {"name", "description", "chip", "system", "efficiency",
+                     "default_precision"});
   TargetDesc result;
   result.name = root.string("name");
   result.description = root.optionalString("description", "");
   result.chip = readChip(root, result.name);
   result.system = readSystem(root);
   result.efficiency = readEfficiency(root);
+  result.defaultPrecision = root.optionalString("default_precision", "");
   return result;
 }
 
@@ -800,6 +802,21 @@ void validateDesc(const TargetDesc &desc) {
   validateSystem(desc.system, desc.chip.clockHz);
   if (desc.efficiency) {
     validateEfficiency(*desc.efficiency, desc.chip.tile.matrix);
+  }
+  if (!desc.defaultPrecision.empty()) {
+    std::optional<NumericFormat> format =
+        rt::kernelPrecisionFormat(desc.defaultPrecision);
+    if (!format) {
+      fail("default_precision", "unknown precision '" +
+                                    desc.defaultPrecision + "' (expected " +
+                                    rt::kKernelPrecisions + ")");
+    }
+    if (desc.chip.tile.matrix.macs(*format) <= 0) {
+      fail("default_precision",
+           "inconsistent: the matrix unit does not run " +
+               desc.defaultPrecision +
+               " (chip.tile.matrix.macs_per_cycle names its formats)");
+    }
   }
 }
 

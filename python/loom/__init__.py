@@ -358,13 +358,14 @@ def _write_file(path, data):
 # compile, load, run, evaluate
 # --------------------------------------------------------------------------
 
-def compile(model, target="tiny", precision="fp32", mapping="auto", objective="latency",
+def compile(model, target="tiny", precision=None, mapping="auto", objective="latency",
             max_ii=0, dims=None, verify=True, chips=1, tp=0, pp=0, kv_precision="fp32",
             bind=None):
     """Compiles an ONNX model (a path or an onnx.ModelProto).
 
     target: a preset name (tiny, tsp-v1, lp30, ...) or a target JSON file;
-    precision: fp32, bf16, fp16, fp8 or int8; mapping: auto, sequential, pipelined
+    precision: fp32, bf16, fp16, fp8 or int8 (None: the target's
+    default_precision, else fp32); mapping: auto, sequential, pipelined
     or hybrid; objective: latency or throughput; max_ii: fail unless a new
     input can start every max_ii cycles (0: no limit); dims: {name: int}
     for dynamic dimensions; verify: prove the schedule with the independent
@@ -377,6 +378,8 @@ def compile(model, target="tiny", precision="fp32", mapping="auto", objective="l
     Program no longer has them as inputs. Raises loom.Error on any user
     error."""
     path, keep = _model_file(model)
+    if precision is None:
+        precision = _loom.default_precision(_check_str("target", target))
     options = dict(target=_check_str("target", target),
                    precision=_check_str("precision", precision),
                    mapping=_check_str("mapping", mapping),
@@ -518,7 +521,7 @@ def _compare(name, expected, actual, rtol, atol, scale_tol):
     return max_abs, max_rel, None
 
 
-def check(model, inputs=None, target="tiny", precision="fp32", mapping="auto",
+def check(model, inputs=None, target="tiny", precision=None, mapping="auto",
           rtol=None, atol=None, scale_tol=None, objective="latency", dims=None, seed=0,
           bind=None):
     """Compiles `model`, simulates it, runs the golden reference on the same
@@ -549,6 +552,7 @@ def check(model, inputs=None, target="tiny", precision="fp32", mapping="auto",
         program = compile(path, target=target, precision=precision, mapping=mapping,
                           objective=objective, dims=dims, bind=bind)
         program._keep = keep
+        precision = program.options["precision"]
     bind = program.options.get("bind") or {}
     # A KV cache stored narrow (kv_precision) is rounded too: the looser of
     # the two formats' tolerances, as `loom check --kv-precision` takes.

@@ -410,6 +410,19 @@ PYBIND11_MODULE(_loom, m) {
         py::arg("compile"),
         "Capacity planning (loom plan): the plans as JSON text.");
   m.def(
+      "default_precision",
+      [](const std::string &target) {
+        std::string error;
+        std::optional<loom::TargetModel> t =
+            loom::TargetModel::load(target, error);
+        if (!t)
+          throw rt::Error(error);
+        return t->defaultPrecision();
+      },
+      py::arg("target"),
+      "The precision a compile for `target` takes without one: its "
+      "default_precision, else fp32.");
+  m.def(
       "check_tolerance",
       [](const std::string &precision, const std::string &kvPrecision) {
         rt::Tolerance t = rt::checkTolerance(precision, kvPrecision);

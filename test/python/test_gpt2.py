@@ -28,7 +28,8 @@ class Gpt2(unittest.TestCase):
     def setUpClass(cls):
         os.makedirs(WORK, exist_ok=True)
         cls.inputs = peers.make_inputs(MODEL, os.path.join(WORK, "make_inputs"))
-        cls.program = loom.compile(MODEL, target=TARGET)
+        # fp32 on the vector unit (tsp-v1's default_precision is fp16).
+        cls.program = loom.compile(MODEL, target=TARGET, precision="fp32")
         cls.ort = peers.run_ort(MODEL, cls.inputs, WORK, ["logits"])
 
     def test_program_describes_the_model(self):
@@ -95,8 +96,12 @@ class Gpt2(unittest.TestCase):
         self.assertGreater(result.max_abs_error["logits"], 0)
 
     def test_check_from_the_path_with_synthetic_inputs(self):
+        # No precision: the target's default_precision, fp16 on tsp-v1,
+        # checked at fp16's tolerance.
         result = loom.check(MODEL, target=TARGET)
         self.assertTrue(result.ok, result.report())
+        self.assertEqual(result.program.options["precision"], "fp16")
+        self.assertEqual(result.scale_tol, 4e-3)  # fp16 (docs/numerics.md)
         self.assertEqual(result.program.target, TARGET)
         ids = result.inputs["input_ids"]
         self.assertEqual((ids.dtype, ids.shape), (np.dtype(np.int64), (1, 32)))

@@ -660,3 +660,25 @@ TEST(TargetEfficiency, BadValuesNameTheirField) {
   EXPECT_EQ(error, "b200: efficiency.matrix_half_rows.fp4: must be a row count "
                    "in [0, 1e9], got -1");
 }
+
+// default_precision: a kernel precision the matrix unit runs; the model
+// answers fp32 without one.
+TEST(TargetValidation, DefaultPrecision) {
+  json document = tinyJson();
+  document["default_precision"] = "fp12";
+  EXPECT_EQ(loadError(document),
+            "t.json: default_precision: unknown precision 'fp12' (expected "
+            "fp32, bf16, fp16, fp8 or int8)");
+  document = tinyJson();
+  document["chip"]["tile"]["matrix"]["macs_per_cycle"].erase("int8");
+  document["default_precision"] = "int8";
+  EXPECT_EQ(loadError(document),
+            "t.json: default_precision: inconsistent: the matrix unit does not "
+            "run int8 (chip.tile.matrix.macs_per_cycle names its formats)");
+  document = tinyJson();
+  document["default_precision"] = 8;
+  EXPECT_EQ(loadError(document), "t.json: default_precision: wrong type: "
+                                 "expected a string, got number 8");
+  EXPECT_EQ(loadTarget("tiny").defaultPrecision(), "fp32");
+  EXPECT_EQ(loadTarget("tsp-v1").defaultPrecision(), "fp16");
+}

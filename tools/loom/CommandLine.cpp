@@ -30,7 +30,8 @@ Flag target() {
 }
 Flag precision() {
   return {"precision", "fp32|bf16|fp16|fp8|int8",
-          "the kernels' precision policy (docs/numerics.md); default fp32"};
+          "the kernels' precision policy (docs/numerics.md); default the "
+          "target's default_precision, else fp32"};
 }
 Flag calibrate() {
   return {"calibrate", "DIR",

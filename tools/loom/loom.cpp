@@ -198,6 +198,17 @@ std::vector<loom::driver::Binding> bindings(const Args &args) {
   return out;
 }
 
+/// --precision, else the target's default_precision (fp32 where it names
+/// none); a target that does not load is left to the command to report.
+std::string precisionOf(const Args &args) {
+  if (args.has("precision"))
+    return args.get("precision");
+  std::string error;
+  std::optional<loom::TargetModel> target =
+      loom::TargetModel::load(args.get("target", "tiny"), error);
+  return target ? target->defaultPrecision() : "fp32";
+}
+
 OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const Args &args) {
   if (args.positional.size() != 1)
     usageError("expected exactly one MODEL.onnx argument");
@@ -206,7 +217,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, const Args &args) {
   auto module = loom::driver::importModel(ctx, args.positional[0], options);
   // --calibrate: the int8 policy's scales from calibration inputs.
   if (args.has("calibrate")) {
-    if (args.get("precision", "fp32") != "int8")
+    if (precisionOf(args) != "int8")
       usageError("--calibrate=DIR fixes int8 scales: it needs "
                  "--precision=int8");
     try {
@@ -291,7 +302,7 @@ int runCompile(int argc, char **argv) {
     loom::driver::runGraphPipeline(ctx, *module, model);
   else
     loom::driver::runBackend(ctx, *module, model, targetName,
-                             emit == "spatial", args.get("precision", "fp32"),
+                             emit == "spatial", precisionOf(args),
                              mapping, &timings, &choice);
 
   std::string out = args.get("o", "-");
@@ -342,7 +353,7 @@ int runCompile(int argc, char **argv) {
   }
   file->keep();
   std::string note =
-      loom::driver::precisionNote(*target, args.get("precision", "fp32"));
+      loom::driver::precisionNote(*target, precisionOf(args));
   double seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - started)
                        .count();
@@ -350,7 +361,7 @@ int runCompile(int argc, char **argv) {
     loom::driver::CompileFacts facts;
     facts.model = model;
     facts.target = targetName;
-    facts.precision = args.get("precision", "fp32");
+    facts.precision = precisionOf(args);
     facts.out = out;
     facts.seconds = seconds;
     facts.timings = timings;
@@ -532,7 +543,7 @@ int runCheck(int argc, char **argv) {
   std::unique_ptr<MLIRContext> context = loom::driver::makeContext();
   MLIRContext &ctx = *context;
   std::string targetName = args.get("target", "tiny");
-  std::string precision = args.get("precision", "fp32");
+  std::string precision = precisionOf(args);
   std::string error;
   std::optional<loom::TargetModel> target =
       loom::TargetModel::load(targetName, error);
@@ -994,7 +1005,7 @@ int runSweep(int argc, char **argv) {
   }
   o.objective = args.get("objective", "throughput");
   o.outDir = args.get("out", "sweep");
-  o.precision = args.get("precision", "fp32");
+  o.precision = precisionOf(args);
   o.kvPrecision = args.get("kv-precision", "fp32");
   if (!loom::rt::storageFormat(o.kvPrecision))
     usageError("--kv-precision=" + o.kvPrecision + ": expected " +

@@ -84,6 +84,12 @@ public:
   double cyclesToSeconds(double cycles) const { return cycles / clockHz(); }
 
   /// True if the matrix unit runs `format` natively.
+  /// The precision a compile takes without --precision: the target's
+  /// `default_precision`, else fp32.
+  std::string defaultPrecision() const {
+    return desc_.defaultPrecision.empty() ? "fp32" : desc_.defaultPrecision;
+  }
+
   bool matrixSupports(NumericFormat format) const {
     return desc_.chip.tile.matrix.macs(format) > 0;
   }

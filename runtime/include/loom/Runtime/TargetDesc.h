@@ -322,6 +322,10 @@ struct TargetDesc {
   SystemDesc system;
   /// Absent: the planner's defaults (TargetModel::efficiency).
   std::optional<EfficiencyDesc> efficiency;
+  /// The kernel precision the chip is meant to run (`default_precision`),
+  /// which `loom compile`, `check` and `sweep` take when --precision is not
+  /// given; empty: fp32.
+  std::string defaultPrecision;
 };
 
 } // namespace loom::rt
