@@ -538,6 +538,38 @@ LogicalResult GraphToSpatialPass::planMapping(func::FuncOp func) {
   return success();
 }
 
+namespace {
+/// True if the matmul kernel `kernel` ([M, K] x [K, N], described by
+/// `desc`) fits no tile of a `tiles`-tile chip split by its rows (all of B
+/// on every tile) or by its columns (all of A on every tile), but fits
+/// split into `parts` K chunks (a chunk of A and of B, and a whole [M, N]
+/// of partial sums, on each tile): then the K split is the only way the
+/// kernel runs, whatever its speed. Bytes as stored (a weight at its
+/// narrow policy's format, an input at its type's), the result at its
+/// type's, as decomposeKernel counts them; the bounds are the best any row
+/// or column split can do, so a kernel that fits one is never split here.
+bool onlyKSplitFits(graph::KernelOp kernel, const KernelDesc &desc,
+                    int64_t parts, int64_t tiles, int64_t room) {
+  auto bytesOf = [](Value v) {
+    return v.getDefiningOp<graph::ConstantOp>() ? storedElementBytes(v)
+                                                : elemBytesOf(v);
+  };
+  const int64_t a = bytesOf(kernel.getInputs()[0]);
+  const int64_t b = bytesOf(kernel.getInputs()[1]);
+  Type elem =
+      cast<RankedTensorType>(kernel.getResultTypes()[0]).getElementType();
+  const int64_t c = std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+  const int64_t m = desc.m, n = desc.n, k = desc.k;
+  auto ceilDiv = [](int64_t x, int64_t y) { return (x + y - 1) / y; };
+  const int64_t rows =
+      ceilDiv(m, tiles) * k * a + k * n * b + ceilDiv(m, tiles) * n * c;
+  const int64_t cols =
+      m * k * a + k * ceilDiv(n, tiles) * b + m * ceilDiv(n, tiles) * c;
+  const int64_t split = m * (k / parts) * a + (k / parts) * n * b + m * n * c;
+  return std::min(rows, cols) > room && split <= room;
+}
+} // namespace
+
 void GraphToSpatialPass::splitContractions(func::FuncOp func) {
   const TargetModel &target = model_->target();
   const auto &matrix = target.desc().chip.tile.matrix;
@@ -580,7 +612,9 @@ void GraphToSpatialPass::splitContractions(func::FuncOp func) {
                        (link * static_cast<double>(*parts))
                  : 0;
     if (partial.totalCycles + reduce.totalCycles + moved <
-        0.8 * whole.totalCycles)
+            0.8 * whole.totalCycles ||
+        onlyKSplitFits(kernel, *desc, *parts, tiles,
+                       target.sramBytesPerTile()))
       splitK(kernel, *parts);
   }
 }

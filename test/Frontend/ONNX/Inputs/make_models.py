@@ -619,8 +619,19 @@ def deep_matmul():
                  [tensor("Y", [4, 16])], [b, c])
 
 
+def roomy_matmul():
+    # [128, 1024] x [1024, 128]: on tiny (256 KiB a tile) split by rows
+    # every tile holds all of B (512 KiB), by columns all of A; split by K
+    # each holds a 64-wide chunk of both and its 64 KiB of partial sums.
+    rng = np.random.default_rng(10)
+    b = numpy_helper.from_array(rng.standard_normal((1024, 128)).astype(np.float32), "B")
+    mm = helper.make_node("MatMul", ["A", "B"], ["Y"], name="roomy")
+    return model([mm], [tensor("A", [128, 1024])], [tensor("Y", [128, 128])], [b])
+
+
 MODELS = {
     "deep_matmul": deep_matmul,
+    "roomy_matmul": roomy_matmul,
     "conv_chain": conv_chain,
     "wide_matmul": wide_matmul,
     "gemm": gemm,
