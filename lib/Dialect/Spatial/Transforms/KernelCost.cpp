@@ -171,11 +171,13 @@ int64_t narrowUse(KernelT kernel, unsigned index) {
   Block &body = kernel.getBody().front();
   if (index >= body.getNumArguments())
     return 0;
-  // Every use a matrix operand, directly or through its transpose.
+  // Every use a matrix operand, directly or through its transpose or a
+  // reshape (a K split's partial products read B as [parts, K/parts, N]):
+  // neither changes a value, so the operand is rounded all the same.
   std::function<bool(Value)> matrixOnly = [&](Value v) {
     return llvm::all_of(v.getUses(), [&](OpOperand &use) {
       Operation *op = use.getOwner();
-      if (graph::isMatmulOperandTranspose(op))
+      if (graph::isMatmulOperandTranspose(op) || isa<graph::ReshapeOp>(op))
         return matrixOnly(op->getResult(0));
       return isa<graph::MatMulOp, graph::ConvOp, graph::ConvTransposeOp>(op) &&
              use.getOperandNumber() < 2;
