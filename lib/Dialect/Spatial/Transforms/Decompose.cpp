@@ -15,6 +15,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace loom::spatial {
 
@@ -173,10 +174,37 @@ Decomposition propagateSplits(Block &body,
   return d;
 }
 
+/// The busiest tile's matrix-unit cycles (rule matrix.block) with the
+/// results split along `dims`; 0 without a matrix unit that runs the
+/// format, or without contractions.
+static int64_t busiestMatrixCycles(Block &body, const TileRegion &region,
+                                   const std::vector<int64_t> &dims,
+                                   const MatrixTiming &timing) {
+  if (!timing.tile || timing.tile->matrix.macs(timing.format) <= 0)
+    return 0;
+  std::vector<Placement> results;
+  for (int64_t dim : dims)
+    results.push_back(Placement{region, dim, 0});
+  int64_t busiest = 0;
+  for (int64_t t = 0; t < region.tiles(); ++t) {
+    rt::TileWork work = tileWorkOf(body, results, region, t);
+    int64_t cycles = 0;
+    for (const rt::Contraction &c : work.contractions) {
+      int64_t more = rt::matrixBlockCycles(*timing.tile, timing.format, c);
+      cycles = more > std::numeric_limits<int64_t>::max() - cycles
+                   ? std::numeric_limits<int64_t>::max()
+                   : cycles + more;
+    }
+    busiest = std::max(busiest, cycles);
+  }
+  return busiest;
+}
+
 Decomposition decomposeKernel(Block &body, const TileRegion &region,
                               int64_t gridCols,
                               const std::vector<KernelInputInfo> &inputs,
-                              int64_t constantRoom, int64_t tileRoom) {
+                              int64_t constantRoom, int64_t tileRoom,
+                              const MatrixTiming &timing) {
   const int64_t tiles = region.tiles();
   Operation *yield = body.getTerminator();
   const unsigned numResults = yield->getNumOperands();
@@ -250,6 +278,7 @@ Decomposition decomposeKernel(Block &body, const TileRegion &region,
     const bool fits =
         (constantRoom <= 0 || *llvm::max_element(constantBytes) <= constantRoom) &&
         (tileRoom <= 0 || *llvm::max_element(heldBytes) <= tileRoom);
+    d.maxTileMatrixCycles = busiestMatrixCycles(body, region, dims, timing);
     // Balance first (within 5 %), then the elements moved (a weight's
     // copies once: they are loaded once, but hold SRAM for good); within
     // 5 % of those too, the
@@ -261,8 +290,20 @@ Decomposition decomposeKernel(Block &body, const TileRegion &region,
     };
     bool better = !best || (fits && !bestFits);
     if (best && fits == bestFits) {
-      double a = static_cast<double>(d.maxTileElements);
-      double b = static_cast<double>(best->maxTileElements);
+      // The matrix unit's cycles where both have them and neither moves
+      // more than twice the other's elements (a split that copies a large
+      // input, a KV cache, to every tile to save cycles would hold SRAM
+      // for it), else elements.
+      const double movedRatio =
+          static_cast<double>(std::max<int64_t>(1, d.inputElements)) /
+          static_cast<double>(std::max<int64_t>(1, best->inputElements));
+      const bool byCycles = d.maxTileMatrixCycles > 0 &&
+                            best->maxTileMatrixCycles > 0 &&
+                            movedRatio <= 2.0 && movedRatio >= 0.5;
+      double a = static_cast<double>(byCycles ? d.maxTileMatrixCycles
+                                              : d.maxTileElements);
+      double b = static_cast<double>(byCycles ? best->maxTileMatrixCycles
+                                              : best->maxTileElements);
       if (a < b / 1.05) {
         better = true;
       } else if (a <= b * 1.05) {

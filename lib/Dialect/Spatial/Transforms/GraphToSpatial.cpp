@@ -841,6 +841,20 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
   for (Operation &op : entry)
     kernelCount += isa<graph::KernelOp>(op) ? 1 : 0;
   PassSteps steps(kernelCount, "kernels placed");
+  // Per chip, the stored bytes of the weights not placed yet: a kernel's
+  // split may copy its weights to every tile only while each tile keeps
+  // its even share of these (the weights still to come) free.
+  std::map<int64_t, int64_t> pendingWeights;
+  {
+    std::set<Operation *> counted;
+    for (Operation &op : entry)
+      if (auto k = dyn_cast<graph::KernelOp>(op))
+        for (Value in : k.getInputs())
+          if (auto c = in.getDefiningOp<graph::ConstantOp>())
+            if (counted.insert(c.getOperation()).second)
+              pendingWeights[chipOf(k)] +=
+                  cast<ShapedType>(in.getType()).getNumElements() * storedElementBytes(in);
+  }
   for (Operation &op : llvm::make_early_inc_range(entry)) {
     if (isa<graph::AllReduceOp, graph::AllGatherOp>(op)) {
       if (failed(placeCollective(&op, b)))
@@ -892,9 +906,37 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
         info.current = have;
       infos.push_back(info);
     }
-    Decomposition dec =
-        decomposeKernel(body, *region, mesh_->cols(), infos, weightRoom(chip),
-                        model_->target().sramBytesPerTile());
+    // Balanced by the matrix unit's timing rule where it runs the kernel's
+    // format (its contractions in whole native blocks).
+    MatrixTiming timing;
+    if (std::optional<rt::NumericFormat> f =
+            rt::kernelPrecisionFormat(kernel.getPrecision())) {
+      timing.tile = &model_->target().desc().chip.tile;
+      timing.format = *f;
+    }
+    // The weights may take what the region's fullest tile has left of its
+    // weight room (a split that copies weights to every tile must still
+    // fit beside the weights placed before it).
+    int64_t placedBefore = 0;
+    if (!resident_.empty())
+      for (int64_t i = 0; i < region->tiles(); ++i)
+        placedBefore = std::max(
+            placedBefore,
+            resident_[chip * model_->target().tilesPerChip() +
+                      region->tileIndex(i, mesh_->cols())]);
+    int64_t own = 0;
+    for (Value in : kernel.getInputs())
+      if (auto c = in.getDefiningOp<graph::ConstantOp>())
+        if (!weights.count(c.getOperation()))
+          own += cast<ShapedType>(in.getType()).getNumElements() * storedElementBytes(in);
+    const int64_t toCome =
+        std::max<int64_t>(0, pendingWeights[chip] - own) /
+        std::max<int64_t>(1, model_->target().tilesPerChip());
+    Decomposition dec = decomposeKernel(
+        body, *region, mesh_->cols(), infos,
+        std::max<int64_t>(1, weightRoom(chip) - placedBefore - toCome),
+        model_->target().sramBytesPerTile(), timing);
+    pendingWeights[chip] -= own;
     SmallVector<Value> inputs;
     for (auto [i, in] : llvm::enumerate(kernel.getInputs())) {
       Placement want = placementFor(dec.inputs[i], shapeOf(in), *region, chip);

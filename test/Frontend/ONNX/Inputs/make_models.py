@@ -596,6 +596,20 @@ def conv_chain():
                  [tensor("Y", [1, 4, 32, 32])], [w1, w2])
 
 
+def narrow_conv():
+    # A 3x3 convolution of 64 channels, as ResNet-50's first stage has: on
+    # tsp-v1 (4 tiles of 320 x 320 blocks) four 16-channel slices would
+    # each take a whole block's time, so at a precision the matrix unit
+    # runs it splits by output rows.
+    rng = np.random.default_rng(11)
+    w = numpy_helper.from_array(
+        (rng.standard_normal((64, 64, 3, 3)) * 0.05).astype(np.float32), "W")
+    c = helper.make_node("Conv", ["X", "W"], ["Y"], name="conv_narrow",
+                         pads=[1, 1, 1, 1])
+    return model([c], [tensor("X", [1, 64, 16, 16])],
+                 [tensor("Y", [1, 64, 16, 16])], [w])
+
+
 def wide_matmul():
     # [16, 64] x [64, 128]: on the tiny target a column split, B's columns
     # sharded and A multicast to every tile.
@@ -633,6 +647,7 @@ MODELS = {
     "deep_matmul": deep_matmul,
     "roomy_matmul": roomy_matmul,
     "conv_chain": conv_chain,
+    "narrow_conv": narrow_conv,
     "wide_matmul": wide_matmul,
     "gemm": gemm,
     "gemm_plain": gemm_plain,

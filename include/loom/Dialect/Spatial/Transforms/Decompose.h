@@ -83,6 +83,19 @@ struct Decomposition {
   int64_t inputElements = 0;
   /// The most result elements one tile computes.
   int64_t maxTileElements = 0;
+  /// The most matrix-unit cycles one tile's contractions take by the ISA's
+  /// rule matrix.block (decomposeKernel with a MatrixTiming; 0 without).
+  int64_t maxTileMatrixCycles = 0;
+};
+
+/// The matrix unit a kernel's contractions run on, in the format they run
+/// in: decomposeKernel then balances the tiles by rule matrix.block's
+/// cycles (whole native blocks), not by result elements, so a split that
+/// leaves each tile a sliver of a block (16 of a 320-wide block's columns)
+/// loses to one that does not.
+struct MatrixTiming {
+  const rt::TileDesc *tile = nullptr;
+  rt::NumericFormat format = rt::NumericFormat::F32;
 };
 
 /// The input splits and costs of `body` with result `r` split along
@@ -108,14 +121,17 @@ struct KernelInputInfo {
 /// Among the splits whose busiest tile holds its inputs and results within
 /// `tileRoom` bytes and its weights within `constantRoom` (either 0:
 /// unlimited), or all of them if none does, the one that balances the
-/// tiles' work best (within 5 %), then moves the fewest elements (within
+/// tiles' work best (within 5 %: the busiest tile's matrix-unit cycles
+/// where `timing` gives the unit and the kernel has contractions it runs,
+/// else its result elements), then moves the fewest elements (within
 /// 5 %, the default shard dimension), wins: an input's elements that change
 /// tiles from where it lives, every element delivered of one that is not
 /// placed yet (a weight's copies among them).
 Decomposition decomposeKernel(mlir::Block &body, const TileRegion &region,
                               int64_t gridCols,
                               const std::vector<KernelInputInfo> &inputs,
-                              int64_t constantRoom = 0, int64_t tileRoom = 0);
+                              int64_t constantRoom = 0, int64_t tileRoom = 0,
+                              const MatrixTiming &timing = {});
 
 /// The placement a value split as `s` has on `region` of `chip` (a plain
 /// shard when the split is the default block without halo).
