@@ -336,27 +336,24 @@ def model_rows(loom):
          "--out", models, "--only", "gemm_isca22,bert_large_enc_s384",
          "--external"])
     hz = clock_hz(loom, "tsp-v1")
-    out = []
-    g = compiled(loom, os.path.join(models, "gemm_isca22.onnx"), "tsp-v1",
-                 models, "gemm-8tsp", ["--chips=8", "--precision=fp16"])
-    out.append({
-        "id": "T4", "what": "GEMM [800 x 32576] x [32576 x 8192] on 8 TSPs, "
-                            "fp16 (assumed), latency",
-        "published": 330.0, "unit": "us", "source": "isca2022",
-        "loom": g["us"], "bound": "%.1f us" % (g["roofline"] / hz * 1e6),
-        "tol": 30, "cmd": g["cmd"].replace(shown(models) + "/", "") +
-        "  (gemm_isca22.onnx: scripts/silicon_models.py)"})
-    b = compiled(loom, os.path.join(models, "bert_large_enc_s384.onnx"),
-                 "tsp-v1", models, "bert-4tsp", ["--chips=4",
-                                                "--precision=int8"])
-    out.append({
-        "id": "T5", "what": "BERT-Large (encoder, sequence 384 assumed) on 4 "
-                            "TSPs, int8: latency",
-        "published": 1225.0, "unit": "us", "source": "isca2022",
-        "loom": b["us"], "bound": "%.1f us" % (b["roofline"] / hz * 1e6),
-        "tol": 25, "cmd": b["cmd"].replace(shown(models) + "/", "") +
-        "  (bert_large_enc_s384.onnx: scripts/silicon_models.py)"})
-    return out
+
+    def latency_row(rid, what, model, tag, flags, published, tol):
+        r = compiled(loom, os.path.join(models, model + ".onnx"), "tsp-v1",
+                     models, tag, flags)
+        return {"id": rid, "what": what, "published": published,
+                "unit": "us", "source": "isca2022", "loom": r["us"],
+                "bound": "%.1f us" % (r["roofline"] / hz * 1e6), "tol": tol,
+                "cmd": r["cmd"].replace(shown(models) + "/", "") +
+                "  (%s.onnx: scripts/silicon_models.py)" % model}
+    return [
+        latency_row("T4", "GEMM [800 x 32576] x [32576 x 8192] on 8 TSPs, "
+                          "fp16 (assumed), latency", "gemm_isca22",
+                    "gemm-8tsp", ["--chips=8", "--precision=fp16"], 330.0,
+                    30),
+        latency_row("T5", "BERT-Large (encoder, sequence 384 assumed) on 4 "
+                          "TSPs, int8: latency", "bert_large_enc_s384",
+                    "bert-4tsp", ["--chips=4", "--precision=int8"], 1225.0,
+                    25)]
 
 
 SOURCES = {
