@@ -528,8 +528,9 @@ def check(model, inputs=None, target="tiny", precision=None, mapping="auto",
     inputs and compares every output (`loom check`, without the per-kernel
     divergence search). Returns a CheckResult (.ok, .max_abs_error, ...).
 
-    model: a path or onnx.ModelProto (compiled with target, precision,
-    mapping, objective, dims, bind), or a Program that knows its model (not
+    model: a path or onnx.ModelProto (compiled with target, precision (None:
+    the target's default_precision, else fp32), mapping, objective, dims,
+    bind), or a Program that knows its model (not
     recompiled; its bound inputs are used). inputs: as for Program.run, or None for
     synthetic_inputs(program, seed). An element passes when
     |sim - ref| <= max(atol, scale_tol * S) + rtol * |ref|, S the output's
