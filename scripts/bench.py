@@ -464,7 +464,8 @@ def bench_model(args, name, target, work):
     res["timing_only_load"], res["timing_only_sim"] = host_times(t, "timing only")
 
     log(f"[{tag}] loom check")
-    ck = run_cmd([loom, "check", model, f"--target={target}"] + inputs, T, check=False)
+    ck = run_cmd([loom, "check", model, f"--target={target}", "--precision=fp32"] + inputs,
+                 T, check=False)
     res["check_rc"] = ck["rc"]
     res["check_wall"] = ck["wall"]
     errs = CHECK_RE.findall(ck["out"] + ck["err"])
