@@ -354,6 +354,34 @@ def compile_cases(loom, work):
         model([node("If", ["cond"], ["Y"], name="if_top", then_branch=inner,
                     else_branch=leaf)],
               [vi("cond", [], TensorProto.BOOL)], [vi("Y", [1])]))
+    # Static control flow within bounds: a constant If nested 20 deep (past
+    # the 16 Loom unrolls; refused before shape inference walks it), and a
+    # Loop of 10^9 iterations (past the 200,000 body nodes a model may
+    # unroll to), each refused before it is built.
+    t_init = numpy_helper.from_array(np.array(True), "t")
+    leaf = helper.make_graph([node("Identity", ["X"], ["o"], name="leaf")],
+                             "leaf", [], [vi("o", [2])])
+    inner = leaf
+    for i in range(20):
+        inner = helper.make_graph(
+            [node("If", ["t"], ["o"], name=f"if_{i}", then_branch=inner,
+                  else_branch=leaf)], f"g{i}", [], [vi("o", [2])])
+    add("if_nested_20",
+        model([node("If", ["t"], ["Y"], name="if_top", then_branch=inner,
+                    else_branch=leaf)],
+              [vi("X", [2])], [vi("Y", [2])], [t_init]), names="if_")
+    body = helper.make_graph(
+        [node("Identity", ["c"], ["c_out"], name="keep"),
+         node("Neg", ["v"], ["v_out"], name="flip")], "body",
+        [vi("i", [], TensorProto.INT64), vi("c", [], TensorProto.BOOL),
+         vi("v", [2])],
+        [vi("c_out", [], TensorProto.BOOL), vi("v_out", [2])])
+    add("loop_billion_iterations",
+        model([node("Loop", ["M", "", "X"], ["Y"], name="huge_loop",
+                    body=body)],
+              [vi("X", [2])], [vi("Y", [2])],
+              [numpy_helper.from_array(np.array(10**9, dtype=np.int64), "M")]),
+        names="huge_loop")
     # Attributes that libonnx's shape inference divides by, indexes with or
     # squares without a check of its own (SIGFPE, SIGSEGV before the fix).
     x4 = [vi("X", [1, 4, 4, 4])]

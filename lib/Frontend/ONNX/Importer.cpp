@@ -393,6 +393,11 @@ RankedTensorType NodeContext::tensorType(ArrayRef<int64_t> shape,
   return RankedTensorType::get(shape, elementType);
 }
 
+std::vector<Value> NodeContext::subgraph(const onnx::GraphProto &body,
+                                         ArrayRef<Value> inputs) {
+  return convertSubgraph(gb, node, body, inputs, opset);
+}
+
 const onnx::AttributeProto *NodeContext::attr(const char *name) const {
   read.insert(name);
   for (const auto &a : node.attribute())
@@ -664,6 +669,61 @@ RankedTensorType staticType(MLIRContext &ctx, const onnx::ValueInfoProto &vi) {
       shape, elementTypeFromOnnx(ctx, tt.elem_type(), vi.name()));
 }
 
+/// The values a subgraph reads from its enclosing graphs: the inputs of its
+/// nodes (and of theirs, nested) that nothing inside it defines.
+std::vector<std::string> outerNamesOf(const onnx::GraphProto &body) {
+  llvm::StringSet<> defined;
+  std::vector<std::string> used;
+  std::vector<const onnx::GraphProto *> work = {&body};
+  while (!work.empty()) {
+    const onnx::GraphProto *g = work.back();
+    work.pop_back();
+    for (const auto &in : g->input())
+      defined.insert(in.name());
+    for (const auto &init : g->initializer())
+      defined.insert(init.name());
+    for (const auto &node : g->node()) {
+      for (const auto &out : node.output())
+        defined.insert(out);
+      for (const auto &in : node.input())
+        used.push_back(in);
+      for (const auto &a : node.attribute())
+        if (a.has_g())
+          work.push_back(&a.g());
+    }
+  }
+  std::vector<std::string> outer;
+  for (std::string &name : used)
+    if (!name.empty() && !defined.contains(name))
+      outer.push_back(std::move(name));
+  return outer;
+}
+
+/// Refuses subgraphs nested deeper than convertSubgraph converts, before
+/// shape inference walks them (a graph whose If takes one nested body as
+/// both branches doubles its work at every level).
+void checkSubgraphDepth(const onnx::GraphProto &graph) {
+  std::vector<std::pair<const onnx::GraphProto *, int64_t>> work = {
+      {&graph, 0}};
+  while (!work.empty()) {
+    auto [g, depth] = work.back();
+    work.pop_back();
+    for (const auto &node : g->node())
+      for (const auto &a : node.attribute()) {
+        if (!a.has_g() && a.graphs_size() == 0)
+          continue;
+        if (depth + 1 > kMaxSubgraphDepth)
+          throw ImportError(nodeLabel(node) + ": unsupported: subgraphs "
+                            "nested more than " +
+                            std::to_string(kMaxSubgraphDepth) + " deep");
+        if (a.has_g())
+          work.push_back({&a.g(), depth + 1});
+        for (const auto &sub : a.graphs())
+          work.push_back({&sub, depth + 1});
+      }
+  }
+}
+
 /// Orders nodes so each comes after the producers of its inputs; reports a
 /// cycle by naming a node on it.
 std::vector<const onnx::NodeProto *>
@@ -674,6 +734,17 @@ topologicalOrder(const onnx::GraphProto &graph,
     for (const auto &out : graph.node(i).output())
       if (!out.empty())
         producer[out] = i;
+  // A node's inputs, and for If, Loop and Scan the outer values their
+  // bodies read.
+  std::vector<std::vector<std::string>> inputsOf(graph.node_size());
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const auto &node = graph.node(i);
+    inputsOf[i].assign(node.input().begin(), node.input().end());
+    for (const auto &a : node.attribute())
+      if (a.has_g())
+        for (std::string &name : outerNamesOf(a.g()))
+          inputsOf[i].push_back(std::move(name));
+  }
   std::vector<int> state(graph.node_size(), 0); // 0 new, 1 active, 2 done.
   std::vector<const onnx::NodeProto *> order;
   // Iterative depth-first search, so long chains cannot overflow the stack.
@@ -684,9 +755,8 @@ topologicalOrder(const onnx::GraphProto &graph,
     state[root] = 1;
     while (!stack.empty()) {
       auto &[n, next] = stack.back();
-      const auto &node = graph.node(n);
-      if (next < node.input_size()) {
-        const std::string &in = node.input(next++);
+      if (next < static_cast<int>(inputsOf[n].size())) {
+        const std::string &in = inputsOf[n][next++];
         if (in.empty() || available.contains(in))
           continue;
         auto it = producer.find(in);
@@ -703,7 +773,7 @@ topologicalOrder(const onnx::GraphProto &graph,
         continue;
       }
       state[n] = 2;
-      order.push_back(&node);
+      order.push_back(&graph.node(n));
       stack.pop_back();
     }
   }
@@ -1051,6 +1121,52 @@ void checkAttributesRead(const NodeContext &nc, int64_t opset) {
   }
 }
 
+/// Converts one node with its op's converter and binds its outputs'
+/// names to the values built (GraphBuilder::values).
+void convertNode(GraphBuilder &gb, const onnx::NodeProto &node,
+                 int64_t opset) {
+  NodeContext nc(gb, node, opset);
+  // Shape inference may give types whose sizes overflow; nothing is
+  // built from them.
+  for (const auto &out : node.output()) {
+    auto it = gb.inferredTypes.find(out);
+    if (it != gb.inferredTypes.end())
+      checkTypeSize(it->second, nodeLabel(node) + ": output '" + out + "'");
+  }
+  std::vector<Value> outs;
+  try {
+    outs = (*lookupConverter(node.op_type()))(nc);
+    checkAttributesRead(nc, opset);
+  } catch (const ImportError &) {
+    throw;
+  } catch (const std::exception &e) {
+    // Runtime errors (a kernel folding a constant, a tensor too large to
+    // allocate) are reported at the node.
+    nc.fail(e.what());
+  }
+  for (int i = 0; i < node.output_size(); ++i) {
+    const std::string &name = node.output(i);
+    if (name.empty())
+      continue;
+    if (i >= static_cast<int>(outs.size()) || !outs[i])
+      continue;
+    if (auto type = dyn_cast<RankedTensorType>(outs[i].getType()))
+      checkTypeSize(type, nodeLabel(node) + ": output '" + name + "'");
+    auto expected = gb.inferredTypes.find(name);
+    if (expected != gb.inferredTypes.end() &&
+        expected->second != outs[i].getType())
+      nc.fail("output '" + name + "' has type " +
+              [&] {
+                std::string s;
+                llvm::raw_string_ostream os(s);
+                os << outs[i].getType() << " but ONNX inferred "
+                   << expected->second;
+                return s;
+              }());
+    gb.values[name] = outs[i];
+  }
+}
+
 OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
                                   const ImportOptions &options,
                                   std::string &lastDiagnostic) {
@@ -1116,6 +1232,7 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
                       (known ? ": unsupported operator '" + node.op_type() + "'"
                              : ": unknown operator '" + node.op_type() + "'"));
   }
+  checkSubgraphDepth(graph);
   // Attributes before shape inference, whose functions read them unchecked.
   for (auto &node : *graph.mutable_node())
     checkNodeAttributes(node, opsets[domainOf(node)]);
@@ -1182,49 +1299,8 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
   llvm::StringSet<> available(initializerNames);
   for (const auto &name : argNames)
     available.insert(name);
-  for (const onnx::NodeProto *node : topologicalOrder(graph, available)) {
-    int64_t opset = opsets[domainOf(*node)];
-    NodeContext nc(gb, *node, opset);
-    // Shape inference may give types whose sizes overflow; nothing is
-    // built from them.
-    for (const auto &out : node->output()) {
-      auto it = gb.inferredTypes.find(out);
-      if (it != gb.inferredTypes.end())
-        checkTypeSize(it->second, nodeLabel(*node) + ": output '" + out + "'");
-    }
-    std::vector<Value> outs;
-    try {
-      outs = (*lookupConverter(node->op_type()))(nc);
-      checkAttributesRead(nc, opset);
-    } catch (const ImportError &) {
-      throw;
-    } catch (const std::exception &e) {
-      // Runtime errors (a kernel folding a constant, a tensor too large to
-      // allocate) are reported at the node.
-      nc.fail(e.what());
-    }
-    for (int i = 0; i < node->output_size(); ++i) {
-      const std::string &name = node->output(i);
-      if (name.empty())
-        continue;
-      if (i >= static_cast<int>(outs.size()) || !outs[i])
-        continue;
-      if (auto type = dyn_cast<RankedTensorType>(outs[i].getType()))
-        checkTypeSize(type, nodeLabel(*node) + ": output '" + name + "'");
-      auto expected = gb.inferredTypes.find(name);
-      if (expected != gb.inferredTypes.end() &&
-          expected->second != outs[i].getType())
-        nc.fail("output '" + name + "' has type " +
-                [&] {
-                  std::string s;
-                  llvm::raw_string_ostream os(s);
-                  os << outs[i].getType() << " but ONNX inferred "
-                     << expected->second;
-                  return s;
-                }());
-      gb.values[name] = outs[i];
-    }
-  }
+  for (const onnx::NodeProto *node : topologicalOrder(graph, available))
+    convertNode(gb, *node, opsets[domainOf(*node)]);
 
   SmallVector<Value> results;
   SmallVector<Type> resultTypes;
@@ -1252,6 +1328,117 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
 }
 
 } // namespace
+
+std::vector<Value> convertSubgraph(GraphBuilder &gb,
+                                   const onnx::NodeProto &owner,
+                                   const onnx::GraphProto &body,
+                                   ArrayRef<Value> inputs, int64_t opset) {
+  if (gb.subgraphDepth >= kMaxSubgraphDepth)
+    throw ImportError(nodeLabel(owner) + ": unsupported: subgraphs nested "
+                      "more than " + std::to_string(kMaxSubgraphDepth) +
+                      " deep");
+  if (static_cast<size_t>(body.input_size()) != inputs.size())
+    throw ImportError(nodeLabel(owner) + ": its body takes " +
+                      std::to_string(body.input_size()) + " inputs, not " +
+                      std::to_string(inputs.size()));
+  int64_t schemaOpset = onnx::OpSchemaRegistry::DomainToVersionRange::
+                            Instance().Map().at("").second;
+  gb.unrolledNodes += body.node_size();
+  if (gb.unrolledNodes > kMaxUnrolledNodes)
+    throw ImportError(nodeLabel(owner) + ": unsupported: unrolling its body "
+                      "takes the model past " +
+                      std::to_string(kMaxUnrolledNodes) + " nodes");
+  // A copy: the body's forms of newer opsets are rewritten, and its
+  // initializers' bytes are moved into constants as they are used.
+  onnx::GraphProto g = body;
+  downgradeNewerOpsets(g, opset, schemaOpset);
+  for (auto &node : *g.mutable_node()) {
+    if (!domainOf(node).empty())
+      throw ImportError(nodeLabel(node) + " (in the body of " +
+                        nodeLabel(owner) + "): unsupported operator domain '" +
+                        node.domain() + "'");
+    if (!lookupConverter(node.op_type()))
+      throw ImportError(nodeLabel(node) + " (in the body of " +
+                        nodeLabel(owner) + "): unsupported operator '" +
+                        node.op_type() + "'");
+    checkNodeAttributes(node, opset);
+  }
+  // The body's names shadow the enclosing graph's while it is converted;
+  // afterwards each is restored (or removed), so the next iteration and the
+  // nodes after the owner see the enclosing graph as it was.
+  llvm::StringMap<std::optional<Value>> saved;
+  llvm::StringMap<std::optional<RankedTensorType>> savedTypes;
+  auto shadow = [&](const std::string &name) {
+    if (name.empty() || saved.count(name))
+      return;
+    auto v = gb.values.find(name);
+    saved[name] = v == gb.values.end() ? std::nullopt
+                                       : std::optional<Value>(v->second);
+    auto t = gb.inferredTypes.find(name);
+    savedTypes[name] = t == gb.inferredTypes.end()
+                           ? std::nullopt
+                           : std::optional<RankedTensorType>(t->second);
+    gb.values.erase(name);
+    gb.inferredTypes.erase(name);
+  };
+  llvm::StringMap<onnx::TensorProto *> savedInits;
+  for (auto &init : *g.mutable_initializer()) {
+    shadow(init.name());
+    auto it = gb.initializers.find(init.name());
+    if (it != gb.initializers.end() && !savedInits.count(init.name()))
+      savedInits[init.name()] = it->second;
+    gb.initializers[init.name()] = &init;
+  }
+  for (const auto &node : g.node())
+    for (const auto &out : node.output())
+      shadow(out);
+  llvm::StringSet<> available;
+  for (auto [i, in] : llvm::enumerate(g.input())) {
+    shadow(in.name());
+    gb.values[in.name()] = inputs[i];
+    available.insert(in.name());
+  }
+  for (const auto &entry : gb.values)
+    available.insert(entry.getKey());
+  for (const auto &init : g.initializer())
+    available.insert(init.name());
+
+  std::vector<Value> outs;
+  ++gb.subgraphDepth;
+  try {
+    for (const onnx::NodeProto *node : topologicalOrder(g, available))
+      convertNode(gb, *node, opset);
+    onnx::NodeProto outputs;
+    outputs.set_name(nodeLabel(owner) + "'s body outputs");
+    for (const auto &out : g.output())
+      outs.push_back(gb.lookup(out.name(), outputs));
+  } catch (...) {
+    --gb.subgraphDepth;
+    throw;
+  }
+  --gb.subgraphDepth;
+  for (const auto &entry : saved) {
+    if (entry.getValue())
+      gb.values[entry.getKey()] = *entry.getValue();
+    else
+      gb.values.erase(entry.getKey());
+  }
+  for (const auto &entry : savedTypes) {
+    if (entry.getValue())
+      gb.inferredTypes[entry.getKey()] = *entry.getValue();
+    else
+      gb.inferredTypes.erase(entry.getKey());
+  }
+  for (const auto &init : g.initializer()) {
+    auto it = savedInits.find(init.name());
+    if (it != savedInits.end())
+      gb.initializers[init.name()] = it->second;
+    else
+      gb.initializers.erase(init.name());
+  }
+  return outs;
+}
+
 } // namespace loom::onnx_import
 
 namespace loom {

@@ -128,6 +128,11 @@ public:
   [[noreturn]] void refuse(const Refusal &refusal,
                            const std::string &detail = "") const;
 
+  /// Converts `body` (one of this node's graph attributes) with `inputs`
+  /// bound to its inputs; returns its outputs' values (convertSubgraph).
+  std::vector<mlir::Value> subgraph(const onnx::GraphProto &body,
+                                    llvm::ArrayRef<mlir::Value> inputs);
+
   /// The attributes a converter looked at (attr() and the typed readers).
   const llvm::StringSet<> &attributesRead() const { return read; }
 
@@ -166,9 +171,34 @@ public:
   llvm::StringMap<onnx::TensorProto *> initializers;
   /// The last error diagnostic MLIR emitted (verifier messages).
   std::string lastDiagnostic;
+  /// How deep the subgraph being converted is (0: the model's graph), and
+  /// the nodes of subgraph bodies converted so far (unrolled iterations
+  /// count each time): both bounded (convertSubgraph).
+  int64_t subgraphDepth = 0;
+  int64_t unrolledNodes = 0;
   mlir::Value lookup(const std::string &name, const onnx::NodeProto &node);
   mlir::Value materializeInitializer(onnx::TensorProto &proto);
 };
+
+/// Static control flow (ControlFlowConverters.cpp): If with a constant
+/// condition, Loop with a constant trip count and Scan, unrolled.
+void addControlFlowConverters(llvm::StringMap<Converter> &table);
+
+/// The most deeply nested subgraph, and the most body nodes unrolled in one
+/// model, convertSubgraph takes.
+inline constexpr int64_t kMaxSubgraphDepth = 16;
+inline constexpr int64_t kMaxUnrolledNodes = 200000;
+
+/// Converts `body`, a graph attribute of `owner`, with `inputs` bound to
+/// its inputs in order, and returns the values of its outputs. The body
+/// reads the enclosing graphs' values by name; its own names shadow them
+/// only while it is converted. Throws naming `owner` if the body is nested
+/// too deep or its unrolling grows the model past kMaxUnrolledNodes.
+std::vector<mlir::Value> convertSubgraph(GraphBuilder &gb,
+                                         const onnx::NodeProto &owner,
+                                         const onnx::GraphProto &body,
+                                         llvm::ArrayRef<mlir::Value> inputs,
+                                         int64_t opset);
 
 /// Element type for an ONNX TensorProto data type; throws if unsupported.
 mlir::Type elementTypeFromOnnx(mlir::MLIRContext &ctx, int onnxType,

@@ -1489,6 +1489,7 @@ const llvm::StringMap<Converter> &registry() {
     llvm::StringMap<Converter> t;
     addComposedConverters(t);
     addRecurrentConverters(t);
+    addControlFlowConverters(t);
     addValueDependentConverters(t);
     // Unary.
     t["Neg"] = unary<NegOp>;

@@ -372,6 +372,72 @@ def nms():
                  [tensor("Y", None, INT64)], inits)
 
 
+def if_model(cond_input):
+    """Y = X + 1 if cond else X * 2; the branches read X from the graph."""
+    then_g = helper.make_graph(
+        [helper.make_node("Add", ["X", "one"], ["t"], name="then_add")],
+        "then", [], [tensor("t", [2, 3])], initializer=[floats("one", [1.0])])
+    else_g = helper.make_graph(
+        [helper.make_node("Mul", ["X", "two"], ["e"], name="else_mul")],
+        "else", [], [tensor("e", [2, 3])], initializer=[floats("two", [2.0])])
+    node = helper.make_node("If", ["cond"], ["Y"], name="branch",
+                            then_branch=then_g, else_branch=else_g)
+    inputs = [tensor("X", [2, 3])]
+    inits = []
+    if cond_input:
+        inputs.append(tensor("cond", [], TensorProto.BOOL))
+    else:
+        inits.append(numpy_helper.from_array(np.array(False), "cond"))
+    return model([node], inputs, [tensor("Y", [2, 3])], inits)
+
+
+def loop_model(dynamic_cond=False):
+    """Three iterations of v = v + i (i the iteration number, as float),
+    each iteration's v also a scan output; with `dynamic_cond` the body's
+    condition is sum(v) < 10, computed at run time."""
+    nodes = [helper.make_node("Cast", ["i"], ["fi"], name="cast",
+                              to=TensorProto.FLOAT),
+             helper.make_node("Add", ["v_in", "fi"], ["v_out"], name="step"),
+             helper.make_node("Identity", ["v_out"], ["y"], name="copy")]
+    if dynamic_cond:
+        nodes += [helper.make_node("ReduceSum", ["v_out"], ["total"],
+                                   name="total", keepdims=0),
+                  helper.make_node("Less", ["total", "ten"], ["c_out"],
+                                   name="keep_going")]
+        inits = [floats("ten", 10.0)]
+    else:
+        nodes.append(helper.make_node("Identity", ["c_in"], ["c_out"],
+                                      name="same"))
+        inits = []
+    body = helper.make_graph(
+        nodes, "body",
+        [tensor("i", [], INT64), tensor("c_in", [], TensorProto.BOOL),
+         tensor("v_in", [2])],
+        [tensor("c_out", [], TensorProto.BOOL), tensor("v_out", [2]),
+         tensor("y", [2])], initializer=inits)
+    node = helper.make_node("Loop", ["M", "", "V"], ["V_final", "Ys"],
+                            name="loop", body=body)
+    return model([node], [tensor("V", [2])],
+                 [tensor("V_final", [2]), tensor("Ys", [3, 2])],
+                 [ints("M", 3)], opset=13)
+
+
+def scan_model():
+    """A running sum over X's rows, read last row first; each step's sum,
+    doubled, is stacked along axis 1."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "x"], ["s_out"], name="acc"),
+         helper.make_node("Mul", ["s_out", "two"], ["y"], name="double")],
+        "body", [tensor("s_in", [2]), tensor("x", [2])],
+        [tensor("s_out", [2]), tensor("y", [2])],
+        initializer=[floats("two", [2.0])])
+    node = helper.make_node("Scan", ["S", "X"], ["S_final", "Y"],
+                            name="scan", body=body, num_scan_inputs=1,
+                            scan_input_directions=[1], scan_output_axes=[1])
+    return model([node], [tensor("S", [2]), tensor("X", [3, 2])],
+                 [tensor("S_final", [2]), tensor("Y", [2, 3])], opset=11)
+
+
 def newer(op, opset, inputs=("X",), inits=(), **attrs):
     # One node of a newer opset on a [2, 4] X.
     node = helper.make_node(op, list(inputs), ["Y"], name="newer", **attrs)
@@ -714,6 +780,11 @@ MODELS = {
         [tensor("A", [2, 2], TensorProto.INT32),
          tensor("B", [2, 2], TensorProto.INT32)],
         [tensor("Y", None, TensorProto.INT32)]),
+    "if_const": lambda: if_model(False),
+    "if_cond_input": lambda: if_model(True),
+    "loop_const": lambda: loop_model(),
+    "loop_dynamic_cond": lambda: loop_model(dynamic_cond=True),
+    "scan_reverse": scan_model,
     "gru_unrolled": lambda: recurrent("GRU"),
     "lstm_input_forget": lambda: recurrent("LSTM", input_forget=1),
     "rnn_unknown_activation": lambda: recurrent("RNN", activations=["Gelu"]),
