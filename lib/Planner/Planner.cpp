@@ -398,12 +398,16 @@ struct System {
   }
 
   /// The synchronisation a layer of `tp` x `ep` chips waits beyond its
-  /// collectives' transfers: system.links.sync_seconds at each collective,
-  /// the two all-reduces of tensor parallelism (after attention, after the
-  /// MLP or experts) and the two all-to-alls of expert parallelism (the
-  /// tokens to their experts and back).
-  double syncSeconds(int64_t tp, int64_t ep) const {
-    return sync * (2.0 * double(tp > 1) + 2.0 * double(ep > 1));
+  /// collectives' transfers: system.links.sync_seconds at each collective
+  /// in series, the two all-reduces of tensor parallelism (after
+  /// attention, after the MLP or experts), the all-gathers of the heads
+  /// where tp exceeds the KV heads (`gathersHeads`: k and v, or q, k and
+  /// v, gathered at once: one wait, as the compiled layer's run side by
+  /// side) and the two all-to-alls of expert parallelism (the tokens to
+  /// their experts and back).
+  double syncSeconds(int64_t tp, int64_t ep, bool gathersHeads) const {
+    return sync * (2.0 * double(tp > 1) + double(gathersHeads) +
+                   2.0 * double(ep > 1));
   }
 
   /// The FLOP/s of a weight matmul of `rows` rows (the tokens it
@@ -819,7 +823,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   double tLink = Ls * (2 * s.allReduce(vec, tp) + gather +
                        (m.experts > 1 ? 2 * s.allToAll(vec * m.expertsPerToken, ep)
                                       : 0) +
-                       s.syncSeconds(tp, ep));
+                       s.syncSeconds(tp, ep, pastKvHeads));
   double stage = matmuls.time() + attention.time() + elementwise + tLink;
   double hops = double(pp - 1) * s.hop(vec, tp * pp * ep, tp * ep);
   // The LM head of the last stage: its weights once per step.
@@ -883,7 +887,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   p.prompt.hop = chunkHop.latency + chunkHop.transfer;
   p.prompt.hopTransfer = chunkHop.transfer;
   p.prompt.layer = one.total() / Ls;
-  p.prompt.layerSync = s.syncSeconds(tp, ep);
+  p.prompt.layerSync = s.syncSeconds(tp, ep, pastKvHeads);
   p.prompt.alone = promptPass(pp, Ls, p.prompt.layer, p.prompt.chunks,
                               p.prompt.hop, p.prompt.hopTransfer,
                               p.prompt.layerSync);
@@ -1241,6 +1245,8 @@ struct PrefillState {
   using Key = std::pair<int64_t, int64_t>;
   std::map<Key, Prefill> compiled;
   std::map<PlanId, double> estimate;
+  /// Each plan's estimated synchronisation a prompt chunk waits per layer.
+  std::map<PlanId, double> estimateSync;
 };
 
 /// Prices the prompts of spatial plans by compiled prefill chunks
@@ -1306,14 +1312,22 @@ bool compilePrefill(
   };
   // Each plan's estimate, kept to scale by the calibration.
   auto &estimate = state.estimate;
+  auto &estimateSync = state.estimateSync;
   for (const std::vector<Plan> *plans : {&result.plans, &calibrateOnly})
-    for (const Plan &p : *plans)
+    for (const Plan &p : *plans) {
       estimate.emplace(idOf(p),
                        p.prompt.layer); // the first call's: the estimate
+      estimateSync.emplace(idOf(p), p.prompt.layerSync);
+    }
   // `pipelineChunk`: the chunk the prompt is pipelined in, where known
   // (the plan's compiled chunk, or its group's); 0 keeps the estimate's.
+  // A compiled chunk's tile program waits system.links.sync_seconds at
+  // its collectives (lower-collectives); an estimate, scaled by compiled
+  // ones or not, waits it on top (`layerSync`).
   auto apply = [&](Plan &p, double layerSeconds, int64_t chunk,
-                   const char *pricedBy, int64_t pipelineChunk) {
+                   const char *pricedBy, int64_t pipelineChunk,
+                   bool syncInLayer) {
+    p.prompt.layerSync = syncInLayer ? 0.0 : estimateSync[idOf(p)];
     if (pipelineChunk > 0) {
       const System::Hop hop = chunkHop(p, pipelineChunk);
       p.prompt.chunks = double(L) / double(pipelineChunk);
@@ -1355,7 +1369,12 @@ bool compilePrefill(
       auto it = compiled.find(keyOf(p));
       if (it == compiled.end() || !it->second.chunk)
         continue;
-      double k = it->second.seconds / estimate[idOf(p)];
+      // The waits at the collectives taken out (each chunk waits them at
+      // every layer); the calibrated plans add theirs back (apply).
+      double waits = double(L) / double(it->second.chunk) *
+                     estimateSync[idOf(p)];
+      double k = std::max(it->second.seconds - waits, 0.0) /
+                 estimate[idOf(p)];
       byGroup[p.tp * p.ep].push_back(k);
       all.push_back(k);
       auto [at, fresh] = groupChunk.emplace(p.tp * p.ep, it->second.chunk);
@@ -1369,15 +1388,15 @@ bool compilePrefill(
         auto it = compiled.find(keyOf(p));
         if (it != compiled.end() && it->second.chunk) {
           apply(p, it->second.seconds, it->second.chunk, "compiled chunks",
-                it->second.chunk);
+                it->second.chunk, true);
         } else if (it != compiled.end()) {
           // Its chunks did not compile: the estimate stands (reported).
-          apply(p, estimate[idOf(p)], 0, "cost model", 0);
+          apply(p, estimate[idOf(p)], 0, "cost model", 0, false);
         } else if (!all.empty()) {
           auto g = byGroup.find(p.tp * p.ep);
           double k = g != byGroup.end() ? median(g->second) : median(all);
           apply(p, estimate[idOf(p)] * k, 0, "cost model x compiled",
-                g != byGroup.end() ? groupChunk[p.tp * p.ep] : 0);
+                g != byGroup.end() ? groupChunk[p.tp * p.ep] : 0, false);
         }
       }
     order();
@@ -1687,15 +1706,28 @@ std::optional<Result> plan(const LlmConfig &config,
         rt::activationWireFormat(precision);
     const double wireBytes = wire ? rt::numericFormatBytes(*wire)
                                   : double(kDecodeStepActivationBytes);
-    auto fixed = [&](const Plan &p, bool compiled) {
+    // `withSync`: the estimate's layers, and those scaled by compiled ones
+    // (ratioOf), wait system.links.sync_seconds at their collectives on
+    // top of their time (price()); a compiled layer's tile program waits
+    // it at its collectives' first exchanges (lower-collectives), so it
+    // carries it already.
+    auto fixed = [&](const Plan &p, bool compiled, bool withSync) {
       double vec = double(p.batch) * m.hidden *
                    (compiled ? wireBytes : precisionBytes(r.activations));
-      // A layer's collectives carry their transfers, compiled or
-      // estimated, not the synchronisation (system.links.sync_seconds):
-      // added per layer here, so the layer times compare like with like.
       return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
              s.lmHead(m.headParams, double(p.batch), p.tp, s.bytesPerWeight) +
-             double(m.layers) * s.syncSeconds(p.tp, p.ep);
+             (withSync ? double(m.layers) *
+                             s.syncSeconds(p.tp, p.ep, p.tp > m.kvHeads)
+                       : 0.0);
+    };
+    // A compiled layer's time over its estimate, the synchronisation it
+    // waits taken out first: the calibration scales the work, and the
+    // waits, the same count a layer whatever its size, are added back.
+    auto layerSync = [&](const Plan &p) {
+      return s.syncSeconds(p.tp, p.ep, p.tp > m.kvHeads);
+    };
+    auto ratioOf = [&](const Plan &p, double compiled, double estimated) {
+      return std::max(compiled - layerSync(p), 0.0) / estimated;
     };
     auto setTpot = [&](Plan &p, double tpot) {
       p.ttftAlone += double(p.prefillSteps) * (tpot - p.tpot);
@@ -1707,7 +1739,7 @@ std::optional<Result> plan(const LlmConfig &config,
       p.note.clear();
     std::map<PlanId, double> estLayer;
     for (Plan &p : result.plans)
-      estLayer[idOf(p)] = (p.tpot - fixed(p, false)) / double(m.layers);
+      estLayer[idOf(p)] = (p.tpot - fixed(p, false, true)) / double(m.layers);
     // The prompts first, then the decode layers, then the prompts of the
     // plans the decode layers brought to the top (while the budget lasts).
     PrefillState prefill;
@@ -1776,8 +1808,8 @@ std::optional<Result> plan(const LlmConfig &config,
           continue;
         }
         if (!p.compiled)
-          ratios.push_back(*it->second / estLayer[idOf(p)]);
-        setTpot(p, double(m.layers) * *it->second + fixed(p, true));
+          ratios.push_back(ratioOf(p, *it->second, estLayer[idOf(p)]));
+        setTpot(p, double(m.layers) * *it->second + fixed(p, true, false));
         p.compiled = true;
         p.layerPrecision = precision;
       }
@@ -1787,7 +1819,8 @@ std::optional<Result> plan(const LlmConfig &config,
       for (Plan &p : result.plans) {
         auto it = cache.find(keyOf(p));
         if (it != cache.end() && it->second)
-          byGroup[group(p)].push_back(*it->second / estLayer[idOf(p)]);
+          byGroup[group(p)].push_back(
+              ratioOf(p, *it->second, estLayer[idOf(p)]));
       }
       if (!ratios.empty()) {
         double all = median(ratios);
@@ -1795,7 +1828,8 @@ std::optional<Result> plan(const LlmConfig &config,
           if (!p.compiled) {
             auto it = byGroup.find(group(p));
             double k = it != byGroup.end() ? median(it->second) : all;
-            setTpot(p, double(m.layers) * estLayer[idOf(p)] * k + fixed(p, false));
+            setTpot(p, double(m.layers) * estLayer[idOf(p)] * k +
+                           fixed(p, false, true));
           }
       }
       order();
@@ -1812,22 +1846,22 @@ std::optional<Result> plan(const LlmConfig &config,
         auto it = cache.find(keyOf(p));
         if (it == cache.end() || !it->second)
           continue;
-        double k = *it->second / estLayer[idOf(p)];
+        double k = ratioOf(p, *it->second, estLayer[idOf(p)]);
         byGroup[group(p)].push_back(k);
         ratios.push_back(k);
       }
       std::vector<Plan> front;
       for (Plan p : result.front) {
-        double est = (p.tpot - fixed(p, false)) / double(m.layers);
+        double est = (p.tpot - fixed(p, false, true)) / double(m.layers);
         auto it = cache.find(keyOf(p));
         if (it != cache.end() && it->second) {
-          setTpot(p, double(m.layers) * *it->second + fixed(p, true));
+          setTpot(p, double(m.layers) * *it->second + fixed(p, true, false));
           p.compiled = true;
           p.layerPrecision = precision;
         } else if (!ratios.empty()) {
           auto g = byGroup.find(group(p));
           double k = g != byGroup.end() ? median(g->second) : median(ratios);
-          setTpot(p, double(m.layers) * est * k + fixed(p, false));
+          setTpot(p, double(m.layers) * est * k + fixed(p, false, true));
         }
         if (meets(p, r))
           addToFront(front, p);

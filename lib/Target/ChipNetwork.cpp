@@ -77,6 +77,7 @@ ChipNetwork::ChipNetwork(const TargetModel &target, int64_t chips,
   linkBytesPerCycle_ = system.links.bytesPerSecond / target.clockHz();
   linkLatencyCycles_ =
       cyclesCeil(system.links.latencySeconds, target.clockHz());
+  syncCycles_ = cyclesCeil(system.links.syncSeconds, target.clockHz());
 
   // Domains are joined by scale-out only when the target has it; otherwise
   // the whole set is one bigger instance of the topology.

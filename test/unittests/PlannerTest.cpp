@@ -842,6 +842,19 @@ TEST(PlannerTest, SpatialPrefillIsPricedByCompiledChunks) {
             std::string::npos);
 }
 
+// tsp-v1 without its collective synchronisation, for the tests whose fake
+// layer compilers return times that wait none: a compiled layer or chunk
+// waits system.links.sync_seconds in its tile program, and the planner
+// takes that out before it calibrates estimates by it.
+TargetModel tspWithoutSync() {
+  rt::TargetDesc desc = loadTarget("tsp-v1").desc();
+  desc.system.links.syncSeconds = 0;
+  std::string error;
+  std::optional<TargetModel> t = TargetModel::fromDesc(desc, error);
+  EXPECT_TRUE(t) << error;
+  return *t;
+}
+
 // A disaggregated plan whose prefill system is spatial prices its prompts
 // by compiled chunks, compiled against the prefill system as named
 // (prefillSystemSource), and compiles no decode layer for those chips
@@ -864,7 +877,7 @@ TEST(PlannerTest, SpatialPrefillSystemIsCompiledToo) {
   };
   std::string error;
   std::optional<Result> result =
-      planDisaggregated(tinyConfig(), "tiny.json", loadTarget("tsp-v1"),
+      planDisaggregated(tinyConfig(), "tiny.json", tspWithoutSync(),
                         loadTarget("h100"), r, fake, error);
   ASSERT_TRUE(result && !result->plans.empty()) << error;
   EXPECT_EQ(systems, std::set<std::string>{"my-tsp.json"});
@@ -879,7 +892,7 @@ TEST(PlannerTest, SpatialPrefillSystemIsCompiledToo) {
   prefillOnly.prefillOnly = true;
   prefillOnly.top = 1000;
   std::optional<Result> prefill = loom::plan::plan(
-      tinyConfig(), "tiny.json", loadTarget("tsp-v1"), prefillOnly, fake, error);
+      tinyConfig(), "tiny.json", tspWithoutSync(), prefillOnly, fake, error);
   ASSERT_TRUE(prefill && !prefill->plans.empty()) << error;
   EXPECT_EQ(decodeLayers, 0);
   EXPECT_EQ(prefill->plans[0].prompt.pricedBy, "compiled chunks");
@@ -894,7 +907,7 @@ TEST(PlannerTest, SpatialPrefillSystemIsCompiledToo) {
     return std::nullopt;
   };
   std::optional<Result> failed =
-      planDisaggregated(tinyConfig(), "tiny.json", loadTarget("tsp-v1"),
+      planDisaggregated(tinyConfig(), "tiny.json", tspWithoutSync(),
                         loadTarget("h100"), r, failing, error);
   ASSERT_TRUE(failed && !failed->plans.empty()) << error;
   EXPECT_EQ(failed->plans[0].prompt.pricedBy, "cost model");
@@ -955,7 +968,7 @@ TEST(PlannerTest, StageHopIsTheChipNetworksTransfer) {
 // time (the median over the group's compiled plans), else by the median
 // over all, and says so.
 TEST(PlannerTest, SpatialPrefillCalibratesThePlansNotCompiled) {
-  TargetModel tsp = loadTarget("tsp-v1");
+  TargetModel tsp = tspWithoutSync();
   ModelCost m = modelCost(tinyConfig());
   Request r = spatialSearch(160);
   int compiles = 0;
@@ -1543,7 +1556,8 @@ TEST(PlannerTest, DisaggregatedPrefillKeepsUpWithDecode) {
 // system.links.sync_seconds: a layer spread over chips waits it at each
 // collective, a dense layer's two all-reduces (after attention, after the
 // MLP), so tp 2 on tsp-v1 gains 2 layers x 2 x 10 us = 40 us a step and
-// every prompt chunk 2 a layer; a layer on one chip waits nothing.
+// every prompt chunk 2 a layer; a layer on one chip waits nothing; past
+// the KV heads, a third.
 TEST(PlannerTest, LinkSyncIsTwoPointsALayerSpreadOverChips) {
   rt::TargetDesc desc = loadTarget("tsp-v1").desc();
   std::string error;
@@ -1564,4 +1578,11 @@ TEST(PlannerTest, LinkSyncIsTwoPointsALayerSpreadOverChips) {
                 2 * perLayer * with->prompt.chunks, 1e-12)
         << "tp " << tp;
   }
+  // Past the KV heads (tp 4 over 2), the all-gathers of the heads wait
+  // once more, side by side: three waits a layer, as a compiled tp 4
+  // layer's tile program has.
+  std::optional<Plan> base = price(m, *tsp, r, 4, 1, 1, 1, 1);
+  std::optional<Plan> with = price(m, *synced, r, 4, 1, 1, 1, 1);
+  ASSERT_TRUE(base && with);
+  EXPECT_NEAR(with->tpot - base->tpot, 2 * 3 * 10e-6, 1e-12);
 }

@@ -226,7 +226,8 @@ struct Plan {
     double alone = 0;
     double chunks = 1, hop = 0, hopTransfer = 0;
     /// What each chunk waits at every layer (at its collectives,
-    /// system.links.sync_seconds), in seconds.
+    /// system.links.sync_seconds) on top of `layer`, in seconds: 0 where
+    /// `layer` comes from compiled chunks, whose tile programs wait it.
     double layerSync = 0;
     /// The seconds one layer takes for the whole prompt alone, and the
     /// tokens a chunk of it had where that comes from compiled prefill

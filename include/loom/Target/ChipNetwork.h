@@ -11,6 +11,9 @@
 //
 //   bytesPerCycle = physical links to the peer x bytes_per_second / clock_hz
 //   latencyCycles = ceil(latency_seconds x clock_hz)
+//   syncCycles    = ceil(sync_seconds x clock_hz): what the chips of a
+//                   collective wait before its first exchange (the
+//                   transfers lower-collectives marks, kCollectiveSyncAttr)
 //
 // The physical share may be fractional (a dragonfly's 48 global links over
 // 31 peer nodes), so bandwidth is a double.
@@ -99,6 +102,12 @@
 
 namespace loom {
 
+/// On a spatial.transfer that lower-collectives made: the transfer is one
+/// of a collective's first exchange, which waits the chips' synchronisation
+/// (ChipNetwork::syncCycles) before its message arrives. Set only when the
+/// target has a synchronisation (system.links.sync_seconds > 0).
+inline constexpr const char *kCollectiveSyncAttr = "spatial.collective_sync";
+
 /// The chip-to-chip links of `chips` chips of a target, with routes.
 class ChipNetwork {
 public:
@@ -151,6 +160,9 @@ public:
   };
   /// Requires a non-empty route of valid link ids.
   Timing timing(std::span<const int64_t> route, int64_t bytes) const;
+  /// system.links.sync_seconds in whole cycles of the chip clock: added to
+  /// the arrival of a collective's first exchange.
+  int64_t syncCycles() const { return syncCycles_; }
   /// The traffic block's chips (0 when adaptive routing has none).
   int64_t blockChips() const { return blockChips_; }
 
@@ -225,6 +237,7 @@ private:
   int64_t linksPerChip_ = 0;
   double linkBytesPerCycle_ = 0;
   int64_t linkLatencyCycles_ = 0;
+  int64_t syncCycles_ = 0;
   double scaleOutBytesPerCycle_ = 0;
   int64_t scaleOutLatencyCycles_ = 0;
   /// Adaptive routing's traffic block (0: minimal routing only).

@@ -103,7 +103,10 @@ double PartitionPricer::collectiveSeconds(const CollectiveNeed &c, int64_t tp) {
   if (alg == "hierarchical")
     step = net.transferCycles(0, n - 1, chunk);
   double phases = c.reduce ? 2.0 : 1.0;
-  return phases * steps * step / target_->clockHz();
+  // Its chips synchronise before the first exchange, as the tile program
+  // waits (ChipNetwork::syncCycles, lower-collectives).
+  return (phases * steps * step + double(net.syncCycles())) /
+         target_->clockHz();
 }
 
 Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,

@@ -348,7 +348,11 @@ LogicalResult TaskBuilder::addChipTransfer(spatial::TransferOp transfer,
   // non-minimal alternative when that delivers these bytes first.
   const ChipNetwork::Timing timing = net.timing(route, total);
   const double rate = timing.bytesPerCycle;
-  const int64_t latency = timing.latencyCycles;
+  // A collective's first exchange also waits the chips' synchronisation
+  // (system.links.sync_seconds; lower-collectives marks it).
+  const int64_t latency =
+      timing.latencyCycles +
+      (transfer->hasAttr(kCollectiveSyncAttr) ? net.syncCycles() : 0);
   // Each tile injects at its mesh link's rate (its SRAM's without a
   // mesh: rule transfer.chip); a slower route holds its links, not
   // the DMA.

@@ -14,6 +14,7 @@
 #include "loom/Target/CostModel.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <cmath>
 #include <map>
@@ -83,6 +84,9 @@ private:
   FailureOr<std::vector<Value>> allGather();
 
   CollectiveOp op_;
+  /// Values that hold what another chip sent (received, or computed from
+  /// something received): a send of one is past the first exchange.
+  llvm::DenseSet<Value> exchanged_;
   std::optional<rt::NumericFormat> wire_;
   const CostModel &model_;
   const ChipNetwork &net_;
@@ -117,6 +121,9 @@ FailureOr<SmallVector<Value>> Lowering::kernel(
   OpBuilder inner = OpBuilder::atBlockEnd(body);
   SmallVector<Value> outs = build(inner, body->getArguments());
   YieldOp::create(inner, loc, outs);
+  if (llvm::any_of(inputs, [&](Value v) { return exchanged_.contains(v); }))
+    for (Value r : k.getResults())
+      exchanged_.insert(r);
   std::optional<KernelDesc> desc =
       describeKernel(kind, "fp32", k.getBody(), error);
   if (!desc)
@@ -144,13 +151,19 @@ Value Lowering::send(Value v, int64_t from, int64_t to) {
   RankedTensorType t = typeOf(v);
   int64_t bytes = t.getNumElements() * storageElementBytes(v);
   auto whole = b_.getDenseI64ArrayAttr({0, 0, 1, 1});
-  return TransferOp::create(
+  auto transfer = TransferOp::create(
       b_, op_.getLoc(), v.getType(), v, whole, b_.getI64IntegerAttr(-1),
       whole, b_.getI64IntegerAttr(-1), b_.getI64IntegerAttr(bytes),
       b_.getI64IntegerAttr(static_cast<int64_t>(route.size())),
       b_.getDenseI64ArrayAttr({}), b_.getI64IntegerAttr(from),
       b_.getI64IntegerAttr(to), b_.getDenseI64ArrayAttr(route),
       b_.getDenseI64ArrayAttr({}), b_.getDenseI64ArrayAttr({}));
+  // The collective's first exchange (what it sends of its own inputs)
+  // waits for the chips to synchronise; later steps follow it.
+  if (net_.syncCycles() > 0 && !exchanged_.contains(v))
+    transfer->setAttr(kCollectiveSyncAttr, b_.getUnitAttr());
+  exchanged_.insert(transfer.getResult());
+  return transfer.getResult();
 }
 
 FailureOr<SmallVector<Value>>
