@@ -152,6 +152,7 @@ Values convertLoop(NodeContext &nc) {
   std::vector<Value> state;
   for (int64_t i = 0; i < carried; ++i)
     state.push_back(nc.input(2 + i));
+  nc.checkUnrolling(m[0], body.node_size());
   std::vector<std::vector<Value>> scanned(scans);
   for (int64_t i = 0; i < m[0] && cond; ++i) {
     std::vector<Value> in = {scalar(nc, rt::DType::I64, i),
@@ -229,6 +230,7 @@ Values convertScan(NodeContext &nc) {
   std::vector<Value> state;
   for (int64_t i = 0; i < states; ++i)
     state.push_back(nc.input(i));
+  nc.checkUnrolling(length, body.node_size());
   std::vector<std::vector<Value>> scanned(scans);
   for (int64_t t = 0; t < length; ++t) {
     std::vector<Value> in = state;

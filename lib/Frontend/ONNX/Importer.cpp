@@ -398,6 +398,16 @@ std::vector<Value> NodeContext::subgraph(const onnx::GraphProto &body,
   return convertSubgraph(gb, node, body, inputs, opset);
 }
 
+void NodeContext::checkUnrolling(int64_t iterations, int64_t nodes) const {
+  int64_t total = 0;
+  if (__builtin_mul_overflow(iterations, nodes, &total) ||
+      __builtin_add_overflow(total, gb.unrolledNodes, &total) ||
+      total > kMaxUnrolledNodes)
+    throw ImportError(nodeLabel(node) + ": unsupported: unrolling its body "
+                      "takes the model past " +
+                      std::to_string(kMaxUnrolledNodes) + " nodes");
+}
+
 const onnx::AttributeProto *NodeContext::attr(const char *name) const {
   read.insert(name);
   for (const auto &a : node.attribute())

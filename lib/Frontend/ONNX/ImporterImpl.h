@@ -132,6 +132,10 @@ public:
   /// bound to its inputs; returns its outputs' values (convertSubgraph).
   std::vector<mlir::Value> subgraph(const onnx::GraphProto &body,
                                     llvm::ArrayRef<mlir::Value> inputs);
+  /// Refuses, before anything is built, unrolling `iterations` copies of
+  /// a body of `nodes` nodes when that takes the model past
+  /// kMaxUnrolledNodes (convertSubgraph counts them as they are built).
+  void checkUnrolling(int64_t iterations, int64_t nodes) const;
 
   /// The attributes a converter looked at (attr() and the typed readers).
   const llvm::StringSet<> &attributesRead() const { return read; }
