@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "CommandLine.h"
 #include "loom/Driver/Calibrate.h"
+#include "loom/Driver/Check.h"
 #include "loom/Driver/Driver.h"
 #include "loom/Frontend/LLM.h"
 #include "loom/Planner/Planner.h"
@@ -534,9 +535,8 @@ loom::rt::Tensor syntheticInput(RankedTensorType type, uint64_t seed) {
   return t;
 }
 
-/// `loom check MODEL.onnx --target=...`: compiles, simulates, compares each
-/// output with the golden reference, and on a divergence names the first
-/// kernel whose output diverges.
+/// `loom check MODEL.onnx --target=...`: reads the options and the inputs,
+/// runs loom::driver::checkModel and prints its report (text or --json).
 int runCheck(int argc, char **argv) {
   Args args = parseArgs(command("check"), argc, argv);
   MappingOptions mapping = mappingOptions(args);
@@ -570,7 +570,6 @@ int runCheck(int argc, char **argv) {
   tol.rtol = parseNumber("rtol", defaults.rtol);
   tol.atol = parseNumber("atol", defaults.atol);
   tol.scaleTol = parseNumber("scale-tol", defaults.scaleTol);
-  const double rtol = tol.rtol, atol = tol.atol, scaleTol = tol.scaleTol;
   // An index: whole and in int range (1.5 was read as 1, 1e300 overflowed
   // the conversion).
   auto parseIndex = [&](const char *key) {
@@ -606,169 +605,60 @@ int runCheck(int argc, char **argv) {
   // Inputs: given files, or synthetic values.
   std::vector<loom::rt::Tensor> inputs =
       bindInputs(graphFunc, args, model, /*synthesizeMissing=*/true);
-
-  // The golden reference on the imported graph, and per-kernel reference
-  // values on the kernel-formed graph (the same kernels the program runs,
-  // in the same order).
-  DiagnosticCapture diags(ctx);
-  auto golden = loom::evaluate(graphFunc, inputs);
-  if (!golden)
-    usageError(model + ": golden reference: " + diags.first);
-  OwningOpRef<ModuleOp> kernelModule = module->clone();
-  {
-    PassManager pm(&ctx);
-    loom::graph::GraphPipelineOptions graphOpts;
-    graphOpts.target = targetName;
-    graphOpts.precision = precision;
-    loom::graph::buildGraphPipeline(pm, graphOpts);
-    if (failed(pm.run(*kernelModule)))
-      usageError(model + ": " + diags.first);
-  }
-  // By kernel name (the ONNX node of its anchor), in order: the program's
-  // kernels follow the graph's, but graph-to-spatial may add some (a K
-  // split's partial products), which have no reference and are skipped.
-  std::map<std::string, std::deque<std::vector<loom::rt::Tensor>>> kernelRef;
-  auto kernelFunc = kernelModule->lookupSymbol<func::FuncOp>("main");
-  auto refOut = loom::evaluate(
-      kernelFunc, inputs,
-      [&](Operation *op, const std::vector<loom::rt::Tensor> &results) {
-        if (isa<loom::graph::KernelOp>(op) &&
-            op->getParentOp() == kernelFunc.getOperation())
-          kernelRef[loom::spatial::onnxNodeName(op->getLoc())].push_back(
-              results);
-      });
-  if (!refOut)
-    usageError(model + ": reference on kernels: " + diags.first);
-
-  // Compile the original module and simulate the program.
-  loom::driver::runBackend(ctx, *module, model, targetName, false, precision,
-                           mapping);
-  // The simulator verifies the schedule itself before it runs.
-  std::optional<loom::rt::Program> loaded;
-  loom::driver::emitVerified(*module, *target, model, targetName,
-                             /*verify=*/false, model, &loaded);
-  const loom::rt::Program &program = *loaded;
-  loom::rt::Simulator sim(program);
-  struct FirstDivergence {
-    int32_t kernel = -1;
-    size_t output = 0;
-    loom::rt::Divergence d;
-  } first;
-  loom::rt::FunctionalHooks hooks;
-  hooks.corruptKernel = corrupt;
-  hooks.dropInstr = dropInstr;
-  hooks.afterKernel = [&](const loom::rt::ProgramKernel &k,
-                          const std::map<int32_t, loom::rt::Tensor> &outs) {
-    // Across chips, kernels are per-chip slices of the graph's kernels
-    // (and collectives add their own), so they do not line up with the
-    // reference kernels: only the outputs are compared.
-    if (mapping.multiChip() || first.kernel >= 0)
-      return;
-    auto ref = kernelRef.find(k.name);
-    if (ref == kernelRef.end() || ref->second.empty())
-      return;
-    const std::vector<loom::rt::Tensor> expected =
-        std::move(ref->second.front());
-    ref->second.pop_front();
-    for (size_t i = 0; i < k.outputs.size() && i < expected.size(); ++i) {
-      auto it = outs.find(k.outputs[i]);
-      if (it == outs.end())
-        continue;
-      loom::rt::Divergence d =
-          loom::rt::compareTensors(expected[i], it->second, tol);
-      if (!d.ok) {
-        first = {k.id, i, d};
-        return;
-      }
-    }
-  };
-  loom::rt::SimResult sim_result = sim.runFunctional(inputs, hooks);
-
-  std::vector<loom::rt::Divergence> compared;
-  bool allOk = true;
-  for (size_t i = 0; i < sim_result.outputs.size() && i < golden->size(); ++i) {
-    compared.push_back(loom::rt::compareTensors(
-        (*golden)[i], sim_result.outputs[i].value, tol));
-    allOk &= compared.back().ok;
-  }
-  bool passed = allOk && first.kernel < 0;
-  const auto &stats = sim_result.stats;
+  loom::driver::CheckOptions options;
+  options.model = model;
+  options.targetName = targetName;
+  options.precision = precision;
+  options.kvPrecision = kv;
+  options.tolerance = tol;
+  options.mapping = mapping;
+  options.corruptKernel = corrupt;
+  options.dropInstr = dropInstr;
+  const loom::driver::CheckReport report =
+      loom::driver::checkModel(ctx, *module, *target, inputs, options);
   auto divergenceLine = [&] {
     llvm::errs() << "loom: " << model
                  << ": the compiled program diverges from the golden reference"
-                 << (first.kernel >= 0
-                         ? " at kernel '" + program.kernel(first.kernel).name +
-                               "'"
+                 << (report.firstKernel >= 0
+                         ? " at kernel '" + report.firstKernelName + "'"
                          : std::string())
                  << "\n";
   };
   if (args.has("json")) {
-    // docs/schema/check.schema.json. An infinite error is null.
-    using Json = nlohmann::ordered_json;
-    Json j;
-    j["model"] = model;
-    j["target"] = targetName;
-    j["precision"] = precision;
-    j["kv_precision"] = kv;
-    j["rtol"] = rtol;
-    j["atol"] = atol;
-    j["scale_tolerance"] = scaleTol;
-    Json outs = Json::array();
-    for (size_t i = 0; i < compared.size(); ++i)
-      outs.push_back({{"name", sim_result.outputs[i].name},
-                      {"match", compared[i].ok},
-                      {"max_abs_err", compared[i].maxAbs},
-                      {"max_rel_err", compared[i].maxRel}});
-    j["outputs"] = std::move(outs);
-    j["total_cycles"] = stats.totalCycles;
-    j["seconds"] = stats.seconds;
-    j["roofline_cycles"] = stats.rooflineCycles;
-    j["chips"] = stats.chips;
-    j["kernels_compared"] = !mapping.multiChip();
-    Json firstJson = nullptr;
-    if (first.kernel >= 0) {
-      const loom::rt::ProgramKernel &k = program.kernel(first.kernel);
-      firstJson = {{"id", first.kernel},
-                   {"name", k.name},
-                   {"onnx_nodes", k.onnxNodes},
-                   {"output", first.output},
-                   {"max_abs_err", first.d.maxAbs}};
-    }
-    j["first_divergent_kernel"] = std::move(firstJson);
-    j["passed"] = passed;
-    llvm::outs() << j.dump(-1, ' ', false, Json::error_handler_t::replace)
-                 << "\n";
-    if (!passed)
+    llvm::outs() << loom::driver::checkJson(report, options) << "\n";
+    if (!report.passed)
       divergenceLine();
-    return passed ? 0 : 1;
+    return report.passed ? 0 : 1;
   }
-  for (size_t i = 0; i < compared.size(); ++i) {
-    const loom::rt::Divergence &d = compared[i];
+  for (size_t i = 0; i < report.outputs.size(); ++i) {
+    const loom::rt::Divergence &d = report.outputs[i];
     llvm::outs() << (d.ok ? "match    " : "MISMATCH ") << "output '"
-                 << sim_result.outputs[i].name << "': max abs err "
+                 << report.outputNames[i] << "': max abs err "
                  << llvm::format("%.3g", d.maxAbs) << ", max rel err "
                  << llvm::format("%.3g", d.maxRel) << " (rtol "
-                 << llvm::format("%g", rtol) << ", atol "
-                 << llvm::format("%g", atol) << ", scale tolerance "
-                 << llvm::format("%g", scaleTol) << ")\n";
+                 << llvm::format("%g", tol.rtol) << ", atol "
+                 << llvm::format("%g", tol.atol) << ", scale tolerance "
+                 << llvm::format("%g", tol.scaleTol) << ")\n";
   }
+  const loom::rt::SimStats &stats = report.stats;
   llvm::outs() << "simulated " << stats.totalCycles << " cycles ("
                << llvm::format("%.1f", stats.seconds * 1e6)
                << " us) on " << targetName << ", roofline "
                << stats.rooflineCycles << " cycles, " << precision << "\n";
-  if (mapping.multiChip())
+  if (!report.kernelsCompared)
     llvm::outs() << "across chips only the outputs are compared: the search "
                     "for the first divergent kernel works on one chip\n";
-  if (first.kernel >= 0) {
+  if (report.firstKernel >= 0) {
     std::string nodes;
-    for (const std::string &n : program.kernel(first.kernel).onnxNodes)
+    for (const std::string &n : report.firstKernelNodes)
       nodes += (nodes.empty() ? "" : ", ") + n;
-    llvm::outs() << "first divergent kernel: " << first.kernel << " '"
-                 << program.kernel(first.kernel).name << "' (ONNX nodes: "
-                 << nodes << "), output " << first.output << ": max abs err "
-                 << llvm::format("%.3g", first.d.maxAbs) << "\n";
+    llvm::outs() << "first divergent kernel: " << report.firstKernel << " '"
+                 << report.firstKernelName << "' (ONNX nodes: " << nodes
+                 << "), output " << report.firstOutput << ": max abs err "
+                 << llvm::format("%.3g", report.firstDivergence.maxAbs)
+                 << "\n";
   }
-  if (!passed) {
+  if (!report.passed) {
     divergenceLine();
     return 1;
   }
