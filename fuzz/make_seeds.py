@@ -126,6 +126,35 @@ def onnx_seeds():
         [node("Add", ["X", "b"], ["Y"], name="add", broadcast=1, axis=0)],
         [tensor("X", [3, 2])], [tensor("Y", [3, 2])],
         [const("b", [1.0, 2.0, 3.0])], opset=6)
+    # Static control flow: an If on a constant condition whose branch runs
+    # a Loop of a constant trip count (its body reading the graph's B),
+    # and a Scan over the rows of the result.
+    loop_body = helper.make_graph(
+        [node("Identity", ["c"], ["c_out"], name="keep"),
+         node("Add", ["v", "B"], ["v_out"], name="step")], "loop_body",
+        [tensor("i", [], TensorProto.INT64), tensor("c", [], TensorProto.BOOL),
+         tensor("v", [2, 2])],
+        [tensor("c_out", [], TensorProto.BOOL), tensor("v_out", [2, 2])])
+    then_g = helper.make_graph(
+        [node("Loop", ["M", "", "X"], ["t"], name="loop", body=loop_body)],
+        "then", [], [tensor("t", [2, 2])])
+    else_g = helper.make_graph(
+        [node("Neg", ["X"], ["e"], name="neg")], "else", [],
+        [tensor("e", [2, 2])])
+    scan_body = helper.make_graph(
+        [node("Add", ["s", "r"], ["s_out"], name="acc"),
+         node("Identity", ["s_out"], ["y"], name="out")], "scan_body",
+        [tensor("s", [2]), tensor("r", [2])],
+        [tensor("s_out", [2]), tensor("y", [2])])
+    seeds["control_flow"] = model(
+        [node("If", ["cond"], ["T"], name="branch", then_branch=then_g,
+              else_branch=else_g),
+         node("Scan", ["S", "T"], ["S_final", "Y"], name="scan",
+              body=scan_body, num_scan_inputs=1,
+              scan_input_directions=[1])],
+        [tensor("X", [2, 2]), tensor("S", [2])], [tensor("Y", [2, 2])],
+        [numpy_helper.from_array(np.array(True), "cond"),
+         const("M", 3, np.int64), const("B", [[1.0, 2.0], [3.0, 4.0]])])
     return seeds
 
 
