@@ -593,10 +593,17 @@ Shape wholeShape(const ProgramTensor &t) {
 SimStats Simulator::checkSchedule() const {
   const Program &p = program_;
   std::vector<InstrTiming> rules;
-  if (options_.verify)
+  if (options_.verify) {
     verifyScheduleOrThrow(p, &rules);
-  else if (p.chip)
-    rules = instrTimings(p);
+  } else if (p.chip) {
+    // Unverified (--no-verify), a kernel whose ops cannot be timed is
+    // still reported against the file, as every error is.
+    try {
+      rules = instrTimings(p);
+    } catch (const Error &e) {
+      throw Error(p.path + ": " + e.what());
+    }
+  }
   Replay replay = replaySchedule(p, rules);
   if (options_.stopOnHazard && !replay.hazards.empty()) {
     std::string more;
