@@ -456,8 +456,24 @@ struct WindowAxis {
 WindowAxis windowAxis(int64_t outLo, int64_t outHi, int64_t in, int64_t kernel,
                       int64_t stride, int64_t dilation, int64_t padBegin,
                       int64_t padEnd) {
-  int64_t start = outLo * stride - padBegin;
-  int64_t end = (outHi - 1) * stride - padBegin + (kernel - 1) * dilation + 1;
+  // A program's attributes are not trusted: the window's extent is
+  // computed wide and refused past 64 bits.
+  const __int128 startWide = __int128(outLo) * stride - padBegin;
+  const __int128 endWide = __int128(outHi - 1) * stride - padBegin +
+                           __int128(kernel - 1) * dilation + 1;
+  auto fits = [](__int128 v) {
+    return v >= std::numeric_limits<int64_t>::min() &&
+           v <= std::numeric_limits<int64_t>::max() - 1;
+  };
+  if (!fits(startWide) || !fits(endWide) ||
+      !fits(__int128(in) + padEnd))
+    throw Error("window of kernel " + std::to_string(kernel) + ", stride " +
+                std::to_string(stride) + ", dilation " +
+                std::to_string(dilation) + " over outputs [" +
+                std::to_string(outLo) + ", " + std::to_string(outHi) +
+                ") reaches past 64-bit positions");
+  const int64_t start = int64_t(startWide);
+  const int64_t end = int64_t(endWide);
   int64_t first = std::max<int64_t>(start, 0);
   int64_t last = std::max(first, std::min(end, in));
   WindowAxis w;
@@ -520,6 +536,17 @@ WindowGeometry windowGeometry(const OpView &v, const Shape &in,
                         g.rank, 1);
   g.pads =
       perAxis(v.op, "pads", intsAttr(v.op, v.attrs, "pads"), 2 * g.rank, 0);
+  auto atLeast = [&](const char *what, const std::vector<int64_t> &values,
+                     int64_t least) {
+    for (int64_t x : values)
+      if (x < least)
+        throw Error(v.op + ": " + what + " " + std::to_string(x) +
+                    " is below " + std::to_string(least));
+  };
+  atLeast("kernel", g.kernel, 1);
+  atLeast("stride", g.strides, 1);
+  atLeast("dilation", g.dilations, 1);
+  atLeast("pad", g.pads, 0);
   return g;
 }
 
