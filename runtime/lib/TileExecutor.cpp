@@ -486,6 +486,14 @@ WindowAxis windowAxis(int64_t outLo, int64_t outHi, int64_t in, int64_t kernel,
   return w;
 }
 
+/// A conv's or pool's result box has its input's rank: a program's shapes
+/// are not trusted, and the window geometry indexes both by axis.
+void requireWindowRanks(const Box &res, const Shape &in) {
+  if (res.lo.size() != in.size() || res.hi.size() != in.size())
+    throw Error("window: a result of rank " + std::to_string(res.lo.size()) +
+                " for an input of rank " + std::to_string(in.size()));
+}
+
 /// The window geometry of a conv or pool over spatial dims 2...
 struct WindowGeometry {
   std::vector<int64_t> kernel, strides, dilations, pads;
@@ -498,6 +506,7 @@ struct WindowGeometry {
   /// The input box of `res` with channels [cLo, cHi).
   Box inputBox(const Box &res, const Shape &in, int64_t cLo,
                int64_t cHi) const {
+    requireWindowRanks(res, in);
     Box b = Box::whole(in);
     b.lo[0] = res.lo[0];
     b.hi[0] = res.hi[0];
@@ -512,6 +521,7 @@ struct WindowGeometry {
   }
   /// The pads of a local run producing `res` ([begins..., ends...]).
   std::vector<int64_t> localPads(const Box &res, const Shape &in) const {
+    requireWindowRanks(res, in);
     std::vector<int64_t> p(2 * rank);
     for (size_t d = 0; d < rank; ++d) {
       WindowAxis w = axis(res, in, d);
@@ -585,6 +595,7 @@ WindowGeometry convGeometry(const OpView &v) {
 std::vector<Box> convRegions(const OpView &v, const std::vector<Box> &r) {
   const Box &res = r[0];
   ConvGroups g = convGroups(v);
+  requireWindowRanks(res, v.operand(0));
   WindowGeometry geo = convGeometry(v);
   int64_t coLo = res.lo[1], coHi = res.hi[1];
   std::vector<Box> boxes = {geo.inputBox(res, v.operand(0),
@@ -672,6 +683,7 @@ WindowGeometry poolGeometry(const OpView &v) {
 
 std::vector<Box> poolRegions(const OpView &v, const std::vector<Box> &r) {
   Box res = poolBox(r);
+  requireWindowRanks(res, v.operand(0));
   return {poolGeometry(v).inputBox(res, v.operand(0), res.lo[1], res.hi[1])};
 }
 
