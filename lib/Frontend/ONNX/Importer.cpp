@@ -378,6 +378,9 @@ void NodeContext::inferLocally() {
 }
 
 RankedTensorType NodeContext::outputType(size_t i) {
+  if (i >= numOutputs())
+    fail("has " + std::to_string(numOutputs()) + " outputs; output " +
+         std::to_string(i) + " is needed");
   auto it = gb.inferredTypes.find(node.output(i));
   if (it == gb.inferredTypes.end()) {
     inferLocally();
@@ -707,6 +710,32 @@ std::vector<std::string> outerNamesOf(const onnx::GraphProto &body) {
     if (!name.empty() && !defined.contains(name))
       outer.push_back(std::move(name));
   return outer;
+}
+
+/// Refuses an operator of the default domain that ONNX does not define at
+/// the model's opset though a later one does (GatherND at opset 8: it
+/// first appears at 11). Its converter would read it against no schema:
+/// the attribute, input and output checks need one. Past libonnx's newest
+/// opset the converters read the newer ops themselves (NewerOpsets.cpp),
+/// so only opsets libonnx knows are checked.
+void checkOpAtOpset(const onnx::NodeProto &node, int64_t opset) {
+  if (!domainOf(node).empty())
+    return;
+  int64_t newest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
+                       .Map()
+                       .at("")
+                       .second;
+  if (opset > newest ||
+      onnx::OpSchemaRegistry::Schema(node.op_type(), opset, ""))
+    return;
+  // (An op libonnx does not know at all is one of the newer opsets'; its
+  // converter says from which opset it reads it.)
+  for (int64_t v = opset + 1; v <= newest; ++v)
+    if (onnx::OpSchemaRegistry::Schema(node.op_type(), v, ""))
+      throw ImportError(nodeLabel(node) + ": operator '" + node.op_type() +
+                        "' is not defined at opset " + std::to_string(opset) +
+                        " (it first appears at opset " + std::to_string(v) +
+                        ")");
 }
 
 /// Refuses subgraphs nested deeper than convertSubgraph converts, before
@@ -1230,8 +1259,10 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
                           "' is not in the model's opset_import");
       continue;
     }
-    if (lookupConverter(node.op_type()))
+    if (lookupConverter(node.op_type())) {
+      checkOpAtOpset(node, opsets[""]);
       continue;
+    }
     if (functionSchema(node, opsets[""])) {
       needsExpansion = true;
       continue;
@@ -1371,6 +1402,7 @@ std::vector<Value> convertSubgraph(GraphBuilder &gb,
       throw ImportError(nodeLabel(node) + " (in the body of " +
                         nodeLabel(owner) + "): unsupported operator '" +
                         node.op_type() + "'");
+    checkOpAtOpset(node, opset);
     checkNodeAttributes(node, opset);
   }
   // The body's names shadow the enclosing graph's while it is converted;
