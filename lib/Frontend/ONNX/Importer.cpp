@@ -401,14 +401,21 @@ std::vector<Value> NodeContext::subgraph(const onnx::GraphProto &body,
   return convertSubgraph(gb, node, body, inputs, opset);
 }
 
+/// The one line refusing an unrolling that takes the model past
+/// kMaxUnrolledNodes (checked ahead by Loop and Scan, and as bodies are
+/// converted).
+static ImportError unrollingTooLarge(const onnx::NodeProto &owner) {
+  return ImportError(nodeLabel(owner) + ": unsupported: unrolling its body "
+                     "takes the model past " +
+                     std::to_string(kMaxUnrolledNodes) + " nodes");
+}
+
 void NodeContext::checkUnrolling(int64_t iterations, int64_t nodes) const {
   int64_t total = 0;
   if (__builtin_mul_overflow(iterations, nodes, &total) ||
       __builtin_add_overflow(total, gb.unrolledNodes, &total) ||
       total > kMaxUnrolledNodes)
-    throw ImportError(nodeLabel(node) + ": unsupported: unrolling its body "
-                      "takes the model past " +
-                      std::to_string(kMaxUnrolledNodes) + " nodes");
+    throw unrollingTooLarge(node);
 }
 
 const onnx::AttributeProto *NodeContext::attr(const char *name) const {
@@ -712,6 +719,14 @@ std::vector<std::string> outerNamesOf(const onnx::GraphProto &body) {
   return outer;
 }
 
+/// The newest opset of the default domain libonnx has schemas for.
+int64_t libonnxNewestOpset() {
+  return onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
+      .Map()
+      .at("")
+      .second;
+}
+
 /// Refuses an operator of the default domain that ONNX does not define at
 /// the model's opset though a later one does (GatherND at opset 8: it
 /// first appears at 11). Its converter would read it against no schema:
@@ -721,10 +736,7 @@ std::vector<std::string> outerNamesOf(const onnx::GraphProto &body) {
 void checkOpAtOpset(const onnx::NodeProto &node, int64_t opset) {
   if (!domainOf(node).empty())
     return;
-  int64_t newest = onnx::OpSchemaRegistry::DomainToVersionRange::Instance()
-                       .Map()
-                       .at("")
-                       .second;
+  const int64_t newest = libonnxNewestOpset();
   if (opset > newest ||
       onnx::OpSchemaRegistry::Schema(node.op_type(), opset, ""))
     return;
@@ -1374,25 +1386,18 @@ std::vector<Value> convertSubgraph(GraphBuilder &gb,
                                    const onnx::NodeProto &owner,
                                    const onnx::GraphProto &body,
                                    ArrayRef<Value> inputs, int64_t opset) {
-  if (gb.subgraphDepth >= kMaxSubgraphDepth)
-    throw ImportError(nodeLabel(owner) + ": unsupported: subgraphs nested "
-                      "more than " + std::to_string(kMaxSubgraphDepth) +
-                      " deep");
+  // (Its nesting is bounded before shape inference: checkSubgraphDepth.)
   if (static_cast<size_t>(body.input_size()) != inputs.size())
     throw ImportError(nodeLabel(owner) + ": its body takes " +
                       std::to_string(body.input_size()) + " inputs, not " +
                       std::to_string(inputs.size()));
-  int64_t schemaOpset = onnx::OpSchemaRegistry::DomainToVersionRange::
-                            Instance().Map().at("").second;
   gb.unrolledNodes += body.node_size();
   if (gb.unrolledNodes > kMaxUnrolledNodes)
-    throw ImportError(nodeLabel(owner) + ": unsupported: unrolling its body "
-                      "takes the model past " +
-                      std::to_string(kMaxUnrolledNodes) + " nodes");
+    throw unrollingTooLarge(owner);
   // A copy: the body's forms of newer opsets are rewritten, and its
   // initializers' bytes are moved into constants as they are used.
   onnx::GraphProto g = body;
-  downgradeNewerOpsets(g, opset, schemaOpset);
+  downgradeNewerOpsets(g, opset, libonnxNewestOpset());
   for (auto &node : *g.mutable_node()) {
     if (!domainOf(node).empty())
       throw ImportError(nodeLabel(node) + " (in the body of " +
@@ -1446,19 +1451,12 @@ std::vector<Value> convertSubgraph(GraphBuilder &gb,
     available.insert(init.name());
 
   std::vector<Value> outs;
-  ++gb.subgraphDepth;
-  try {
-    for (const onnx::NodeProto *node : topologicalOrder(g, available))
-      convertNode(gb, *node, opset);
-    onnx::NodeProto outputs;
-    outputs.set_name(nodeLabel(owner) + "'s body outputs");
-    for (const auto &out : g.output())
-      outs.push_back(gb.lookup(out.name(), outputs));
-  } catch (...) {
-    --gb.subgraphDepth;
-    throw;
-  }
-  --gb.subgraphDepth;
+  for (const onnx::NodeProto *node : topologicalOrder(g, available))
+    convertNode(gb, *node, opset);
+  onnx::NodeProto outputs;
+  outputs.set_name(nodeLabel(owner) + "'s body outputs");
+  for (const auto &out : g.output())
+    outs.push_back(gb.lookup(out.name(), outputs));
   for (const auto &entry : saved) {
     if (entry.getValue())
       gb.values[entry.getKey()] = *entry.getValue();

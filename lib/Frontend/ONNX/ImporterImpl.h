@@ -175,10 +175,8 @@ public:
   llvm::StringMap<onnx::TensorProto *> initializers;
   /// The last error diagnostic MLIR emitted (verifier messages).
   std::string lastDiagnostic;
-  /// How deep the subgraph being converted is (0: the model's graph), and
-  /// the nodes of subgraph bodies converted so far (unrolled iterations
-  /// count each time): both bounded (convertSubgraph).
-  int64_t subgraphDepth = 0;
+  /// The nodes of subgraph bodies converted so far (unrolled iterations
+  /// count each time), bounded by kMaxUnrolledNodes (convertSubgraph).
   int64_t unrolledNodes = 0;
   mlir::Value lookup(const std::string &name, const onnx::NodeProto &node);
   mlir::Value materializeInitializer(onnx::TensorProto &proto);
@@ -188,16 +186,16 @@ public:
 /// condition, Loop with a constant trip count and Scan, unrolled.
 void addControlFlowConverters(llvm::StringMap<Converter> &table);
 
-/// The most deeply nested subgraph, and the most body nodes unrolled in one
-/// model, convertSubgraph takes.
+/// The most deeply nested subgraph a model may hold (checked before shape
+/// inference), and the most body nodes unrolled in one model.
 inline constexpr int64_t kMaxSubgraphDepth = 16;
 inline constexpr int64_t kMaxUnrolledNodes = 200000;
 
 /// Converts `body`, a graph attribute of `owner`, with `inputs` bound to
 /// its inputs in order, and returns the values of its outputs. The body
 /// reads the enclosing graphs' values by name; its own names shadow them
-/// only while it is converted. Throws naming `owner` if the body is nested
-/// too deep or its unrolling grows the model past kMaxUnrolledNodes.
+/// only while it is converted. Throws naming `owner` if its unrolling
+/// grows the model past kMaxUnrolledNodes.
 std::vector<mlir::Value> convertSubgraph(GraphBuilder &gb,
                                          const onnx::NodeProto &owner,
                                          const onnx::GraphProto &body,
