@@ -1711,21 +1711,20 @@ std::optional<Result> plan(const LlmConfig &config,
     // top of their time (price()); a compiled layer's tile program waits
     // it at its collectives' first exchanges (lower-collectives), so it
     // carries it already.
+    // What a layer of `p` waits at its collectives (System::syncSeconds).
+    auto layerSync = [&](const Plan &p) {
+      return s.syncSeconds(p.tp, p.ep, p.tp > m.kvHeads);
+    };
     auto fixed = [&](const Plan &p, bool compiled, bool withSync) {
       double vec = double(p.batch) * m.hidden *
                    (compiled ? wireBytes : precisionBytes(r.activations));
       return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
              s.lmHead(m.headParams, double(p.batch), p.tp, s.bytesPerWeight) +
-             (withSync ? double(m.layers) *
-                             s.syncSeconds(p.tp, p.ep, p.tp > m.kvHeads)
-                       : 0.0);
+             (withSync ? double(m.layers) * layerSync(p) : 0.0);
     };
     // A compiled layer's time over its estimate, the synchronisation it
     // waits taken out first: the calibration scales the work, and the
     // waits, the same count a layer whatever its size, are added back.
-    auto layerSync = [&](const Plan &p) {
-      return s.syncSeconds(p.tp, p.ep, p.tp > m.kvHeads);
-    };
     auto ratioOf = [&](const Plan &p, double compiled, double estimated) {
       return std::max(compiled - layerSync(p), 0.0) / estimated;
     };
