@@ -789,6 +789,44 @@ TEST(TileExecutorErrors, HaloOneRowShort) {
                Error);
 }
 
+// A program's window attributes and shapes are not trusted: a stride
+// below 1, a window that reaches past 64-bit positions and a result of
+// another rank than the input are refused with the op's problem, not
+// computed (each was undefined behaviour before; fuzz/regressions/program).
+TEST(TileExecutorErrors, WindowAttributesAndRanksAreChecked) {
+  const Shape x = {1, 2, 8, 8}, y = {1, 2, 4, 4};
+  auto regions = [&](const AttrMap &attrs, const Box &res) {
+    return operandRegions("max_pool", attrs, {x}, {y}, {res});
+  };
+  auto refusal = [&](const AttrMap &attrs, const Box &res) -> std::string {
+    try {
+      regions(attrs, res);
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  const Box all = box({0, 0, 0, 0}, {1, 2, 4, 4});
+  EXPECT_NO_THROW(regions(poolAttrs({2, 2}, {2, 2}, {0, 0, 0, 0}), all));
+  EXPECT_EQ(refusal(poolAttrs({2, 2}, {0, 2}, {0, 0, 0, 0}), all),
+            "max_pool: stride 0 is below 1");
+  EXPECT_EQ(refusal(poolAttrs({2, 2}, {2, 2}, {0, -1, 0, 0}), all),
+            "max_pool: pad -1 is below 0");
+  AttrMap huge = poolAttrs({7, 7}, {2, 2}, {0, 0, 0, 0});
+  huge["dilations"] = ints({int64_t(1) << 62, 1});
+  EXPECT_NE(refusal(huge, all).find("reaches past 64-bit positions"),
+            std::string::npos);
+  // A result tensor of rank 0 (its box matches it, so only the window
+  // geometry sees the ranks disagree).
+  try {
+    operandRegions("max_pool", poolAttrs({2, 2}, {2, 2}, {0, 0, 0, 0}), {x},
+                   {Shape{}}, {box({}, {})});
+    ADD_FAILURE() << "a rank-0 result was accepted";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "window: a result of rank 0 for an input of rank 4");
+  }
+}
+
 TEST(TileExecutorPlan, CacheSharesARepeatedKernel) {
   // Two convolutions with the same shapes and attributes over other tensor
   // ids (one layer's kernel and the next's), and a third with another
