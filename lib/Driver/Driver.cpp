@@ -174,6 +174,17 @@ void runBackend(MLIRContext &ctx, ModuleOp module, const std::string &file,
   if (!rt::kernelPrecisionFormat(precision))
     fail("--precision=" + precision + ": expected " + rt::kKernelPrecisions);
   mapping.validate();
+  // The program file may hold at most rt::kMaxSystemTiles tiles; refused
+  // before anything is built (a target that does not load is reported by
+  // the passes that read it).
+  std::string targetError;
+  if (std::optional<TargetModel> t = TargetModel::load(target, targetError))
+    if (mapping.chips * t->tilesPerChip() > rt::kMaxSystemTiles)
+      fail("--chips=" + std::to_string(mapping.chips) + ": " +
+           std::to_string(mapping.chips) + " chips of " +
+           std::to_string(t->tilesPerChip()) + " tiles of " + t->name() +
+           " are more than the " + std::to_string(rt::kMaxSystemTiles) +
+           " tiles a program may hold");
   // The bar counts the mappings scheduled (auto schedules each); a pass
   // shows its own steps on it (rt::Progress::step), and the ticker keeps
   // its time moving through a pass that reports none.

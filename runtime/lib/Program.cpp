@@ -260,10 +260,12 @@ void ProgramLoader::load(const loom::program::Program &fb) {
   if (p_.chips < 1 || p_.chips > (1 << 20))
     fail("chips must be in [1, 2^20], got " + std::to_string(p_.chips));
   // Tile indices are system-wide; per-tile tables are sized by them.
-  if (p_.numTiles() > (int64_t(1) << 24))
+  if (p_.numTiles() > kMaxSystemTiles)
     fail("chips " + std::to_string(p_.chips) + " of " +
          std::to_string(p_.tileRows) + " x " + std::to_string(p_.tileCols) +
-         " tiles: more than 2^24 tiles in all");
+         " tiles: " + std::to_string(p_.numTiles()) +
+         " tiles in all, more than the " + std::to_string(kMaxSystemTiles) +
+         " a program may hold");
   p_.tensorParallel = fb.tensor_parallel();
   p_.pipelineParallel = fb.pipeline_parallel();
   if (p_.tensorParallel < 1 || p_.pipelineParallel < 1 ||

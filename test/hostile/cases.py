@@ -465,6 +465,17 @@ def compile_cases(loom, work):
                       ["compile", good_path, "--target=tiny",
                        "--chips=100000", "-o", os.path.join(d, "x.loom")],
                       "--chips=100000"))
+    # Two chips of a 1024 x 1024 tile grid: 2^21 tiles, past the 2^20 a
+    # program may hold (rt::kMaxSystemTiles; the program fuzzer's 655,360
+    # chips of 16 tiles took the simulator 12 s and 1.5 GB of statistics).
+    with open(os.path.join(ROOT, "targets", "tiny.json")) as f:
+        big = json.load(f)
+    big["chip"]["tiles"]["rows"] = big["chip"]["tiles"]["cols"] = 1024
+    big_path = write(os.path.join(d, "grid_1024.json"), json.dumps(big))
+    cases.append(Case("compile", "tiles_2_21",
+                      ["compile", good_path, "--target=" + big_path,
+                       "--chips=2", "-o", os.path.join(d, "x.loom")],
+                      "--chips=2"))
     with open(os.path.join(ROOT, "models", "tiny-llama.json")) as f:
         llama = json.load(f)
     llama["num_hidden_layers"] = 20000

@@ -17,7 +17,8 @@
 //     lie inside one tile's SRAM with live_start <= live_end; instrs have
 //     non-negative start and duration, name a real tile or link of the
 //     matching kind, and are sorted by (start, id); mesh links join
-//     neighbouring tiles of one chip; chips are in [1, 2^20] and every
+//     neighbouring tiles of one chip; chips are in [1, 2^20], the system
+//     holds at most kMaxSystemTiles tiles in all, and every
 //     kernel, chip link and tile index names one of them; a chip link joins
 //     two different chips through their first tiles.
 // Any failure throws loom::rt::Error "<file>: <problem>".
@@ -62,6 +63,12 @@ enum class Unit : uint8_t { Matrix, Vector, Dma, MeshLink, ChipLink };
 inline constexpr int kNumUnits = 5;
 /// Units of each tile: Matrix, Vector and Dma (the first three of Unit).
 inline constexpr int kTileUnits = 3;
+/// The most tiles a program may hold in all (chips x tiles per chip).
+/// The simulator keeps per-tile and per-chip tables and statistics, so a
+/// program's size bounds its memory and time; 2^20 tiles (65,536 chips of
+/// 16 tiles) is far past every preset and what the compiler can build
+/// (Driver refuses a compile past it too).
+inline constexpr int64_t kMaxSystemTiles = int64_t(1) << 20;
 /// "matrix", "vector", "dma", "mesh_link", "chip_link".
 const char *unitName(Unit unit);
 /// MeshLink or ChipLink: the resource is a link id, not a tile.
