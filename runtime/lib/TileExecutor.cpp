@@ -884,11 +884,30 @@ std::vector<Box> gatherRegions(const OpView &v, const std::vector<Box> &r) {
 std::vector<Box> concatRegions(const OpView &v, const std::vector<Box> &r) {
   const size_t axis = checkedAxis(v.op, intAttr(v.op, v.attrs, "axis"),
                                   r[0].rank());
+  // Every operand has the result's rank and its sizes off the axis, and
+  // their sizes along it sum to the result's.
+  const Shape &out = v.resultShapes.at(0);
+  int64_t total = 0;
+  for (size_t k = 0; k < v.operandShapes.size(); ++k) {
+    const Shape &s = v.operandShapes[k];
+    bool fits = s.size() == out.size();
+    for (size_t d = 0; fits && d < s.size(); ++d)
+      fits = d == axis ? s[d] >= 0 : s[d] == out[d];
+    if (!fits)
+      throw Error("concat: operand " + std::to_string(k) + " " +
+                  shapeToString(s) + " does not fit the result " +
+                  shapeToString(out) + " along axis " + std::to_string(axis));
+    total += s[axis];
+  }
+  if (total != out[axis])
+    throw Error("concat: the operands' " + std::to_string(total) +
+                " along axis " + std::to_string(axis) +
+                " are not the result's " + std::to_string(out[axis]));
   std::vector<Box> boxes;
   int64_t offset = 0;
   for (const Shape &s : v.operandShapes) {
     Box b = r[0];
-    const int64_t len = s.at(axis);
+    const int64_t len = s[axis];
     b.lo[axis] = std::clamp<int64_t>(r[0].lo[axis] - offset, 0, len);
     b.hi[axis] = std::clamp<int64_t>(r[0].hi[axis] - offset, b.lo[axis], len);
     boxes.push_back(b);
@@ -977,12 +996,28 @@ std::vector<SliceAxis> sliceAxes(const OpView &v) {
       perAxis(v.op, "steps", intsAttr(v.op, v.attrs, "steps"), axes.size(), 1);
   if (starts.size() != axes.size())
     throw Error("slice: starts and axes differ in length");
+  if (v.resultShapes.empty())
+    throw Error("slice: missing result");
+  const Shape &in = v.operand(0), &res = v.resultShapes[0];
+  if (in.size() != res.size())
+    throw Error("slice: operand and result ranks differ");
   std::vector<SliceAxis> out;
   for (size_t i = 0; i < axes.size(); ++i) {
     if (steps[i] == 0)
       throw Error("slice: step must be nonzero");
-    out.push_back(
-        {checkedAxis(v.op, axes[i], v.operand(0).size()), starts[i], steps[i]});
+    int64_t axis = checkedAxis(v.op, axes[i], in.size());
+    // Every element the result takes lies inside the input (in 128 bits: a
+    // file's start and step are any int64).
+    int64_t n = res[axis];
+    __int128 last = __int128(starts[i]) + __int128(n - 1) * steps[i];
+    if (n > 0 && (starts[i] < 0 || starts[i] >= in[axis] || last < 0 ||
+                  last >= in[axis]))
+      throw Error("slice: axis " + std::to_string(axis) + ": start " +
+                  std::to_string(starts[i]) + " and step " +
+                  std::to_string(steps[i]) + " over " + std::to_string(n) +
+                  " elements read outside the input's " +
+                  std::to_string(in[axis]));
+    out.push_back({axis, starts[i], steps[i]});
   }
   return out;
 }

@@ -827,6 +827,62 @@ TEST(TileExecutorErrors, WindowAttributesAndRanksAreChecked) {
   }
 }
 
+TEST(TileExecutorErrors, SliceReadsInsideItsInput) {
+  // The program fuzzer's slice: a step of 5e18 over 4 elements overflowed
+  // int64 in the region it reads (UBSan). Every element a slice takes must
+  // lie inside its input.
+  const Shape x = {16}, y = {4};
+  auto sliceAttrs = [](int64_t start, int64_t step) {
+    AttrMap a;
+    a["axes"] = ints({0});
+    a["starts"] = ints({start});
+    a["steps"] = ints({step});
+    return a;
+  };
+  auto refusal = [&](const AttrMap &attrs) -> std::string {
+    try {
+      operandRegions("slice", attrs, {x}, {y}, {box({0}, {4})});
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(refusal(sliceAttrs(1, 4)), "(accepted)");
+  EXPECT_EQ(refusal(sliceAttrs(15, -5)), "(accepted)");
+  EXPECT_EQ(refusal(sliceAttrs(0, 4977322013174530047)),
+            "slice: axis 0: start 0 and step 4977322013174530047 over 4 "
+            "elements read outside the input's 16");
+  EXPECT_EQ(refusal(sliceAttrs(4, 4)),
+            "slice: axis 0: start 4 and step 4 over 4 elements read outside "
+            "the input's 16");
+  EXPECT_EQ(refusal(sliceAttrs(-1, 1)),
+            "slice: axis 0: start -1 and step 1 over 4 elements read outside "
+            "the input's 16");
+}
+
+TEST(TileExecutorErrors, ConcatOperandsFitTheResult) {
+  // The program fuzzer's concat: an operand of rank 0 was indexed with
+  // vector::at, whose std::out_of_range escaped as no loom::rt::Error.
+  auto refusal = [](const std::vector<Shape> &ins) -> std::string {
+    AttrMap a;
+    a["axis"] = ints({1});
+    try {
+      operandRegions("concat", a, ins, {Shape{2, 5}}, {box({0, 0}, {2, 5})});
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_EQ(refusal({{2, 2}, {2, 3}}), "(accepted)");
+  EXPECT_EQ(refusal({{2, 2}, {}}),
+            "concat: operand 1 [] does not fit the result [2x5] along axis 1");
+  EXPECT_EQ(refusal({{3, 2}, {2, 3}}),
+            "concat: operand 0 [3x2] does not fit the result [2x5] along "
+            "axis 1");
+  EXPECT_EQ(refusal({{2, 2}, {2, 2}}),
+            "concat: the operands' 4 along axis 1 are not the result's 5");
+}
+
 TEST(TileExecutorPlan, CacheSharesARepeatedKernel) {
   // Two convolutions with the same shapes and attributes over other tensor
   // ids (one layer's kernel and the next's), and a third with another
