@@ -689,22 +689,16 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
       : headsSplit ? 1.0
                    : double(m.kvHeads);
   const double headsShare = headsSplit ? 1.0 / double(tp) : 1.0;
-  const double gatheredHeads = !pastKvHeads ? 0.0
-                               : headsSplit ? double(2 * m.kvHeads)
-                                            : double(m.heads + 2 * m.kvHeads);
-  // Weights: projections split by tp, experts over ep then tp; the
-  // embedding on the first stage and the head on the last.
-  double attnPerChip = m.attnParams / double(tp);
+  // Past the KV heads with the heads split, graph-partition computes the
+  // k and v projections per KV head on every chip of the head's group
+  // when that fits (each chip holds one KV head's k and v weights;
+  // nothing is gathered, one collective and its wait fewer a layer), else
+  // each chip computes a part and the group gathers them.
+  const double kvProjParams =
+      2.0 * double(m.hidden) * double(m.kvHeads) * double(m.headDim);
+  bool kvShared = pastKvHeads && headsSplit;
   double expertsPerChip = std::ceil(double(m.experts) / double(ep));
   double mlpPerChip = expertsPerChip * m.expertParams / double(tp);
-  // Stages are balanced by the partitioner (whole layers, the embedding
-  // and head on the end stages): a chip holds its share of everything plus
-  // up to half a layer of rounding.
-  double layerPerChip = attnPerChip + mlpPerChip;
-  double total = double(m.layers) * layerPerChip +
-                 (m.embedParams + m.headParams) / double(tp);
-  double weights =
-      (total / double(pp) + (pp > 1 ? 0.5 * layerPerChip : 0.0)) * wB;
   // KV cache: `micro` micro-batches of `batch` sequences are in flight;
   // each stage holds its layers' cache for all of them (attention is data
   // parallel over the ep groups).
@@ -715,12 +709,35 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   double kvBytes = inFlight * ctxMax * Ls * kvPerTokenLayer;
   // Activations: a few hidden vectors per sequence in flight.
   double act = inFlight * 8.0 * m.hidden * aB;
-  double memory = weights + kvBytes + act;
+  double attnPerChip = 0, weights = 0, memory = 0;
+  for (;;) {
+    // Weights: projections split by tp, experts over ep then tp; the
+    // embedding on the first stage and the head on the last.
+    attnPerChip = kvShared ? (m.attnParams - kvProjParams) / double(tp) +
+                                 kvProjParams / double(m.kvHeads)
+                           : m.attnParams / double(tp);
+    // Stages are balanced by the partitioner (whole layers, the embedding
+    // and head on the end stages): a chip holds its share of everything
+    // plus up to half a layer of rounding.
+    double layerPerChip = attnPerChip + mlpPerChip;
+    double total = double(m.layers) * layerPerChip +
+                   (m.embedParams + m.headParams) / double(tp);
+    weights = (total / double(pp) + (pp > 1 ? 0.5 * layerPerChip : 0.0)) * wB;
+    memory = weights + kvBytes + act;
+    if (memory <= s.capacity * s.usable || !kvShared)
+      break;
+    kvShared = false;
+  }
+  const double gatheredHeads = !pastKvHeads ? 0.0
+                               : kvShared   ? 0.0
+                               : headsSplit ? double(2 * m.kvHeads)
+                                            : double(m.heads + 2 * m.kvHeads);
   if (memory > s.capacity * s.usable)
     return std::nullopt;
 
   Plan p;
   p.system = target.name();
+  p.kvGathered = gatheredHeads > 0;
   p.tp = tp;
   p.pp = pp;
   p.ep = ep;
@@ -823,7 +840,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   double tLink = Ls * (2 * s.allReduce(vec, tp) + gather +
                        (m.experts > 1 ? 2 * s.allToAll(vec * m.expertsPerToken, ep)
                                       : 0) +
-                       s.syncSeconds(tp, ep, pastKvHeads));
+                       s.syncSeconds(tp, ep, p.kvGathered));
   double stage = matmuls.time() + attention.time() + elementwise + tLink;
   double hops = double(pp - 1) * s.hop(vec, tp * pp * ep, tp * ep);
   // The LM head of the last stage: its weights once per step.
@@ -887,7 +904,7 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
   p.prompt.hop = chunkHop.latency + chunkHop.transfer;
   p.prompt.hopTransfer = chunkHop.transfer;
   p.prompt.layer = one.total() / Ls;
-  p.prompt.layerSync = s.syncSeconds(tp, ep, pastKvHeads);
+  p.prompt.layerSync = s.syncSeconds(tp, ep, p.kvGathered);
   p.prompt.alone = promptPass(pp, Ls, p.prompt.layer, p.prompt.chunks,
                               p.prompt.hop, p.prompt.hopTransfer,
                               p.prompt.layerSync);
@@ -1713,7 +1730,7 @@ std::optional<Result> plan(const LlmConfig &config,
     // carries it already.
     // What a layer of `p` waits at its collectives (System::syncSeconds).
     auto layerSync = [&](const Plan &p) {
-      return s.syncSeconds(p.tp, p.ep, p.tp > m.kvHeads);
+      return s.syncSeconds(p.tp, p.ep, p.kvGathered);
     };
     auto fixed = [&](const Plan &p, bool compiled, bool withSync) {
       double vec = double(p.batch) * m.hidden *

@@ -1557,7 +1557,7 @@ TEST(PlannerTest, DisaggregatedPrefillKeepsUpWithDecode) {
 // collective, a dense layer's two all-reduces (after attention, after the
 // MLP), so tp 2 on tsp-v1 gains 2 layers x 2 x 10 us = 40 us a step and
 // every prompt chunk 2 a layer; a layer on one chip waits nothing; past
-// the KV heads, a third.
+// the KV heads, a third where the heads are gathered.
 TEST(PlannerTest, LinkSyncIsTwoPointsALayerSpreadOverChips) {
   rt::TargetDesc desc = loadTarget("tsp-v1").desc();
   std::string error;
@@ -1578,11 +1578,33 @@ TEST(PlannerTest, LinkSyncIsTwoPointsALayerSpreadOverChips) {
                 2 * perLayer * with->prompt.chunks, 1e-12)
         << "tp " << tp;
   }
-  // Past the KV heads (tp 4 over 2), the all-gathers of the heads wait
-  // once more, side by side: three waits a layer, as a compiled tp 4
-  // layer's tile program has.
+  // Past the KV heads (tp 4 over 2), the k and v projections are
+  // computed per KV head on both chips of its group, as graph-partition
+  // does where they fit: nothing is gathered, two waits a layer, and each
+  // chip holds one KV head's k and v weights (2 x hidden x head_dim a
+  // layer) where tp 4 would give it half of one.
   std::optional<Plan> base = price(m, *tsp, r, 4, 1, 1, 1, 1);
   std::optional<Plan> with = price(m, *synced, r, 4, 1, 1, 1, 1);
   ASSERT_TRUE(base && with);
+  EXPECT_FALSE(with->kvGathered);
+  EXPECT_NEAR(with->tpot - base->tpot, 2 * 2 * 10e-6, 1e-12);
+  std::optional<Plan> one = price(m, *tsp, r, 1, 1, 1, 1, 1);
+  ASSERT_TRUE(one);
+  const double kv = 2.0 * m.hidden * m.kvHeads * m.headDim;
+  const double all = m.layers * (m.attnParams + m.expertParams) +
+                     m.embedParams + m.headParams;
+  const double perChip =
+      m.layers * ((m.attnParams - kv) / 4 + kv / m.kvHeads +
+                  m.expertParams / 4) +
+      (m.embedParams + m.headParams) / 4;
+  EXPECT_NEAR(base->weightsPerChip, one->weightsPerChip / all * perChip,
+              1e-9 * base->weightsPerChip);
+  // tp 3 splits neither the 2 KV heads nor the 4 query heads: q, k and v
+  // are gathered, side by side, and wait once more: three waits a layer,
+  // as a compiled layer's tile program has.
+  base = price(m, *tsp, r, 3, 1, 1, 1, 1);
+  with = price(m, *synced, r, 3, 1, 1, 1, 1);
+  ASSERT_TRUE(base && with);
+  EXPECT_TRUE(with->kvGathered);
   EXPECT_NEAR(with->tpot - base->tpot, 2 * 3 * 10e-6, 1e-12);
 }

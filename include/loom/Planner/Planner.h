@@ -197,6 +197,10 @@ struct Plan {
   /// Micro-batches of `batch` sequences in flight through the pipeline
   /// stages (1: one at a time, the least memory; pp: the pipe full).
   int64_t micro = 1;
+  /// Whether each layer gathers k and v (or q, k and v) inside its tp
+  /// group: tp past the KV heads, without the k and v projections
+  /// computed per KV head (graph-partition's choice where they fit).
+  bool kvGathered = false;
   int64_t chips = 0, nodes = 0, racks = 0;
   /// Sequences in flight across the system (dp x micro x batch).
   int64_t concurrency = 0;

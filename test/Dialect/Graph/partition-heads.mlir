@@ -3,8 +3,13 @@
 // (q split over the kv and group dims at once) and the KV head it reads,
 // which it shares with the other chip of that head (split in 2 pieces over
 // 4 ranks): past_key parts 0, 0, 1, 1; present_key given once per piece.
-// k's 4 column pieces are gathered in pairs, one per KV head. At tp 2
-// (the KV heads alone) nothing is shared and k is not gathered.
+// The k and v projections are computed per KV head: chips 0 and 1 both
+// multiply by k's columns 0-3 (KV head 0), chips 2 and 3 by columns 4-7,
+// so nothing is gathered (before, each chip computed 2 columns and the
+// pairs were gathered: one collective more per layer, and on tsp-v1 its
+// synchronisation). At tp 2 (the KV heads alone) nothing is shared.
+// (partition-heads-wide.mlir: when those would not fit, k and v are
+// gathered in pairs.)
 // The other functions gather such splits: a split of two dims is gathered
 // as one (reshape, all_gather, reshape); a shared piece is cut once more
 // per rank when it can be (refined), else every rank's copy is gathered
@@ -18,9 +23,17 @@
 // CHECK-SAME: graph.name = "past_key", graph.part = array<i64: 1, 1, 2>
 // CHECK-SAME: graph.name = "past_key", graph.part = array<i64: 1, 1, 2>
 // CHECK-SAME: -> (tensor<1x1x16xf32> {graph.name = "y"}, tensor<1x1x4x4xf32> {graph.name = "present_key", graph.part = array<i64: 1, 0, 2>}, tensor<1x1x4x4xf32> {graph.name = "present_key", graph.part = array<i64: 1, 1, 2>}, tensor<1x1x4x4xf32> {graph.name = "present_value"
+// CHECK-SAME: graph.partition_report = "{{.*}}2 projections computed per group of 2 ranks"
+// CHECK-NOT: graph.all_gather
 // CHECK: graph.reshape %{{.*}} {graph.chip = 3 : i64} : (tensor<1x1x4xf32>) -> tensor<1x1x1x4xf32>
-// CHECK: graph.all_gather {{.*}} {axis = 2 : i64, chips = array<i64: 0, 1>} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x4xf32>, tensor<1x1x4xf32>)
-// CHECK: graph.all_gather {{.*}} {axis = 2 : i64, chips = array<i64: 2, 3>} : (tensor<1x1x2xf32>, tensor<1x1x2xf32>) -> (tensor<1x1x4xf32>, tensor<1x1x4xf32>)
+// CHECK: %[[K0:.*]] = graph.constant {value = dense<{{\[\[}}0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00]
+// CHECK: %[[K1:.*]] = graph.constant {value = dense<{{\[\[}}0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00]
+// CHECK: %[[K2:.*]] = graph.constant {value = dense<{{\[\[}}4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00]
+// CHECK: %[[K3:.*]] = graph.constant {value = dense<{{\[\[}}4.000000e+00, 5.000000e+00, 6.000000e+00, 7.000000e+00]
+// CHECK: graph.matmul %{{.*}}, %[[K0]] {graph.chip = 0 : i64} : (tensor<1x1x16xf32>, tensor<16x4xf32>) -> tensor<1x1x4xf32>
+// CHECK: graph.matmul %{{.*}}, %[[K1]] {graph.chip = 1 : i64}
+// CHECK: graph.matmul %{{.*}}, %[[K2]] {graph.chip = 2 : i64}
+// CHECK: graph.matmul %{{.*}}, %[[K3]] {graph.chip = 3 : i64}
 // CHECK: graph.matmul {{.*}} {graph.chip = 3 : i64} : (tensor<1x1x1x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x1x1x4xf32>
 // CHECK: graph.matmul {{.*}} {graph.chip = 3 : i64} : (tensor<1x1x1x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x1x1x4xf32>
 // CHECK: graph.reshape {{.*}} : (tensor<1x1x1x4xf32>) -> tensor<1x1x4xf32>
@@ -38,7 +51,7 @@
 // TP2: return
 func.func @attention(%x: tensor<1x1x16xf32> {graph.name = "x", graph.whole}, %pk: tensor<1x2x3x4xf32> {graph.name = "past_key"}, %pv: tensor<1x2x3x4xf32> {graph.name = "past_value"}) -> (tensor<1x1x16xf32> {graph.name = "y"}, tensor<1x2x4x4xf32> {graph.name = "present_key"}, tensor<1x2x4x4xf32> {graph.name = "present_value"}) {
   %wq = graph.constant {value = dense<0.5> : tensor<16x16xf32>} : () -> tensor<16x16xf32>
-  %wk = graph.constant {value = dense<0.25> : tensor<16x8xf32>} : () -> tensor<16x8xf32>
+  %wk = graph.constant {value = dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]]> : tensor<16x8xf32>} : () -> tensor<16x8xf32>
   %wv = graph.constant {value = dense<0.125> : tensor<16x8xf32>} : () -> tensor<16x8xf32>
   %wo = graph.constant {value = dense<0.5> : tensor<16x16xf32>} : () -> tensor<16x16xf32>
   %q0 = graph.matmul %x, %wq : (tensor<1x1x16xf32>, tensor<16x16xf32>) -> tensor<1x1x16xf32>
@@ -81,7 +94,7 @@ func.func @merged(%x: tensor<1x1x16xf32> {graph.name = "x", graph.whole}) -> (te
 // CHECK: graph.reshape {{.*}} : (tensor<1x8x4xf32>) -> tensor<1x2x4x4xf32>
 // CHECK: graph.reduce_mean
 func.func @refined(%x: tensor<1x1x16xf32> {graph.name = "x", graph.whole}, %pk: tensor<1x2x3x4xf32> {graph.name = "past_key"}) -> (tensor<1x2x4x1xf32> {graph.name = "mean"}) {
-  %wk = graph.constant {value = dense<0.25> : tensor<16x8xf32>} : () -> tensor<16x8xf32>
+  %wk = graph.constant {value = dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]]> : tensor<16x8xf32>} : () -> tensor<16x8xf32>
   %k0 = graph.matmul %x, %wk : (tensor<1x1x16xf32>, tensor<16x8xf32>) -> tensor<1x1x8xf32>
   %k = graph.reshape %k0 : (tensor<1x1x8xf32>) -> tensor<1x2x1x4xf32>
   %key = graph.concat %pk, %k {axis = 2 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x4x4xf32>
@@ -98,7 +111,7 @@ func.func @refined(%x: tensor<1x1x16xf32> {graph.name = "x", graph.whole}, %pk: 
 // CHECK: graph.reshape {{.*}} : (tensor<1x2x1x1x3x4xf32>) -> tensor<1x2x3x4xf32>
 // CHECK: graph.reduce_mean
 func.func @shared(%x: tensor<1x1x16xf32> {graph.name = "x", graph.whole}, %pk: tensor<1x2x2x4xf32> {graph.name = "past_key"}) -> (tensor<1x2x3x1xf32> {graph.name = "mean"}) {
-  %wk = graph.constant {value = dense<0.25> : tensor<16x8xf32>} : () -> tensor<16x8xf32>
+  %wk = graph.constant {value = dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]]> : tensor<16x8xf32>} : () -> tensor<16x8xf32>
   %k0 = graph.matmul %x, %wk : (tensor<1x1x16xf32>, tensor<16x8xf32>) -> tensor<1x1x8xf32>
   %k = graph.reshape %k0 : (tensor<1x1x8xf32>) -> tensor<1x2x1x4xf32>
   %key = graph.concat %pk, %k {axis = 2 : i64} : (tensor<1x2x2x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x3x4xf32>

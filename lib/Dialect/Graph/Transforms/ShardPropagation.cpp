@@ -145,6 +145,25 @@ void Propagation::run(func::FuncOp func) {
   }
 }
 
+std::map<Operation *, Shard> Propagation::sharedProjections() const {
+  std::map<Operation *, Shard> out;
+  for (const CollectiveNeed &c : collectives) {
+    if (c.reduce || c.ranks == 0 || !c.value)
+      continue;
+    auto mm = c.value.getDefiningOp<MatMulOp>();
+    if (!mm || !mm.getRhs().getDefiningOp<ConstantOp>() ||
+        typeOf(mm.getRhs()).getRank() != 2)
+      continue;
+    // The projection's result is split along its last dim, one piece per
+    // rank (decideMatMul), and wanted in fewer pieces along the same dim.
+    int64_t last = typeOf(c.value).getRank() - 1;
+    if (c.want.kind == Shard::Split && c.want.dim == last &&
+        c.want.span == 1 && c.want.parts > 0 && c.want.parts < tp)
+      out[mm.getOperation()] = c.want;
+  }
+  return out;
+}
+
 OpPlan Propagation::allRep(Operation *op) {
   OpPlan p;
   p.operands.assign(op->getNumOperands(), Shard::rep());
@@ -170,6 +189,14 @@ OpPlan Propagation::decideMatMul(MatMulOp mm) {
   if (b.getDefiningOp<ConstantOp>() && rb == 2 && ra >= 1) {
     Shard sa = of(a);
     OpPlan p;
+    auto shared = sharedResult.find(op);
+    if (shared != sharedResult.end() && sa.kind != Shard::Partial &&
+        splittable(b, Shard::split(1, 1, shared->second.parts)) &&
+        splittable(out, shared->second)) {
+      p.operands = {Shard::rep(), Shard::split(1, 1, shared->second.parts)};
+      p.result = shared->second;
+      return p;
+    }
     if (sa.kind == Shard::Split && sa.dim == ra - 1 && sa.span == 1 &&
         sa.parts == 0 && splittable(b, 0)) {
       p.operands = {sa, Shard::split(0)};

@@ -123,6 +123,10 @@ struct CollectiveNeed {
   /// Whether the value is f32, which a narrow precision policy carries
   /// across chips at 16 bits (graph-precision-policy's wire format).
   bool f32 = true;
+  /// The value moved.
+  Value value = {};
+  /// The form it is turned into.
+  Shard want = {};
 };
 
 /// Step 1: sharding propagation for `tp` ranks.
@@ -134,6 +138,19 @@ struct Propagation {
   /// Per op: how many ways its work is divided (1: replicated on every
   /// rank; below tp when ranks share pieces).
   std::map<Operation *, int64_t> divided;
+  /// Projections (a matmul by a constant 2-D weight) computed in shared
+  /// pieces: the form of their result. Past the key-value heads, each rank
+  /// group computes the k and v projection of the head it shares, the
+  /// weight's columns of that head held by every rank of the group,
+  /// instead of each rank a part of it gathered inside the group
+  /// (sharedProjections finds them; graph-partition keeps them when
+  /// they price lower).
+  std::map<Operation *, Shard> sharedResult;
+
+  /// The projections whose results this propagation gathers inside rank
+  /// groups (groupGather), with the shared form each would be computed in
+  /// instead: the hints for a second propagation.
+  std::map<Operation *, Shard> sharedProjections() const;
 
   Shard of(Value v) const {
     auto it = state.find(v.getAsOpaquePointer());
@@ -165,8 +182,8 @@ struct Propagation {
     if (have.kind == Shard::Partial)
       collectives.push_back({true, bytesOf(v), user, 0, isF32(v)});
     else if (int64_t group = groupGather(have, want))
-      collectives.push_back(
-          {false, bytesOf(v) / want.pieces(tp), user, group, isF32(v)});
+      collectives.push_back({false, bytesOf(v) / want.pieces(tp), user, group,
+                             isF32(v), v, want});
     else if (have.kind == Shard::Split && want.kind != Shard::Partial)
       collectives.push_back(
           {false, bytesOf(v) * gatherCopies(v, have), user, 0, isF32(v)});

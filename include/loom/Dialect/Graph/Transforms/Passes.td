@@ -98,7 +98,13 @@ def GraphPartition : Pass<"graph-partition", "mlir::func::FuncOp"> {
     So attention with more ranks than key-value heads splits its query
     heads over (kv, group) and each KV head, and its cache, is shared by the
     ranks of its query heads: a reshape that would cut a head apart takes
-    fewer, shared pieces instead. Where an op needs a replicated value, a `graph.all_reduce`
+    fewer, shared pieces instead, gathered inside each group of ranks that
+    shares one. Where such a gathered piece is a projection's result (k and
+    v), the pass also prices the projection computed in the shared pieces
+    (each rank multiplying by its group's weight columns whole: more
+    weights and work a rank, no gather) and keeps it where it fits and the
+    estimate is lower; the partition report says which ("N projections
+    computed per group of G ranks", or why not). Where an op needs a replicated value, a `graph.all_reduce`
     (partial sums) or `graph.all_gather` (splits) is inserted. Every op is
     cloned per rank with the rank's local shapes; constants are sliced per
     rank; model inputs and outputs that are split or replicated become one
