@@ -252,7 +252,8 @@ def main():
     say()
     say("`loom plan` searches tensor, pipeline and expert parallel degrees, micro-batches"
         " and batch sizes up to 10,000 chips (docs/planner.md); on spatial presets it"
-        " then compiles up to three layer shapes to re-price the best plans.")
+        " then compiles up to three layer shapes to re-price the best plans,"
+        " and the best plan's own layer.")
     say()
     say("| search | candidates | wall time | goal |")
     say("|---|---|---|---|")
