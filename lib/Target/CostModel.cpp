@@ -74,10 +74,18 @@ namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-/// Bytes of `elements` values in `format`, rounded up to whole bytes.
+/// Bytes of `elements` values in `format`, rounded up to whole bytes, at
+/// most kMaxKernelBytes (estimate() refuses a kernel that reaches it; a
+/// double past int64 would not convert).
 int64_t bytesOf(double elements, NumericFormat format) {
-  return static_cast<int64_t>(
-      std::ceil(elements * rt::numericFormatBytes(format)));
+  double bytes = std::ceil(elements * rt::numericFormatBytes(format));
+  return bytes >= double(kMaxKernelBytes) ? kMaxKernelBytes
+                                          : static_cast<int64_t>(bytes);
+}
+
+/// a + b, at most kMaxKernelBytes.
+int64_t addBytes(int64_t a, int64_t b) {
+  return std::min(a + b, kMaxKernelBytes);
 }
 
 bool isMatrixKind(KernelKind kind) {
@@ -107,7 +115,7 @@ KernelDesc KernelDesc::matmul(int64_t m, int64_t n, int64_t k,
   double b = double(batch);
   kernel.weightBytes = bytesOf(b * double(k) * double(n), format);
   kernel.sramBytesRead =
-      bytesOf(b * double(m) * double(k), format) + kernel.weightBytes;
+      addBytes(bytesOf(b * double(m) * double(k), format), kernel.weightBytes);
   kernel.sramBytesWritten = bytesOf(b * double(m) * double(n), format);
   return kernel;
 }
@@ -126,10 +134,10 @@ KernelDesc KernelDesc::conv(const ConvShape &shape, NumericFormat format) {
                   double(shape.kernelHeight) * double(shape.kernelWidth),
               format);
   kernel.sramBytesRead =
-      bytesOf(double(shape.batch) * double(shape.inChannels) *
-                  double(shape.inHeight) * double(shape.inWidth),
-              format) +
-      kernel.weightBytes;
+      addBytes(bytesOf(double(shape.batch) * double(shape.inChannels) *
+                           double(shape.inHeight) * double(shape.inWidth),
+                       format),
+               kernel.weightBytes);
   kernel.sramBytesWritten =
       bytesOf(double(shape.batch) * double(shape.outChannels) *
                   double(shape.outHeight) * double(shape.outWidth),
@@ -361,6 +369,12 @@ std::optional<CostBreakdown> CostModel::estimate(const KernelDesc &kernel,
       kernel.offChipBytes < 0 || kernel.collectiveBytes < 0) {
     return reject(where + "kernel sizes must not be negative");
   }
+  for (int64_t bytes :
+       {kernel.weightBytes, kernel.sramBytesRead, kernel.sramBytesWritten,
+        kernel.meshBytesIn, kernel.offChipBytes, kernel.collectiveBytes})
+    if (bytes >= kMaxKernelBytes)
+      return reject(where + "the kernel moves 2^60 bytes (1 EiB) or more, " +
+                    "past every chip's memory");
   if (kernel.offChipBytes > 0 && !target_.hasOffChipMemory()) {
     return reject(where + "the kernel moves off-chip bytes but the target "
                           "has no off-chip memory");

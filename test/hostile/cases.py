@@ -167,6 +167,22 @@ def compile_cases(loom, work):
         model([node("Relu", ["X"], ["Y"], name="relu")],
               [vi("X", [2**20, 2**20])], [vi("Y", [2**20, 2**20])]),
         note="4 TiB: fits 64 bits, not the machine or a chip")
+    # Byte sums past 64 bits: each input fits (2^62 bytes), their sum in
+    # graph-partition's fit check did not (it wrapped negative, the check
+    # passed, and graph-to-spatial refused with "kernel sizes must not be
+    # negative"); an Expand to 2^61 bytes made the cost model's byte count
+    # wrap the same way.
+    add("inputs_sum_past_2p63",
+        model([node("Add", ["X", "Z"], ["Y"], name="add")],
+              [vi("X", [2**30, 2**30]), vi("Z", [2**30, 2**30])],
+              [vi("Y", [2**30, 2**30])]),
+        names="2^63 or more bytes of SRAM")
+    add("expand_2p61_bytes",
+        model([node("Expand", ["X", "s"], ["E"], name="expand_2p61"),
+               node("ReduceSum", ["E"], ["Y"], name="sum", keepdims=1)],
+              [vi("X", [1, 1])], [vi("Y", [1, 1])],
+              [ints("s", [2**30, 2**29])]),
+        names="expand_2p61")
     add("negative_input_dim",
         model([node("Relu", ["X"], ["Y"], name="relu")],
               [vi("X", [-5, 3])], [vi("Y", [-5, 3])]), names="'X'")

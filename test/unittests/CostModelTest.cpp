@@ -301,6 +301,29 @@ TEST_F(TinyCostModel, RejectsRegionsAndKernelsThatDoNotFit) {
   EXPECT_FALSE(model.estimate(gemm, tiles(0, 1)));
 }
 
+// Byte counts saturate at kMaxKernelBytes (2^60) and such a kernel is
+// refused: 2^59 elements x 2 inputs at fp32 (2^62 bytes read) was cast from
+// a double past int64 and came out negative ("kernel sizes must not be
+// negative"), and read + written wrapped.
+TEST_F(TinyCostModel, RefusesKernelsPast2To60Bytes) {
+  const int64_t huge = int64_t(1) << 59;
+  KernelDesc add = KernelDesc::elementwise(huge, 2, NumericFormat::F32);
+  EXPECT_EQ(add.sramBytesRead, kMaxKernelBytes);
+  EXPECT_EQ(add.sramBytesWritten, kMaxKernelBytes);
+  std::string error;
+  EXPECT_FALSE(model.estimate(add, tiles(1, 1), &error));
+  EXPECT_EQ(error, "elementwise on tiny: the kernel moves 2^60 bytes (1 EiB) "
+                   "or more, past every chip's memory");
+  KernelDesc mm = KernelDesc::matmul(huge, 4, 4, NumericFormat::F32);
+  EXPECT_EQ(mm.sramBytesRead, kMaxKernelBytes);
+  EXPECT_FALSE(model.estimate(mm, tiles(1, 1)));
+  // Just under the bound: estimated.
+  KernelDesc under =
+      KernelDesc::elementwise(kMaxKernelBytes / 8 - 1, 1, NumericFormat::F32);
+  EXPECT_LT(under.sramBytesRead, kMaxKernelBytes);
+  EXPECT_TRUE(model.estimate(under, tiles(1, 1), &error)) << error;
+}
+
 TEST(CostModelKernels, ConvIsAnImplicitGemm) {
   // 1 x 16 x 8 x 8 -> 32 channels, 3 x 3, padding 1: M = 64, N = 32,
   // K = 16 x 9 = 144.

@@ -64,6 +64,13 @@ struct ConvShape {
   int64_t groups = 1;
 };
 
+/// The most bytes a kernel's one byte count may be: 2^60 (1 EiB), past
+/// every target's memory. The factories saturate their counts here, and
+/// CostModel::estimate refuses a kernel that reaches it, so that the sums
+/// of a few counts (read + written, activations + weights) stay within
+/// int64.
+inline constexpr int64_t kMaxKernelBytes = int64_t(1) << 60;
+
 /// What a kernel does, in plain numbers. Build one with the factories below
 /// (they fill in the default byte counts) and adjust fields as needed.
 struct KernelDesc {

@@ -126,20 +126,30 @@ void GraphPartitionPass::runOnOperation() {
   }
   Builder b(func.getContext());
 
-  // Does it fit at all?
+  // Does it fit at all? (Sums saturate at INT64_MAX: a model's inputs may
+  // each be near 2^63 bytes.)
+  auto add = [](int64_t &sum, int64_t bytes) {
+    if (__builtin_add_overflow(sum, bytes, &sum))
+      sum = std::numeric_limits<int64_t>::max();
+  };
   int64_t weightElemBytes = weightElementBytes(precision);
   int64_t needed = 0;
   for (Operation &op : func.getBody().front())
     if (auto c = dyn_cast<ConstantOp>(op)) {
       bool matrix = llvm::any_of(op.getUsers(),
                                  [](Operation *u) { return isa<MatMulOp, ConvOp>(u); });
-      needed += matrix && typeOf(c).getElementType().isF32()
-                    ? typeOf(c).getNumElements() * weightElemBytes
-                    : bytesOf(c);
+      add(needed, matrix && typeOf(c).getElementType().isF32()
+                      ? typeOf(c).getNumElements() * weightElemBytes
+                      : bytesOf(c));
     }
   int64_t weights = needed;
   for (BlockArgument a : func.getArguments())
-    needed += bytesOf(a);
+    add(needed, bytesOf(a));
+  auto bytesText = [](int64_t bytes) {
+    return bytes == std::numeric_limits<int64_t>::max()
+               ? std::string("2^63 or more")
+               : std::to_string(bytes);
+  };
   const int64_t perChip = target_->sramBytesPerChip();
   auto prepare = [&] {
     unfuseSlicedProjections(func);
@@ -161,16 +171,28 @@ void GraphPartitionPass::runOnOperation() {
     return "the fewest chips that fit are " + std::to_string(m) +
            " (--chips=" + std::to_string(m) + ")";
   };
-  if (needed > perChip * n) {
-    int64_t least = (needed + perChip - 1) / perChip;
+  int64_t have;
+  if (__builtin_mul_overflow(perChip, n, &have))
+    have = std::numeric_limits<int64_t>::max();
+  if (needed > have) {
+    int64_t least = needed / perChip + (needed % perChip != 0);
     prepare();
+    // Past 2^20 chips (the most a program may hold) no count is searched.
+    std::string hint =
+        least > (int64_t(1) << 20)
+            ? "no system of up to 2^20 chips holds it"
+            : fewest(least);
     func.emitError() << "graph-partition: the model does not fit on " << n
                      << " chip" << (n == 1 ? "" : "s") << " of "
-                     << target_->desc().name << ": it needs " << needed
-                     << " bytes of SRAM (" << weights << " of weights, "
-                     << needed - weights << " of inputs) but " << n << " chip"
-                     << (n == 1 ? " holds " : "s hold ") << perChip * n << "; "
-                     << fewest(least);
+                     << target_->desc().name << ": it needs "
+                     << bytesText(needed) << " bytes of SRAM ("
+                     << bytesText(weights) << " of weights, "
+                     << (needed == std::numeric_limits<int64_t>::max()
+                             ? bytesText(needed)
+                             : std::to_string(needed - weights))
+                     << " of inputs) but " << n << " chip"
+                     << (n == 1 ? " holds " : "s hold ") << bytesText(have)
+                     << "; " << hint;
     return signalPassFailure();
   }
   // One chip: nothing to split (the check above is all this pass does).

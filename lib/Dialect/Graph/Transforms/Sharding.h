@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -184,9 +185,12 @@ struct Propagation {
     else if (int64_t group = groupGather(have, want))
       collectives.push_back({false, bytesOf(v) / want.pieces(tp), user, group,
                              isF32(v), v, want});
-    else if (have.kind == Shard::Split && want.kind != Shard::Partial)
-      collectives.push_back(
-          {false, bytesOf(v) * gatherCopies(v, have), user, 0, isF32(v)});
+    else if (have.kind == Shard::Split && want.kind != Shard::Partial) {
+      int64_t bytes;
+      if (__builtin_mul_overflow(bytesOf(v), gatherCopies(v, have), &bytes))
+        bytes = std::numeric_limits<int64_t>::max();
+      collectives.push_back({false, bytes, user, 0, isF32(v)});
+    }
   }
   /// When turning `have` into `want` is a gather inside groups of
   /// consecutive ranks (each rank holds its own piece of one dim, and each
