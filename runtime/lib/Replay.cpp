@@ -114,8 +114,7 @@ void Replayer::checkUnits() {
     size_t slot =
         isLinkUnit(in.unit)
             ? tileSlots + wireOf[static_cast<size_t>(p_.linkIndex(in.resource))]
-            : static_cast<size_t>(in.resource) * kTileUnits +
-                  static_cast<size_t>(in.unit);
+            : static_cast<size_t>(tileUnitSlot(in.resource, in.unit));
     if (busyUntil[slot] > in.start) {
       Hazard h;
       h.kind = HazardKind::UnitBusy;

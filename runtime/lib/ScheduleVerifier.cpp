@@ -536,8 +536,8 @@ private:
       size_t slot = isLinkUnit(in.unit)
                         ? static_cast<size_t>(p_.numTiles() * kTileUnits) +
                               linkWire_[posOf(linkPos_, in.resource)]
-                        : static_cast<size_t>(in.resource) * kTileUnits +
-                              static_cast<size_t>(in.unit);
+                        : static_cast<size_t>(
+                              tileUnitSlot(in.resource, in.unit));
       for (auto [lo, hi] : piecesOf(in.start, in.end(), period_))
         busy.emplace_back(slot, lo, hi, i);
     }

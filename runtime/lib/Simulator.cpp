@@ -58,8 +58,7 @@ size_t resourceSlot(const Program &p, const ProgramInstr &in) {
   if (isLinkUnit(in.unit))
     return static_cast<size_t>(p.numTiles() * kTileUnits +
                                p.linkIndex(in.resource));
-  return static_cast<size_t>(in.resource * kTileUnits +
-                             static_cast<int>(in.unit));
+  return static_cast<size_t>(tileUnitSlot(in.resource, in.unit));
 }
 
 std::string describeTensor(const Program &p, int32_t id) {
@@ -818,7 +817,7 @@ void nameTracks(const Program &p, Json &events) {
               pid);
   for (int64_t t : usedTiles)
     for (int u = 0; u < kTileUnits; ++u) {
-      int64_t tid = t * kTileUnits + u;
+      int64_t tid = tileUnitSlot(t, static_cast<Unit>(u));
       nameTrack(events, /*process=*/false, p.chips <= 1 ? 0 : p.chipOf(t),
                 tid, p.describeTile(t) + " " + unitName(static_cast<Unit>(u)),
                 tid);

@@ -38,9 +38,9 @@ int64_t bytesOnTile(Value v, int64_t local, int64_t gridCols) {
 }
 
 std::string describeUnit(int64_t resource, int64_t gridCols) {
-  static const char *units[] = {"matrix", "vector", "dma"};
-  int64_t tile = resource / 3;
-  return std::string(units[resource % 3]) + " unit of tile " +
+  int64_t tile = resource / rt::kTileUnits;
+  rt::Unit unit = static_cast<rt::Unit>(resource % rt::kTileUnits);
+  return std::string(rt::unitName(unit)) + " unit of tile " +
          std::to_string(tile) + " (" + std::to_string(tile / gridCols) + "," +
          std::to_string(tile % gridCols) + ")";
 }
@@ -61,7 +61,8 @@ SystemLayout::SystemLayout(const TargetModel &target, func::FuncOp func)
       meshLinks(mesh.numLinks()),
       net(target, chips, spatial::systemChipsOf(func),
           spatial::tensorParallelOf(func)),
-      numResources(3 * tiles + chips * meshLinks + net.numLinks()),
+      numResources(rt::kTileUnits * tiles + chips * meshLinks +
+                   net.numLinks()),
       linkRate(target.hasMesh() ? target.desc().chip.mesh->linkBytesPerCycle
                                 : 0) {}
 
@@ -72,13 +73,13 @@ std::string SystemLayout::describeLink(int64_t link) const {
 }
 
 std::string SystemLayout::describeResource(int64_t r) const {
-  if (r >= 3 * tiles + chips * meshLinks) {
-    const ChipNetwork::Link &l = net.link(r - 3 * tiles - chips * meshLinks);
+  if (r >= tileUnits() + chips * meshLinks) {
+    const ChipNetwork::Link &l = net.link(r - tileUnits() - chips * meshLinks);
     return "chip link " + std::to_string(l.id) + " (chip " +
            std::to_string(l.from) + " -> chip " + std::to_string(l.to) + ")";
   }
-  if (r >= 3 * tiles) {
-    int64_t m = r - 3 * tiles;
+  if (r >= tileUnits()) {
+    int64_t m = r - tileUnits();
     return (chips > 1 ? "chip " + std::to_string(m / meshLinks) + " "
                       : std::string()) +
            describeLink(m % meshLinks);
@@ -223,10 +224,11 @@ LogicalResult TaskBuilder::addKernel(spatial::KernelOp kernel) {
   spatial::KernelUnit placedOn = spatial::kernelUnit(
       kernel.getKind(), *desc, model, region.rows, region.cols);
   bool epilogue = placedOn.epilogue;
+  // The spatial placement's unit, 0 to 2, is rt::Unit's numbering.
   int unitIndex = placedOn.unit;
-  const char *unit = unitIndex == 0   ? "matrix"
-                     : unitIndex == 2 ? "dma"
-                                      : "vector";
+  assert(unitIndex >= 0 && unitIndex < rt::kTileUnits && "not a tile unit");
+  const rt::Unit tileUnit = static_cast<rt::Unit>(unitIndex);
+  const char *unit = rt::unitName(tileUnit);
   // Every tile's instrs last what the ISA's timing rules give for the
   // part of the kernel it computes (rt::tileWorkOf: its result boxes
   // propagated through the body); the epilogue streams through the
@@ -254,7 +256,7 @@ LogicalResult TaskBuilder::addKernel(spatial::KernelOp kernel) {
     const rt::TileDesc &tileDesc = system.target.desc().chip.tile;
     InstrRecord r;
     r.unit = unit;
-    r.resource = system.unitResource(tile, unitIndex);
+    r.resource = system.unitResource(tile, tileUnit);
     r.kernel = kernel.getId();
     r.duration =
         unitIndex == 0
@@ -271,7 +273,7 @@ LogicalResult TaskBuilder::addKernel(spatial::KernelOp kernel) {
     if (epilogue) {
       InstrRecord v = r;
       v.unit = "vector";
-      v.resource = system.unitResource(tile, 1);
+      v.resource = system.unitResource(tile, rt::Unit::Vector);
       v.duration = rt::epilogueInstrCycles(tileDesc, work);
       v.reads.clear();
       v.writes.assign(kernel.getResults().begin(), kernel.getResults().end());
@@ -360,7 +362,7 @@ LogicalResult TaskBuilder::addChipTransfer(spatial::TransferOp transfer,
   for (const auto &[tile, bytes] : sent) {
     InstrRecord r;
     r.unit = "dma";
-    r.resource = system.unitResource(tile, 2);
+    r.resource = system.unitResource(tile, rt::Unit::Dma);
     r.bytes = bytes;
     r.duration = rt::chipInjectCycles(system.target.desc().chip, bytes);
     r.tile = tile;
@@ -423,7 +425,7 @@ LogicalResult TaskBuilder::addMeshTransfer(spatial::TransferOp transfer,
   for (const auto &[tile, bytes] : sent) {
     InstrRecord r;
     r.unit = "dma";
-    r.resource = system.unitResource(tile, 2);
+    r.resource = system.unitResource(tile, rt::Unit::Dma);
     r.bytes = bytes;
     r.duration = rt::meshTransferCycles(system.target.desc().chip, bytes,
                                         transfer.getHops(), remote[tile]);

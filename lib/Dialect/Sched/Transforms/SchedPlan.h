@@ -16,6 +16,7 @@
 #include "loom/Dialect/Sched/Transforms/ReservationTable.h"
 #include "loom/Dialect/Spatial/IR/Spatial.h"
 #include "loom/Dialect/Spatial/Transforms/KernelCost.h"
+#include "loom/Runtime/Program.h"
 #include "loom/Target/ChipNetwork.h"
 #include "loom/Target/CostModel.h"
 #include "loom/Target/PassProgress.h"
@@ -37,8 +38,8 @@ namespace loom::sched {
 /// system-wide: chip c's tile t is c * tilesPerChip + t, its mesh link l is
 /// c * meshLinks + l, and chip link k follows all the mesh links. The
 /// resources the schedule reserves are each tile's matrix, vector and DMA
-/// unit (3 * tile + unit), then every chip's mesh links, then the chip
-/// links.
+/// unit (rt::tileUnitSlot, the numbering the simulator and the verifier
+/// share), then every chip's mesh links, then the chip links.
 struct SystemLayout {
   SystemLayout(const TargetModel &target, mlir::func::FuncOp func);
 
@@ -57,12 +58,16 @@ struct SystemLayout {
   int64_t globalTile(int64_t chip, int64_t local) const {
     return chip * tilesPerChip + local;
   }
-  int64_t unitResource(int64_t tile, int unit) const { return 3 * tile + unit; }
+  int64_t unitResource(int64_t tile, rt::Unit unit) const {
+    return rt::tileUnitSlot(tile, unit);
+  }
+  /// The first resource after every tile unit.
+  int64_t tileUnits() const { return rt::kTileUnits * tiles; }
   int64_t linkResource(int64_t chip, int64_t link) const {
-    return 3 * tiles + chip * meshLinks + link;
+    return tileUnits() + chip * meshLinks + link;
   }
   int64_t chipLinkResource(int64_t link) const {
-    return 3 * tiles + chips * meshLinks + link;
+    return tileUnits() + chips * meshLinks + link;
   }
   /// Resource `r` as the diagnostics name it: a unit of a tile, a mesh link
   /// (of a chip, across chips) or a chip link.

@@ -114,7 +114,7 @@ void ScheduleWriter::writeInstr(Operation &op, const InstrRecord &r) {
       b, op.getLoc(), b.getI64IntegerAttr(r.id), b.getStringAttr(r.unit),
       b.getI64IntegerAttr(r.unit == std::string("link") ||
                                   r.unit == std::string("chip_link")
-                              ? r.resource - 3 * system.tiles
+                              ? r.resource - system.tileUnits()
                               : r.tile),
       b.getI64IntegerAttr(plan.times->start[r.task]),
       b.getI64IntegerAttr(r.duration), b.getI64IntegerAttr(r.kernel),

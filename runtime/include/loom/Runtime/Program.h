@@ -63,6 +63,13 @@ enum class Unit : uint8_t { Matrix, Vector, Dma, MeshLink, ChipLink };
 inline constexpr int kNumUnits = 5;
 /// Units of each tile: Matrix, Vector and Dma (the first three of Unit).
 inline constexpr int kTileUnits = 3;
+/// The numbering of tile units system-wide that the scheduler's resources,
+/// the simulator's and replay's tables and the schedule verifier share:
+/// tile t's unit u is t * kTileUnits + u (links follow all tile units).
+/// Requires a tile unit (not isLinkUnit).
+inline int64_t tileUnitSlot(int64_t tile, Unit unit) {
+  return tile * kTileUnits + static_cast<int64_t>(unit);
+}
 /// The most tiles a program may hold in all (chips x tiles per chip).
 /// The simulator keeps per-tile and per-chip tables and statistics, so a
 /// program's size bounds its memory and time; 2^20 tiles (65,536 chips of
