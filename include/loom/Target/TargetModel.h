@@ -111,11 +111,28 @@ public:
   int64_t sramBytesPerChip() const {
     return sramBytesPerTile() * tilesPerChip();
   }
-  /// The share of a chip's SRAM that partitioning across chips (and the
-  /// planner, which prices the same partitions) fills with weights and
-  /// KV caches; the rest is for activations and the uneven spread of
-  /// weights over the chip's tiles.
+  /// Memory headroom: how much of a memory each step that fills it takes,
+  /// the rest left for what that step does not count. One named policy
+  /// each, all here:
+  /// - kPartitionSramShare: the share of a chip's SRAM that partitioning
+  ///   across chips (and the planner, which prices the same partitions)
+  ///   fills with weights and KV caches; the rest is for activations and
+  ///   the uneven spread of weights over the chip's tiles.
   static constexpr double kPartitionSramShare = 0.8;
+  /// - kPlacementReserveDivisor: graph-to-spatial leaves 1 / 10 of each
+  ///   tile for activations when it places weights (or the room a
+  ///   pipelined mapping's inputs in flight need, if more).
+  static constexpr int64_t kPlacementReserveDivisor = 10;
+  /// - kMappingSramShare: the mapping planner packs its bands' resident
+  ///   bytes into this share of each tile.
+  static constexpr double kMappingSramShare = 0.75;
+  /// - kHbmShare: the share of a GPU's HBM the planner fills with weights
+  ///   and KV caches (the rest for activations and the serving engine's
+  ///   workspace).
+  static constexpr double kHbmShare = 0.9;
+  /// The most chips one tensor-parallel group spans in graph-partition's
+  /// and the planner's searches.
+  static constexpr int64_t kMaxTensorParallel = 64;
   double sramBytesPerSecondPerChip() const;
 
   bool hasMesh() const { return desc_.chip.mesh.has_value(); }

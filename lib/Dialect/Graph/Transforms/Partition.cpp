@@ -77,7 +77,7 @@ Propagation &GraphPartitionPass::propagation(func::FuncOp func, int64_t tp) {
 int64_t GraphPartitionPass::smallestFit(func::FuncOp func, int64_t from,
                                         int64_t limit) {
   for (int64_t m = std::max<int64_t>(1, from); m <= limit; ++m)
-    for (int64_t t = 1; t <= m && t <= 64; ++t) {
+    for (int64_t t = 1; t <= m && t <= TargetModel::kMaxTensorParallel; ++t) {
       if (m % t || m / t > (int64_t)ops_.size())
         continue;
       if (pricer_->estimate(t, m / t, propagation(func, t)).fits)

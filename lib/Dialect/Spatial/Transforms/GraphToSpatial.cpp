@@ -209,7 +209,7 @@ int64_t GraphToSpatialPass::weightRoom(int64_t chip) const {
   // A tenth of each tile is left for activations, or in a pipelined
   // mapping the room its inputs in flight need, if more.
   const int64_t capacity = model_->target().sramBytesPerTile();
-  int64_t reserve = capacity / 10;
+  int64_t reserve = capacity / TargetModel::kPlacementReserveDivisor;
   if (!headroom_.empty() && chip >= 0 &&
       chip < static_cast<int64_t>(headroom_.size()))
     reserve = std::max(reserve, headroom_[chip]);

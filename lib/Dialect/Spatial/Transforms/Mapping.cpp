@@ -127,8 +127,8 @@ Mapping MappingPlanner::sequential(const std::vector<TileRegion> &regions) const
 
 std::optional<Mapping> MappingPlanner::pack(int64_t h, double tau) const {
   const int64_t bands = rows_ / h;
-  const double capacity =
-      0.75 * double(model_.target().sramBytesPerTile());
+  const double capacity = TargetModel::kMappingSramShare *
+                          double(model_.target().sramBytesPerTile());
   std::vector<double> resident(static_cast<size_t>(rows_ * cols_), 0);
   Mapping m;
   m.bandRows = h;
