@@ -614,18 +614,7 @@ LogicalResult AllGatherOp::verify() {
 namespace loom::graph {
 
 bool isElementwise(mlir::Operation *op) {
-  return llvm::isa<
-      // Unary.
-      NegOp, AbsOp, SqrtOp, ReciprocalOp, ExpOp, LogOp, ErfOp, TanhOp,
-      SigmoidOp, ReluOp, SinOp, CosOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp,
-      CoshOp, AsinhOp, AcoshOp, AtanhOp, FloorOp, CeilOp, RoundOp, SignOp,
-      SoftsignOp, SoftplusOp, NotOp, HardSwishOp, LeakyReluOp, EluOp, CeluOp,
-      SeluOp, HardSigmoidOp, ThresholdedReluOp, ShrinkOp, IsNaNOp, IsInfOp,
-      CastOp,
-      // Binary, with broadcasting.
-      AddOp, SubOp, MulOp, DivOp, MinOp, MaxOp, ModOp, AndOp, OrOp, XorOp,
-      BitShiftOp, PReluOp, PowOp, EqualOp, LessOp, GreaterOp, LessEqualOp,
-      GreaterEqualOp, SelectOp>(op);
+  return op->hasTrait<traits::Elementwise>();
 }
 
 bool isReduction(mlir::Operation *op) {

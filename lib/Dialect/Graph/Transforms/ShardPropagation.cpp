@@ -6,6 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "Sharding.h"
 
+#include "loom/Dialect/Graph/IR/OpClasses.h"
+
 #include <cassert>
 
 namespace loom::graph::partition {
@@ -104,13 +106,6 @@ bool isFree(Value v) {
   }
   return v.getDefiningOp<ConstantOp>() != nullptr;
 }
-bool isElementwiseOp(Operation *op) {
-  return isa<NegOp, AbsOp, SqrtOp, ReciprocalOp, ExpOp, LogOp, ErfOp, TanhOp,
-             SigmoidOp, ReluOp, SinOp, CosOp, FloorOp, CeilOp, RoundOp, SignOp,
-             SoftsignOp, SoftplusOp, HardSwishOp, LeakyReluOp, EluOp, CeluOp,
-             SeluOp, HardSigmoidOp, CastOp, AddOp, SubOp, MulOp, DivOp, MinOp,
-             MaxOp, PowOp, PReluOp>(op);
-}
 
 void Propagation::run(func::FuncOp func) {
   for (Operation &op : func.getBody().front()) {
@@ -175,7 +170,7 @@ OpPlan Propagation::decide(Operation *op) {
     return allRep(op);
   if (auto mm = dyn_cast<MatMulOp>(op))
     return decideMatMul(mm);
-  if (isElementwiseOp(op))
+  if (isElementwise(op))
     return decideElementwise(op);
   return decideMovement(op);
 }

@@ -101,8 +101,6 @@ int64_t weightElementBytes(StringRef precision);
 /// (not one marked graph.whole).
 bool isFree(Value v);
 
-bool isElementwiseOp(Operation *op);
-
 /// The decision for one op: the form each operand must take, and the form
 /// of its results.
 struct OpPlan {

@@ -709,7 +709,24 @@ def roomy_matmul():
     return model([mm], [tensor("A", [128, 1024])], [tensor("Y", [128, 128])], [b])
 
 
+def split_compare_select():
+    # A column-parallel projection, then tan, a comparison and a select:
+    # elementwise ops graph-partition keeps split across chips
+    # (test/Compile/partition-elementwise.test).
+    rng = np.random.default_rng(7)
+    w = numpy_helper.from_array(
+        rng.standard_normal((16, 16)).astype(np.float32) * 0.2, "W")
+    zero = numpy_helper.from_array(np.array(0.0, dtype=np.float32), "zero")
+    nodes = [helper.make_node("MatMul", ["X", "W"], ["H"], name="proj"),
+             helper.make_node("Tan", ["H"], ["T"], name="tan"),
+             helper.make_node("Greater", ["T", "zero"], ["C"], name="positive"),
+             helper.make_node("Where", ["C", "T", "zero"], ["Y"], name="select")]
+    return model(nodes, [tensor("X", [1, 16])], [tensor("Y", [1, 16])],
+                 [w, zero])
+
+
 MODELS = {
+    "split_compare_select": split_compare_select,
     "deep_matmul": deep_matmul,
     "roomy_matmul": roomy_matmul,
     "conv_chain": conv_chain,

@@ -16,6 +16,15 @@
 
 #include "loom/Dialect/Graph/IR/GraphDialect.h.inc"
 
+namespace loom::graph::traits {
+/// ODS's Graph_Elementwise (GraphBase.td): the op is elementwise, each
+/// result element depending only on the operands' elements at the same
+/// (broadcast) position. Read through graph::isElementwise (OpClasses.h).
+template <typename ConcreteType>
+class Elementwise
+    : public mlir::OpTrait::TraitBase<ConcreteType, Elementwise> {};
+} // namespace loom::graph::traits
+
 #define GET_OP_CLASSES
 #include "loom/Dialect/Graph/IR/GraphOps.h.inc"
 

@@ -25,6 +25,15 @@ def Graph_Dialect : Dialect {
   let hasConstantMaterializer = 1;
 }
 
+// The elementwise ops: each result element depends only on the operands'
+// elements at the same (numpy-broadcast) position. graph::isElementwise
+// (OpClasses.h) reads it; graph-form-kernels fuses such ops into a kernel,
+// graph-partition keeps a split through them, the tile decomposition splits
+// them freely. A new op is classified here, on its .td line or its class.
+def Graph_Elementwise : NativeOpTrait<"Elementwise"> {
+  let cppNamespace = "::loom::graph::traits";
+}
+
 class Graph_Op<string mnemonic, list<Trait> traits = []>
     : Op<Graph_Dialect, mnemonic, traits> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";

@@ -35,7 +35,7 @@ def Graph_ConstantOp : Graph_Op<"constant", [Pure, ConstantLike]> {
 //===----------------------------------------------------------------------===//
 
 class Graph_UnaryOp<string mnemonic, string what, dag attrs = (ins)>
-    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType, Graph_Elementwise]> {
   let summary = "Elementwise " # what;
   let description = "Elementwise " # what # [{ of a tensor; the result has
     the operand's shape and element type.
@@ -94,19 +94,22 @@ def Graph_ShrinkOp : Graph_UnaryOp<"shrink",
     "x-bias if x > lambd, x+bias if x < -lambd, else 0",
     (ins F64Attr:$lambd, F64Attr:$bias)>;
 
-def Graph_IsNaNOp : Graph_Op<"is_nan", [Pure, SameOperandsAndResultShape]> {
+def Graph_IsNaNOp : Graph_Op<"is_nan", [Pure, SameOperandsAndResultShape,
+                                         Graph_Elementwise]> {
   let summary = "Elementwise test for NaN (boolean result)";
   let arguments = (ins Graph_Tensor:$input);
   let results = (outs Graph_Tensor:$output);
 }
-def Graph_IsInfOp : Graph_Op<"is_inf", [Pure, SameOperandsAndResultShape]> {
+def Graph_IsInfOp : Graph_Op<"is_inf", [Pure, SameOperandsAndResultShape,
+                                         Graph_Elementwise]> {
   let summary = "Elementwise test for infinity (boolean result)";
   let arguments = (ins Graph_Tensor:$input, BoolAttr:$detect_positive,
                        BoolAttr:$detect_negative);
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_CastOp : Graph_Op<"cast", [Pure, SameOperandsAndResultShape]> {
+def Graph_CastOp : Graph_Op<"cast", [Pure, SameOperandsAndResultShape,
+                                     Graph_Elementwise]> {
   let summary = "Element type conversion (ONNX Cast semantics)";
   let description = [{
     Converts each element to the result's element type: floats round to
@@ -123,7 +126,7 @@ def Graph_CastOp : Graph_Op<"cast", [Pure, SameOperandsAndResultShape]> {
 
 class Graph_BinaryOp<string mnemonic, string what, list<Trait> traits = [],
                      dag attrs = (ins)>
-    : Graph_Op<mnemonic, !listconcat([Pure], traits)> {
+    : Graph_Op<mnemonic, !listconcat([Pure, Graph_Elementwise], traits)> {
   let summary = "Elementwise " # what # " with numpy broadcasting";
   let description = "Elementwise " # what # [{ of two tensors, broadcast
     numpy-style to the result shape.
@@ -164,7 +167,7 @@ def Graph_GreaterOp : Graph_CompareOp<"greater", "greater-than test">;
 def Graph_LessEqualOp : Graph_CompareOp<"less_equal", "less-or-equal test">;
 def Graph_GreaterEqualOp : Graph_CompareOp<"greater_equal", "greater-or-equal test">;
 
-def Graph_SelectOp : Graph_Op<"select", [Pure]> {
+def Graph_SelectOp : Graph_Op<"select", [Pure, Graph_Elementwise]> {
   let summary = "Elementwise choice: condition ? x : y, with broadcasting";
   let arguments = (ins Graph_Tensor:$condition, Graph_Tensor:$x, Graph_Tensor:$y);
   let results = (outs Graph_Tensor:$output);

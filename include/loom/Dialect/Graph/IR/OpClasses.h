@@ -15,7 +15,8 @@ namespace loom::graph {
 
 /// True for the elementwise ops (unary, and binary or ternary with numpy
 /// broadcasting): each result element depends only on the operands'
-/// elements at the same (broadcast) position.
+/// elements at the same (broadcast) position. The ops carry ODS's
+/// Graph_Elementwise trait (GraphBase.td), the one list of them.
 bool isElementwise(mlir::Operation *op);
 
 /// True for the reduce_* ops (axes and keepdims attributes).
