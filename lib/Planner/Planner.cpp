@@ -667,8 +667,9 @@ std::string layerKvStorage(const std::string &kv) {
 }
 
 std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
-                          const Request &r, int64_t tp, int64_t pp, int64_t ep,
-                          int64_t dp, int64_t batch, int64_t micro) {
+                          const Request &r, const Parallelism &degrees) {
+  const int64_t tp = degrees.tp, pp = degrees.pp, ep = degrees.ep,
+                dp = degrees.dp, batch = degrees.batch, micro = degrees.micro;
   System s(target, r);
   if (s.bytesPerWeight <= 0)
     return std::nullopt; // weights validate() rejects
@@ -1528,7 +1529,9 @@ std::optional<Result> plan(const LlmConfig &config,
           if (t * q * e > r.maxChips)
             continue;
           ++counted[ti];
-          std::optional<Plan> one = price(m, system, r, t, q, e, 1, b, mb);
+          std::optional<Plan> one =
+              price(m, system, r,
+                    {.tp = t, .pp = q, .ep = e, .batch = b, .micro = mb});
           if (!one)
             continue;
           int64_t dp = replicas(*one, r);
@@ -1543,7 +1546,10 @@ std::optional<Result> plan(const LlmConfig &config,
             }
             continue;
           }
-          Plan p = dp == 1 ? *one : *price(m, system, r, t, q, e, dp, b, mb);
+          Plan p = dp == 1 ? *one
+                           : *price(m, system, r,
+                                    {.tp = t, .pp = q, .ep = e, .dp = dp,
+                                     .batch = b, .micro = mb});
           if (meets(p, r)) {
             if (r.pareto)
               addToFront(myFront, p);
@@ -1650,7 +1656,8 @@ std::optional<Result> plan(const LlmConfig &config,
       for (int64_t t : tps)
         for (int64_t e : eps)
           for (int64_t q = 1; q <= m.layers && !anySplitFits; ++q)
-            anySplitFits = price(m, system, r, t, q, e, 1, 1, 1).has_value();
+            anySplitFits =
+                price(m, system, r, {.tp = t, .pp = q, .ep = e}).has_value();
       if (!anySplitFits && r.tp == 0 && r.pp == 0 && r.batch == 0) {
         error = config.name + " fits no split on " + system.name() + ": " +
                 finestSplitHolds(m, s, r, tps.back(), m.layers, eps.back());

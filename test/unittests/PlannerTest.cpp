@@ -57,7 +57,8 @@ Request tinyRequest() {
 /// `batch` sequences in flight.
 std::optional<Plan> tinyOnOneH100(int64_t batch) {
   Request r = tinyRequest();
-  return price(modelCost(tinyConfig()), loadTarget("h100"), r, 1, 1, 1, 1, batch);
+  return price(modelCost(tinyConfig()), loadTarget("h100"), r,
+               {.batch = batch});
 }
 
 } // namespace
@@ -143,7 +144,7 @@ TEST(PlannerTest, WeightMixSplitsTheMatmulsInItsShares) {
   Request r = tinyRequest();
   auto at = [&](const char *weights) {
     r.weights = weights;
-    return price(m, b200, r, 1, 1, 1, 1, 4);
+    return price(m, b200, r, {.batch = 4});
   };
   std::optional<Plan> fp8 = at("fp8"), fp4 = at("fp4"),
                       mix = at("fp8:0.75,fp4:0.25");
@@ -160,7 +161,7 @@ TEST(PlannerTest, WeightMixSplitsTheMatmulsInItsShares) {
   // are compute bound in every format.
   auto decode = [&](const char *weights) {
     r.weights = weights;
-    std::optional<Plan> p = price(m, b200, r, 1, 1, 1, 1, 1024);
+    std::optional<Plan> p = price(m, b200, r, {.batch = 1024});
     EXPECT_TRUE(p.has_value());
     return p ? p->tpot : 0.0;
   };
@@ -170,7 +171,7 @@ TEST(PlannerTest, WeightMixSplitsTheMatmulsInItsShares) {
   EXPECT_NEAR(dMix, 0.75 * d8 + 0.25 * d4, 1e-9 * dMix);
   // A spec validate() rejects prices nothing.
   r.weights = "fp8:0.5";
-  EXPECT_FALSE(price(m, b200, r, 1, 1, 1, 1, 4).has_value());
+  EXPECT_FALSE(price(m, b200, r, {.batch = 4}).has_value());
 }
 
 TEST(PlannerTest, ModelCostByHand) {
@@ -211,7 +212,7 @@ TEST(PlannerTest, SpatialPresetsReserveEveryExpert) {
   r.outputLen = 10;
   auto step = [&](const LlmConfig &c, const char *system) {
     std::optional<Plan> p =
-        price(modelCost(c), loadTarget(system), r, 1, 1, 1, 1, 1);
+        price(modelCost(c), loadTarget(system), r, {});
     EXPECT_TRUE(p.has_value());
     return p ? p->tpot : 0.0;
   };
@@ -257,12 +258,12 @@ TEST(PlannerTest, TheTargetsEfficiencyIsTheRooflines) {
   std::optional<TargetModel> slow = TargetModel::fromDesc(desc, error);
   ASSERT_TRUE(slow) << error;
   Request r = tinyRequest();
-  std::optional<Plan> p1 = price(modelCost(tinyConfig()), *slow, r, 1, 1, 1, 1, 1),
+  std::optional<Plan> p1 = price(modelCost(tinyConfig()), *slow, r, {}),
                       base1 = tinyOnOneH100(1);
   ASSERT_TRUE(p1 && base1);
   EXPECT_NEAR(p1->tpot, 2 * base1->tpot, 1e-15);
   std::optional<Plan> p2 =
-      price(modelCost(tinyConfig()), *slow, r, 1, 1, 1, 1, 2048);
+      price(modelCost(tinyConfig()), *slow, r, {.batch = 2048});
   ASSERT_TRUE(p2);
   double compute = slow->peakFlopsPerChip(NumericFormat::F8) * 0.3,
          memory = 3.35e12 * 0.375;
@@ -287,7 +288,7 @@ TEST(PlannerTest, SpatialPromptChunksArePipelinedThroughTheStages) {
   r.inputLen = 2048;
   r.compile = false;
   std::optional<Plan> lpx =
-      price(modelCost(c), loadTarget("lpx-rack"), r, 1, 4, 1, 1, 1);
+      price(modelCost(c), loadTarget("lpx-rack"), r, {.pp = 4});
   ASSERT_TRUE(lpx);
   EXPECT_EQ(lpx->prompt.chunks, 4);
   const double stage = 2 * lpx->prompt.layer; // 2 layers a stage
@@ -295,7 +296,8 @@ TEST(PlannerTest, SpatialPromptChunksArePipelinedThroughTheStages) {
   EXPECT_NEAR(lpx->prompt.alone, 7 * stage / 4 + 3 * lpx->prompt.hop,
               1e-12 * lpx->prompt.alone);
   EXPECT_LT(lpx->prompt.alone, 0.5 * 4 * stage);
-  std::optional<Plan> gpu = price(modelCost(c), loadTarget("h100"), r, 1, 4, 1, 1, 1);
+  std::optional<Plan> gpu =
+      price(modelCost(c), loadTarget("h100"), r, {.pp = 4});
   ASSERT_TRUE(gpu);
   EXPECT_EQ(gpu->prompt.chunks, 1);
   EXPECT_NEAR(gpu->prompt.alone, 4 * 2 * gpu->prompt.layer + 3 * gpu->prompt.hop,
@@ -307,7 +309,7 @@ TEST(PlannerTest, SpatialPromptChunksArePipelinedThroughTheStages) {
   t.layers = 8;
   t.maxPositions = 4096;
   std::optional<Plan> small =
-      price(modelCost(t), loadTarget("lpx-rack"), r, 1, 4, 1, 1, 1);
+      price(modelCost(t), loadTarget("lpx-rack"), r, {.pp = 4});
   ASSERT_TRUE(small);
   const double smallStage = 2 * small->prompt.layer;
   ASSERT_LT(small->prompt.hopTransfer, small->prompt.hop);
@@ -317,7 +319,7 @@ TEST(PlannerTest, SpatialPromptChunksArePipelinedThroughTheStages) {
                   3 * std::max(smallStage / 4, small->prompt.hopTransfer),
               1e-12 * small->prompt.alone);
   std::optional<Plan> one =
-      price(modelCost(t), loadTarget("lpx-rack"), r, 1, 1, 1, 1, 1);
+      price(modelCost(t), loadTarget("lpx-rack"), r, {});
   ASSERT_TRUE(one);
   EXPECT_NEAR(one->prompt.alone, 8 * one->prompt.layer,
               1e-12 * one->prompt.alone);
@@ -403,8 +405,8 @@ TEST(PlannerTest, TokenBudgetBoundsTheBatchAndSpreadsThePrompt) {
   ModelCost m = modelCost(tinyConfig());
   Request wide = tinyRequest(), narrow = tinyRequest();
   narrow.maxNumTokens = 64; // 100 prompt tokens beside 4 decode tokens
-  std::optional<Plan> one = price(m, h100, wide, 1, 1, 1, 1, 4);
-  std::optional<Plan> spread = price(m, h100, narrow, 1, 1, 1, 1, 4);
+  std::optional<Plan> one = price(m, h100, wide, {.batch = 4});
+  std::optional<Plan> spread = price(m, h100, narrow, {.batch = 4});
   ASSERT_TRUE(one && spread);
   EXPECT_EQ(one->prefillSteps, 1);
   EXPECT_EQ(spread->prefillSteps, 2); // ceil(100 / 60)
@@ -429,7 +431,7 @@ TEST(PlannerTest, ServerTtftCountsEveryStepAPromptRidesOn) {
   r.ttft = 1.0;
   r.maxNumTokens = 40; // 100 prompt tokens beside 4 decode tokens: 3 steps
   std::optional<Plan> p =
-      price(modelCost(tinyConfig()), loadTarget("h100"), r, 1, 1, 1, 1, 4);
+      price(modelCost(tinyConfig()), loadTarget("h100"), r, {.batch = 4});
   ASSERT_TRUE(p.has_value());
   ASSERT_EQ(p->prefillSteps, 3);
   ASSERT_GT(p->requestRate, 0.0);
@@ -454,9 +456,9 @@ TEST(PlannerTest, AttentionRunsAtTheCachePrecision) {
   r.inputLen = 1000;
   r.weights = "fp4";
   r.kv = "fp4";
-  std::optional<Plan> fp4 = price(modelCost(c), b200, r, 1, 1, 1, 1, 4);
+  std::optional<Plan> fp4 = price(modelCost(c), b200, r, {.batch = 4});
   r.kv = "fp8";
-  std::optional<Plan> fp8 = price(modelCost(c), b200, r, 1, 1, 1, 1, 4);
+  std::optional<Plan> fp8 = price(modelCost(c), b200, r, {.batch = 4});
   ASSERT_TRUE(fp4 && fp8);
   double chunk = 8192, prompts = chunk / 1000;
   double attention = 2 * prompts * 1000.0 * 1000 / 2 * (4.0 * 4 * 16);
@@ -489,9 +491,9 @@ TEST(PlannerTest, Fp4MatmulsRunAtTheirOwnEfficiency) {
   Request r = tinyRequest();
   r.kv = "fp8";
   r.weights = "fp8";
-  std::optional<Plan> fp8 = price(m, b200, r, 1, 1, 1, 1, 4);
+  std::optional<Plan> fp8 = price(m, b200, r, {.batch = 4});
   r.weights = "fp4";
-  std::optional<Plan> fp4 = price(m, b200, r, 1, 1, 1, 1, 4);
+  std::optional<Plan> fp4 = price(m, b200, r, {.batch = 4});
   ASSERT_TRUE(fp8 && fp4);
   double chunk = 8192, prompts = chunk / 100;
   double flops = 2.0 * 2 * chunk * (12288.0 + 3.0 * 64 * 128);
@@ -544,8 +546,8 @@ TEST(PlannerTest, PromptMatmulsHaveTheStepsRows) {
     r.weights = "fp4";
     r.kv = "fp8";
     r.maxNumTokens = c.budget;
-    std::optional<Plan> halved = price(m, b200, r, 1, 1, 1, 1, c.batch);
-    std::optional<Plan> whole = price(m, flat, r, 1, 1, 1, 1, c.batch);
+    std::optional<Plan> halved = price(m, b200, r, {.batch = c.batch});
+    std::optional<Plan> whole = price(m, flat, r, {.batch = c.batch});
     ASSERT_TRUE(halved && whole);
     // (Compute bound: the layers' weights, read once a chunk, take 6.1 ns
     // at 0.75 of 8 TB/s.)
@@ -584,8 +586,8 @@ TEST(PlannerTest, ExpertMatmulsHaveTheirShareOfTheRows) {
   Request r = tinyRequest();
   r.weights = "fp4";
   r.kv = "fp8";
-  std::optional<Plan> halved = price(m, b200, r, 1, 1, 1, 1, 400);
-  std::optional<Plan> whole = price(m, flat, r, 1, 1, 1, 1, 400);
+  std::optional<Plan> halved = price(m, b200, r, {.batch = 400});
+  std::optional<Plan> whole = price(m, flat, r, {.batch = 400});
   ASSERT_TRUE(halved && whole);
   const double rate = b200.peakFlopsPerChip(NumericFormat::F4) * 0.444;
   const double chunk = 8192, prompts = chunk / 100;
@@ -608,8 +610,8 @@ TEST(PlannerTest, DecodeMatmulsHaveTheirStepsRows) {
   r.weights = "fp4";
   r.kv = "fp8";
   ModelCost m = modelCost(tinyConfig());
-  std::optional<Plan> halved = price(m, b200, r, 1, 1, 1, 1, 400);
-  std::optional<Plan> whole = price(m, flat, r, 1, 1, 1, 1, 400);
+  std::optional<Plan> halved = price(m, b200, r, {.batch = 400});
+  std::optional<Plan> whole = price(m, flat, r, {.batch = 400});
   ASSERT_TRUE(halved && whole);
   const double rate = b200.peakFlopsPerChip(NumericFormat::F4) * 0.444;
   const double layers = 400 * 2.0 * 2 * (12288.0 + 3.0 * 64 * 128) / rate;
@@ -628,8 +630,8 @@ TEST(PlannerTest, TensorParallelAddsAllReduces) {
   TargetModel h100 = loadTarget("h100");
   ModelCost m = modelCost(tinyConfig());
   Request r;
-  std::optional<Plan> one = price(m, h100, r, 1, 1, 1, 1, 1);
-  std::optional<Plan> two = price(m, h100, r, 2, 1, 1, 1, 1);
+  std::optional<Plan> one = price(m, h100, r, {});
+  std::optional<Plan> two = price(m, h100, r, {.tp = 2});
   ASSERT_TRUE(one && two);
   EXPECT_EQ(two->chips, 2);
   double lat = h100.chipLinkLatencySeconds();
@@ -652,7 +654,7 @@ TEST(PlannerTest, KvCachePerChipFollowsTheHeadSplit) {
   Request r = tinyRequest();
   double perHead = 1 * (100 + 20) * 2 * (2 * 16) * precisionBytes(r.kv);
   for (auto [tp, heads] : {std::pair{2, 1}, {4, 1}, {8, 2}}) {
-    std::optional<Plan> p = price(m, h100, r, tp, 1, 1, 1, 1);
+    std::optional<Plan> p = price(m, h100, r, {.tp = tp});
     ASSERT_TRUE(p.has_value()) << "tp " << tp;
     EXPECT_DOUBLE_EQ(p->kvPerChip, heads * perHead) << "tp " << tp;
   }
@@ -662,7 +664,7 @@ TEST(PlannerTest, CapacityRejectsWhatDoesNotFit) {
   TargetModel tiny = loadTarget("tiny"); // 4 MiB of SRAM per chip
   ModelCost m = modelCost(wideConfig(16));
   Request r;
-  EXPECT_FALSE(price(m, tiny, r, 1, 1, 1, 1, 1).has_value());
+  EXPECT_FALSE(price(m, tiny, r, {}).has_value());
 }
 
 // The batch grid: powers of two and the quarter steps between them, every
@@ -824,8 +826,10 @@ TEST(PlannerTest, SpatialPrefillIsPricedByCompiledChunks) {
   EXPECT_EQ(p.prompt.pricedBy, "compiled chunks");
   double layer = 2.0 * (chunkSeconds(50, 1) + chunkSeconds(50, 50)) / 2;
   EXPECT_DOUBLE_EQ(p.prompt.layer, layer);
-  std::optional<Plan> est = price(modelCost(tinyConfig()), tsp, r, p.tp, p.pp,
-                                  p.ep, p.dp, p.batch, p.micro);
+  std::optional<Plan> est =
+      price(modelCost(tinyConfig()), tsp, r,
+            {.tp = p.tp, .pp = p.pp, .ep = p.ep, .dp = p.dp, .batch = p.batch,
+             .micro = p.micro});
   ASSERT_TRUE(est.has_value());
   double stages = double(p.pp) * std::ceil(2.0 / double(p.pp));
   double hops = est->prompt.alone - stages * est->prompt.layer;
@@ -946,7 +950,7 @@ TEST(PlannerTest, StageHopIsTheChipNetworksTransfer) {
                  Case{"tsp-v1", 12, 4},
                  Case{"lpx-rack", 8, 32}, Case{"tiny", 1, 4}}) {
     TargetModel t = loadTarget(k.target);
-    std::optional<Plan> p = price(m, t, r, k.tp, k.pp, 1, 1, 1);
+    std::optional<Plan> p = price(m, t, r, {.tp = k.tp, .pp = k.pp});
     ASSERT_TRUE(p.has_value()) << k.target << " tp " << k.tp;
     const double stages = double(k.pp) * std::ceil(64.0 / double(k.pp));
     // (One chunk: every layer's time and its collectives' waits.)
@@ -983,7 +987,9 @@ TEST(PlannerTest, SpatialPrefillCalibratesThePlansNotCompiled) {
   ASSERT_TRUE(result && result->plans.size() > 3) << error;
   auto estimate = [&](const Plan &p) {
     std::optional<Plan> e =
-        price(m, tsp, r, p.tp, p.pp, p.ep, p.dp, p.batch, p.micro);
+        price(m, tsp, r,
+              {.tp = p.tp, .pp = p.pp, .ep = p.ep, .dp = p.dp,
+               .batch = p.batch, .micro = p.micro});
     EXPECT_TRUE(e.has_value());
     return e ? e->prompt.layer : 0.0;
   };
@@ -1135,7 +1141,7 @@ TEST(PlannerTest, EstimatePricesTheMatrixUnitsFormat) {
   auto step = [&](const char *weights) {
     r.weights = weights;
     std::optional<Plan> p =
-        price(modelCost(tinyConfig()), tsp, r, 1, 1, 1, 1, 1024);
+        price(modelCost(tinyConfig()), tsp, r, {.batch = 1024});
     EXPECT_TRUE(p.has_value());
     return p ? p->tpot : 0.0;
   };
@@ -1351,13 +1357,13 @@ TEST(PlannerTest, ServerScenarioQueuesForASlot) {
   TargetModel h100 = loadTarget("h100");
   ModelCost m = modelCost(tinyConfig());
   Request r = tinyRequest();
-  std::optional<Plan> offline = price(m, h100, r, 1, 1, 1, 1, 8);
+  std::optional<Plan> offline = price(m, h100, r, {.batch = 8});
   ASSERT_TRUE(offline);
   r.scenario = "server";
   r.ttft = 10 * offline->ttftAlone;
-  std::optional<Plan> loose = price(m, h100, r, 1, 1, 1, 1, 8);
+  std::optional<Plan> loose = price(m, h100, r, {.batch = 8});
   r.ttft = 1.05 * offline->ttftAlone;
-  std::optional<Plan> tight = price(m, h100, r, 1, 1, 1, 1, 8);
+  std::optional<Plan> tight = price(m, h100, r, {.batch = 8});
   ASSERT_TRUE(loose && tight);
   // Short prompts and 8 slots: a loose target admits most of the offline
   // load, a tight one (5% over the request's own TTFT) less.
@@ -1377,7 +1383,7 @@ TEST(PlannerTest, ServerScenarioQueuesForASlot) {
   // percentile moves in steps: the bound is met, the next step misses.)
   r.ttft = 10 * offline->ttftAlone;
   r.tpot = 0.5 * (loose->tpotLoaded + loose->tpotP99);
-  std::optional<Plan> bounded = price(m, h100, r, 1, 1, 1, 1, 8);
+  std::optional<Plan> bounded = price(m, h100, r, {.batch = 8});
   ASSERT_TRUE(bounded);
   EXPECT_LT(bounded->requestRate, loose->requestRate);
   EXPECT_LE(bounded->tpotP99, r.tpot);
@@ -1386,7 +1392,7 @@ TEST(PlannerTest, ServerScenarioQueuesForASlot) {
             r.tpot);
   r.tpot = 0;
   r.ttft = 0.5 * offline->ttftAlone;
-  std::optional<Plan> never = price(m, h100, r, 1, 1, 1, 1, 8);
+  std::optional<Plan> never = price(m, h100, r, {.batch = 8});
   ASSERT_TRUE(never);
   EXPECT_EQ(never->tokensPerSecond, 0.0);
   EXPECT_GT(never->ttft, r.ttft);
@@ -1569,8 +1575,8 @@ TEST(PlannerTest, LinkSyncIsTwoPointsALayerSpreadOverChips) {
   ModelCost m = modelCost(tinyConfig());
   Request r = tinyRequest();
   for (int64_t tp : {1, 2}) {
-    std::optional<Plan> base = price(m, *tsp, r, tp, 1, 1, 1, 1);
-    std::optional<Plan> with = price(m, *synced, r, tp, 1, 1, 1, 1);
+    std::optional<Plan> base = price(m, *tsp, r, {.tp = tp});
+    std::optional<Plan> with = price(m, *synced, r, {.tp = tp});
     ASSERT_TRUE(base && with) << "tp " << tp;
     const double perLayer = tp > 1 ? 2 * 10e-6 : 0.0;
     EXPECT_NEAR(with->tpot - base->tpot, 2 * perLayer, 1e-12) << "tp " << tp;
@@ -1583,12 +1589,12 @@ TEST(PlannerTest, LinkSyncIsTwoPointsALayerSpreadOverChips) {
   // does where they fit: nothing is gathered, two waits a layer, and each
   // chip holds one KV head's k and v weights (2 x hidden x head_dim a
   // layer) where tp 4 would give it half of one.
-  std::optional<Plan> base = price(m, *tsp, r, 4, 1, 1, 1, 1);
-  std::optional<Plan> with = price(m, *synced, r, 4, 1, 1, 1, 1);
+  std::optional<Plan> base = price(m, *tsp, r, {.tp = 4});
+  std::optional<Plan> with = price(m, *synced, r, {.tp = 4});
   ASSERT_TRUE(base && with);
   EXPECT_FALSE(with->kvGathered);
   EXPECT_NEAR(with->tpot - base->tpot, 2 * 2 * 10e-6, 1e-12);
-  std::optional<Plan> one = price(m, *tsp, r, 1, 1, 1, 1, 1);
+  std::optional<Plan> one = price(m, *tsp, r, {});
   ASSERT_TRUE(one);
   const double kv = 2.0 * m.hidden * m.kvHeads * m.headDim;
   const double all = m.layers * (m.attnParams + m.expertParams) +
@@ -1602,8 +1608,8 @@ TEST(PlannerTest, LinkSyncIsTwoPointsALayerSpreadOverChips) {
   // tp 3 splits neither the 2 KV heads nor the 4 query heads: q, k and v
   // are gathered, side by side, and wait once more: three waits a layer,
   // as a compiled layer's tile program has.
-  base = price(m, *tsp, r, 3, 1, 1, 1, 1);
-  with = price(m, *synced, r, 3, 1, 1, 1, 1);
+  base = price(m, *tsp, r, {.tp = 3});
+  with = price(m, *synced, r, {.tp = 3});
   ASSERT_TRUE(base && with);
   EXPECT_TRUE(with->kvGathered);
   EXPECT_NEAR(with->tpot - base->tpot, 2 * 3 * 10e-6, 1e-12);

@@ -404,12 +404,32 @@ std::string rankedBy(const Request &request);
 std::string formatParetoTable(const Result &result, const Request &request);
 std::string formatParetoHtml(const Result &result, const Request &request);
 
+/// The degrees of one candidate plan, and its batch (as Plan holds them).
+struct Parallelism {
+  /// Tensor parallelism: the chips each layer's weight matrices and
+  /// attention heads are split over.
+  int64_t tp = 1;
+  /// Pipeline parallelism: the stages the layers are split into, one after
+  /// another.
+  int64_t pp = 1;
+  /// Expert parallelism: the groups of tp chips a mixture of experts'
+  /// experts are spread over, each group running the attention of its
+  /// share of the batch (1 for a dense model).
+  int64_t ep = 1;
+  /// Data parallelism: the replicas of the tp x pp x ep chips, each
+  /// serving its own sequences.
+  int64_t dp = 1;
+  /// Sequences in one micro-batch, decoded together a step.
+  int64_t batch = 1;
+  /// Micro-batches of `batch` sequences in flight through the pipeline
+  /// stages (1: one at a time, the least memory; pp: the pipe full).
+  int64_t micro = 1;
+};
+
 /// Pricing one candidate (exposed for the unit tests): nullopt if it does
 /// not fit the chips' memory.
 std::optional<Plan> price(const ModelCost &model, const TargetModel &system,
-                          const Request &request, int64_t tp, int64_t pp,
-                          int64_t ep, int64_t dp, int64_t batch,
-                          int64_t micro = 1);
+                          const Request &request, const Parallelism &degrees);
 
 } // namespace loom::plan
 
