@@ -666,209 +666,249 @@ std::string layerKvStorage(const std::string &kv) {
   return "fp8"; // int8 and fp4: the compiler's one-byte storage
 }
 
-std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
-                          const Request &r, const Parallelism &degrees) {
-  const int64_t tp = degrees.tp, pp = degrees.pp, ep = degrees.ep,
-                dp = degrees.dp, batch = degrees.batch, micro = degrees.micro;
-  System s(target, r);
-  if (s.bytesPerWeight <= 0)
-    return std::nullopt; // weights validate() rejects
-  const double wB = s.bytesPerWeight, kvB = precisionBytes(r.kv),
-               aB = precisionBytes(r.activations);
-  const double Ls = std::ceil(double(m.layers) / double(pp));
-  // Attention splits by key-value heads (graph-partition's rules). Past
-  // them, when tp is a multiple of the KV heads and divides the query
-  // heads, each chip takes its query heads of one KV head, whose cache the
-  // chips of that head share, after all-gathers of k and v; otherwise the
-  // attention and the whole KV cache are on every chip of the group, after
-  // all-gathers of q, k and v.
-  const bool pastKvHeads = tp > m.kvHeads;
-  const bool headsSplit =
-      !pastKvHeads || (tp % m.kvHeads == 0 && m.heads % tp == 0);
-  const double kvHeadsPerChip =
-      !pastKvHeads ? std::ceil(double(m.kvHeads) / double(tp))
-      : headsSplit ? 1.0
-                   : double(m.kvHeads);
-  const double headsShare = headsSplit ? 1.0 / double(tp) : 1.0;
-  // Past the KV heads with the heads split, graph-partition computes the
-  // k and v projections per KV head on every chip of the head's group
-  // when that fits (each chip holds one KV head's k and v weights;
-  // nothing is gathered, one collective and its wait fewer a layer), else
-  // each chip computes a part and the group gathers them.
-  const double kvProjParams =
-      2.0 * double(m.hidden) * double(m.kvHeads) * double(m.headDim);
-  bool kvShared = pastKvHeads && headsSplit;
-  double expertsPerChip = std::ceil(double(m.experts) / double(ep));
-  double mlpPerChip = expertsPerChip * m.expertParams / double(tp);
-  // KV cache: `micro` micro-batches of `batch` sequences are in flight;
-  // each stage holds its layers' cache for all of them (attention is data
-  // parallel over the ep groups).
-  double inFlight = double(micro) * double(batch) / double(ep);
-  double ctxMax = double(r.inputLen + r.outputLen);
-  double ctxAvg = double(r.inputLen) + double(r.outputLen) / 2;
-  double kvPerTokenLayer = 2.0 * kvHeadsPerChip * m.headDim * kvB;
-  double kvBytes = inFlight * ctxMax * Ls * kvPerTokenLayer;
-  // Activations: a few hidden vectors per sequence in flight.
-  double act = inFlight * 8.0 * m.hidden * aB;
-  double attnPerChip = 0, weights = 0, memory = 0;
-  for (;;) {
-    // Weights: projections split by tp, experts over ep then tp; the
-    // embedding on the first stage and the head on the last.
-    attnPerChip = kvShared ? (m.attnParams - kvProjParams) / double(tp) +
-                                 kvProjParams / double(m.kvHeads)
-                           : m.attnParams / double(tp);
-    // Stages are balanced by the partitioner (whole layers, the embedding
-    // and head on the end stages): a chip holds its share of everything
-    // plus up to half a layer of rounding.
-    double layerPerChip = attnPerChip + mlpPerChip;
-    double total = double(m.layers) * layerPerChip +
-                   (m.embedParams + m.headParams) / double(tp);
-    weights = (total / double(pp) + (pp > 1 ? 0.5 * layerPerChip : 0.0)) * wB;
-    memory = weights + kvBytes + act;
-    if (memory <= s.capacity * s.usable || !kvShared)
-      break;
-    kvShared = false;
+namespace {
+
+/// One pipeline stage's prefill (Pricer::prefillStage): its kernels'
+/// rooflines, the elementwise kernels and the link, and their sums.
+struct StageTimes {
+  Roofline matmuls, attention;
+  double elementwise, link;
+  double total() const {
+    return matmuls.time() + attention.time() + elementwise + link;
   }
-  const double gatheredHeads = !pastKvHeads ? 0.0
-                               : kvShared   ? 0.0
-                               : headsSplit ? double(2 * m.kvHeads)
-                                            : double(m.heads + 2 * m.kvHeads);
-  if (memory > s.capacity * s.usable)
-    return std::nullopt;
+  double compute() const {
+    return matmuls.computeBound() + attention.computeBound();
+  }
+  double memory() const {
+    return matmuls.memoryBound() + attention.memoryBound() + elementwise;
+  }
+};
 
-  Plan p;
-  p.system = target.name();
-  p.kvGathered = gatheredHeads > 0;
-  p.tp = tp;
-  p.pp = pp;
-  p.ep = ep;
-  p.batch = batch;
-  p.micro = micro;
-  setReplicas(p, dp, target);
-  p.memoryPerChip = memory;
-  p.weightsPerChip = weights;
-  p.kvPerChip = kvBytes;
-  p.capacityPerChip = s.capacity;
-  p.memory = s.spatial ? "SRAM" : "HBM";
+/// One candidate as price() prices it, step by step: what a chip of it
+/// holds (fitsMemory), its decode step (priceDecode), then its prompts'
+/// prefill (pricePrefill). The steps share the figures of the layout
+/// fitsMemory works out and of the step priceDecode prices, kept here.
+struct Pricer {
+  const ModelCost &m;
+  const TargetModel &target;
+  const Request &r;
+  const int64_t tp, pp, ep, dp, batch, micro;
+  System s;
+  /// The bytes of a weight, a KV-cache element and an activation, and the
+  /// layers of a stage.
+  const double wB, kvB, aB, Ls;
+  /// Set by fitsMemory: the layout of a chip's share.
+  double headsShare = 0, expertsPerChip = 0, ctxAvg = 0, kvPerTokenLayer = 0,
+         kvBytes = 0, attnPerChip = 0, weights = 0, memory = 0,
+         gatheredHeads = 0;
+  /// Set by priceDecode, which pricePrefill follows: the experts a token's
+  /// matmuls run, the prompt's tokens, the token budget and the rows of a
+  /// step's matmuls.
+  double routed = 0, L = 0, budget = 0, stepRows = 0;
 
-  // The elementwise kernels of `tokens` tokens through the stage's
-  // layers, at the activations' precision, with TensorRT-LLM's fusions:
-  // each of the two residual adds fused with the RMSNorm after it (reading
-  // the residual and the branch, writing the sum and the normed: 4 hidden
-  // vectors), and the gate's SiLU with the up projection's product
-  // (reading 2, writing 1 intermediate vector of each expert a token is
-  // routed to, split over tp; RoPE and the softmax are in the attention
-  // kernel). The matmuls' own activations are not counted: where the
-  // matmuls are memory bound (small batches) they are small against the
-  // weights, and where they are large the matmuls are compute bound.
-  const double intermediate = m.expertParams / (3.0 * double(m.hidden));
-  auto elementwiseBytes = [&](double tokens) {
+  Pricer(const ModelCost &m, const TargetModel &target, const Request &r,
+         const Parallelism &degrees)
+      : m(m), target(target), r(r), tp(degrees.tp), pp(degrees.pp),
+        ep(degrees.ep), dp(degrees.dp), batch(degrees.batch),
+        micro(degrees.micro), s(target, r), wB(s.bytesPerWeight),
+        kvB(precisionBytes(r.kv)), aB(precisionBytes(r.activations)),
+        Ls(std::ceil(double(m.layers) / double(pp))) {}
+
+  /// Whether the weights, the KV cache and the activations a chip holds
+  /// fit its memory; sets the layout.
+  bool fitsMemory() {
+    // Attention splits by key-value heads (graph-partition's rules). Past
+    // them, when tp is a multiple of the KV heads and divides the query
+    // heads, each chip takes its query heads of one KV head, whose cache the
+    // chips of that head share, after all-gathers of k and v; otherwise the
+    // attention and the whole KV cache are on every chip of the group, after
+    // all-gathers of q, k and v.
+    const bool pastKvHeads = tp > m.kvHeads;
+    const bool headsSplit =
+        !pastKvHeads || (tp % m.kvHeads == 0 && m.heads % tp == 0);
+    const double kvHeadsPerChip =
+        !pastKvHeads ? std::ceil(double(m.kvHeads) / double(tp))
+        : headsSplit ? 1.0
+                     : double(m.kvHeads);
+    headsShare = headsSplit ? 1.0 / double(tp) : 1.0;
+    // Past the KV heads with the heads split, graph-partition computes the
+    // k and v projections per KV head on every chip of the head's group
+    // when that fits (each chip holds one KV head's k and v weights;
+    // nothing is gathered, one collective and its wait fewer a layer), else
+    // each chip computes a part and the group gathers them.
+    const double kvProjParams =
+        2.0 * double(m.hidden) * double(m.kvHeads) * double(m.headDim);
+    bool kvShared = pastKvHeads && headsSplit;
+    expertsPerChip = std::ceil(double(m.experts) / double(ep));
+    double mlpPerChip = expertsPerChip * m.expertParams / double(tp);
+    // KV cache: `micro` micro-batches of `batch` sequences are in flight;
+    // each stage holds its layers' cache for all of them (attention is data
+    // parallel over the ep groups).
+    double inFlight = double(micro) * double(batch) / double(ep);
+    double ctxMax = double(r.inputLen + r.outputLen);
+    ctxAvg = double(r.inputLen) + double(r.outputLen) / 2;
+    kvPerTokenLayer = 2.0 * kvHeadsPerChip * m.headDim * kvB;
+    kvBytes = inFlight * ctxMax * Ls * kvPerTokenLayer;
+    // Activations: a few hidden vectors per sequence in flight.
+    double act = inFlight * 8.0 * m.hidden * aB;
+    for (;;) {
+      // Weights: projections split by tp, experts over ep then tp; the
+      // embedding on the first stage and the head on the last.
+      attnPerChip = kvShared ? (m.attnParams - kvProjParams) / double(tp) +
+                                   kvProjParams / double(m.kvHeads)
+                             : m.attnParams / double(tp);
+      // Stages are balanced by the partitioner (whole layers, the embedding
+      // and head on the end stages): a chip holds its share of everything
+      // plus up to half a layer of rounding.
+      double layerPerChip = attnPerChip + mlpPerChip;
+      double total = double(m.layers) * layerPerChip +
+                     (m.embedParams + m.headParams) / double(tp);
+      weights =
+          (total / double(pp) + (pp > 1 ? 0.5 * layerPerChip : 0.0)) * wB;
+      memory = weights + kvBytes + act;
+      if (memory <= s.capacity * s.usable || !kvShared)
+        break;
+      kvShared = false;
+    }
+    gatheredHeads = !pastKvHeads ? 0.0
+                    : kvShared   ? 0.0
+                    : headsSplit ? double(2 * m.kvHeads)
+                                 : double(m.heads + 2 * m.kvHeads);
+    if (memory > s.capacity * s.usable)
+      return false;
+    return true;
+  }
+
+  /// The plan of the candidate's degrees and batch, with what a chip holds.
+  Plan startPlan() const {
+    Plan p;
+    p.system = target.name();
+    p.kvGathered = gatheredHeads > 0;
+    p.tp = tp;
+    p.pp = pp;
+    p.ep = ep;
+    p.batch = batch;
+    p.micro = micro;
+    setReplicas(p, dp, target);
+    p.memoryPerChip = memory;
+    p.weightsPerChip = weights;
+    p.kvPerChip = kvBytes;
+    p.capacityPerChip = s.capacity;
+    p.memory = s.spatial ? "SRAM" : "HBM";
+    return p;
+  }
+
+  /// The elementwise kernels of `tokens` tokens through the stage's
+  /// layers, at the activations' precision, with TensorRT-LLM's fusions:
+  /// each of the two residual adds fused with the RMSNorm after it (reading
+  /// the residual and the branch, writing the sum and the normed: 4 hidden
+  /// vectors), and the gate's SiLU with the up projection's product
+  /// (reading 2, writing 1 intermediate vector of each expert a token is
+  /// routed to, split over tp; RoPE and the softmax are in the attention
+  /// kernel). The matmuls' own activations are not counted: where the
+  /// matmuls are memory bound (small batches) they are small against the
+  /// weights, and where they are large the matmuls are compute bound.
+  double elementwiseBytes(double tokens) const {
+    const double intermediate = m.expertParams / (3.0 * double(m.hidden));
     // (The hidden vectors' kernels, like attention, are data parallel
     // over the ep groups.)
     return Ls * aB * tokens *
            (8.0 * double(m.hidden) / double(ep) +
             (s.spatial ? double(m.experts) : double(m.expertsPerToken)) *
                 3.0 * intermediate / double(tp * ep));
-  };
-  // Decode: one micro-batch through one stage.
-  double tokens = double(batch);
-  double perEp = tokens / double(ep);
-  // Mixture of experts: a GPU runs the experts its tokens are routed to; a
-  // static schedule (spatial presets), fixed before the routing is known,
-  // reserves every expert of the chip for every token (buildDecodeStep's
-  // block, which the compiled layers run).
-  const double routed =
-      s.spatial ? double(m.experts) : double(m.expertsPerToken);
-  double touched =
-      m.experts == 1 ? 1.0
-      : s.spatial
-          ? expertsPerChip
-          : expertsPerChip *
-                touchedExpertShare(tokens, m.experts, m.expertsPerToken);
-  // The rows of a step's matmuls: its decode tokens and, where prompts
-  // are prefilled between the steps, the prompt tokens a step carries in
-  // the steady state (a prompt of `input` tokens for each sequence that
-  // finishes, one in `output` a step: TensorRT-LLM's in-flight batching
-  // puts them in the same matmuls; plan() keeps the sum within the token
-  // budget). The decode and the prompt tokens are priced at these mean
-  // rows: where fewer than one prompt a step arrives, the steps that
-  // carry one have more rows and the others fewer, and under the law's
-  // fixed cost a step (matmulRateAt) the mean rows give the same total
-  // time.
-  const bool interleaved = !r.decodeOnly && !r.prefillOnly;
-  const double budget = double(std::max<int64_t>(1, r.maxNumTokens));
-  const double L = double(r.inputLen);
-  const double perDecodeToken = 1.0 + L / double(r.outputLen);
-  const double stepRows =
-      interleaved ? std::max(tokens, std::min(budget, tokens * perDecodeToken))
-                  : tokens;
-  // An expert's matmuls multiply its share of the routed rows on a GPU,
-  // which runs only the experts tokens are routed to (rowsPerExpert); a
-  // static schedule runs every expert on every token.
-  auto expertRows = [&](double rows) {
+  }
+
+  /// An expert's matmuls multiply its share of the routed rows on a GPU,
+  /// which runs only the experts tokens are routed to (rowsPerExpert); a
+  /// static schedule runs every expert on every token.
+  double expertRows(double rows) const {
     return s.spatial ? rows
                      : rowsPerExpert(rows, m.experts, m.expertsPerToken);
-  };
-  // The seconds of `n` tokens' weight matmuls through the stage, in
-  // matmuls of `rows` rows.
-  auto matmulSeconds = [&](double n, double rows) {
+  }
+
+  /// The seconds of `n` tokens' weight matmuls through the stage, in
+  /// matmuls of `rows` rows.
+  double matmulSeconds(double n, double rows) const {
     return Ls * n * 2.0 *
            (attnPerChip / s.matmulRateAt(rows) +
             routed * m.expertParams / double(tp * ep) /
                 s.matmulRateAt(expertRows(rows)));
-  };
-  // A roofline per kernel: the weight matmuls (their FLOPs against the
-  // weights read) and the attention over the cache (its FLOPs against the
-  // cache read) run one after the other, each at its own bound, so a
-  // compute-bound batch of matmuls does not hide a memory-bound attention.
-  const double weightsRead =
-      Ls * (attnPerChip + touched * m.expertParams / double(tp)) * wB;
-  const double cacheRead = perEp * ctxAvg * Ls * kvPerTokenLayer;
-  const double attnFlops = Ls * perEp * ctxAvg * m.attnFlopsPerPosition() *
-                           headsShare;
-  const Roofline matmuls{matmulSeconds(tokens, stepRows),
-                         weightsRead / (s.memBw * s.eff.memory)};
-  const Roofline attention{attnFlops / s.attnRate,
-                           cacheRead / (s.memBw * s.eff.memory)};
-  // The elementwise kernels between them, memory bound.
-  const double elementwise =
-      elementwiseBytes(tokens) / (s.memBw * s.eff.memory);
-  double vec = tokens * m.hidden * aB;
-  double gather =
-      gatheredHeads > 0
-          ? 2 * s.allReduce(tokens * gatheredHeads * m.headDim * aB / 2, tp)
-          : 0;
-  double tLink = Ls * (2 * s.allReduce(vec, tp) + gather +
-                       (m.experts > 1 ? 2 * s.allToAll(vec * m.expertsPerToken, ep)
-                                      : 0) +
-                       s.syncSeconds(tp, ep, p.kvGathered));
-  double stage = matmuls.time() + attention.time() + elementwise + tLink;
-  double hops = double(pp - 1) * s.hop(vec, tp * pp * ep, tp * ep);
-  // The LM head of the last stage: its weights once per step.
-  double head = s.lmHead(m.headParams, tokens, tp, wB);
-  p.tpot = double(pp) * stage + hops + head;
-  p.decodeBound = bigger(matmuls.computeBound() + attention.computeBound(),
-                         matmuls.memoryBound() + attention.memoryBound() +
-                             elementwise,
-                         tLink + hops / pp);
+  }
 
-  // Prefill through one stage of `tokens` prompt tokens, `prompts` prompts
-  // of L tokens each, in matmuls of `rows` rows: compute, memory and link
-  // time (the weights read once for all of them).
-  struct StageTimes {
-    Roofline matmuls, attention;
-    double elementwise, link;
-    double total() const {
-      return matmuls.time() + attention.time() + elementwise + link;
-    }
-    double compute() const {
-      return matmuls.computeBound() + attention.computeBound();
-    }
-    double memory() const {
-      return matmuls.memoryBound() + attention.memoryBound() + elementwise;
-    }
-  };
-  auto prefillStage = [&](double tokens, double prompts, double rows) {
+  /// Decode: one micro-batch through one stage; sets `p`'s step (tpot)
+  /// and what bounds it.
+  void priceDecode(Plan &p) {
+    double tokens = double(batch);
+    double perEp = tokens / double(ep);
+    // Mixture of experts: a GPU runs the experts its tokens are routed to; a
+    // static schedule (spatial presets), fixed before the routing is known,
+    // reserves every expert of the chip for every token (buildDecodeStep's
+    // block, which the compiled layers run).
+    routed = s.spatial ? double(m.experts) : double(m.expertsPerToken);
+    double touched =
+        m.experts == 1 ? 1.0
+        : s.spatial
+            ? expertsPerChip
+            : expertsPerChip *
+                  touchedExpertShare(tokens, m.experts, m.expertsPerToken);
+    // The rows of a step's matmuls: its decode tokens and, where prompts
+    // are prefilled between the steps, the prompt tokens a step carries in
+    // the steady state (a prompt of `input` tokens for each sequence that
+    // finishes, one in `output` a step: TensorRT-LLM's in-flight batching
+    // puts them in the same matmuls; plan() keeps the sum within the token
+    // budget). The decode and the prompt tokens are priced at these mean
+    // rows: where fewer than one prompt a step arrives, the steps that
+    // carry one have more rows and the others fewer, and under the law's
+    // fixed cost a step (matmulRateAt) the mean rows give the same total
+    // time.
+    const bool interleaved = !r.decodeOnly && !r.prefillOnly;
+    budget = double(std::max<int64_t>(1, r.maxNumTokens));
+    L = double(r.inputLen);
+    const double perDecodeToken = 1.0 + L / double(r.outputLen);
+    stepRows = interleaved
+                   ? std::max(tokens, std::min(budget, tokens * perDecodeToken))
+                   : tokens;
+    // A roofline per kernel: the weight matmuls (their FLOPs against the
+    // weights read) and the attention over the cache (its FLOPs against the
+    // cache read) run one after the other, each at its own bound, so a
+    // compute-bound batch of matmuls does not hide a memory-bound attention.
+    const double weightsRead =
+        Ls * (attnPerChip + touched * m.expertParams / double(tp)) * wB;
+    const double cacheRead = perEp * ctxAvg * Ls * kvPerTokenLayer;
+    const double attnFlops = Ls * perEp * ctxAvg * m.attnFlopsPerPosition() *
+                             headsShare;
+    const Roofline matmuls{matmulSeconds(tokens, stepRows),
+                           weightsRead / (s.memBw * s.eff.memory)};
+    const Roofline attention{attnFlops / s.attnRate,
+                             cacheRead / (s.memBw * s.eff.memory)};
+    // The elementwise kernels between them, memory bound.
+    const double elementwise =
+        elementwiseBytes(tokens) / (s.memBw * s.eff.memory);
+    double vec = tokens * m.hidden * aB;
+    double gather =
+        gatheredHeads > 0
+            ? 2 * s.allReduce(tokens * gatheredHeads * m.headDim * aB / 2, tp)
+            : 0;
+    double tLink =
+        Ls *
+        (2 * s.allReduce(vec, tp) + gather +
+         (m.experts > 1 ? 2 * s.allToAll(vec * m.expertsPerToken, ep) : 0) +
+         s.syncSeconds(tp, ep, p.kvGathered));
+    double stage = matmuls.time() + attention.time() + elementwise + tLink;
+    double hops = double(pp - 1) * s.hop(vec, tp * pp * ep, tp * ep);
+    // The LM head of the last stage: its weights once per step.
+    double head = s.lmHead(m.headParams, tokens, tp, wB);
+    p.tpot = double(pp) * stage + hops + head;
+    p.decodeBound = bigger(matmuls.computeBound() + attention.computeBound(),
+                           matmuls.memoryBound() + attention.memoryBound() +
+                               elementwise,
+                           tLink + hops / pp);
+  }
+
+  /// Prefill through one stage of `tokens` prompt tokens, `prompts` prompts
+  /// of L tokens each, in matmuls of `rows` rows: compute, memory and link
+  /// time (the weights read once for all of them).
+  StageTimes prefillStage(double tokens, double prompts, double rows) const {
     // The matmuls against the weights read once; the attention over each
     // prompt's L^2 / 2 positions against the cache written.
     double attnFlops =
@@ -877,60 +917,81 @@ std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
         Ls * (attnPerChip + expertsPerChip * m.expertParams / double(tp)) * wB;
     double cacheWritten = tokens * Ls * kvPerTokenLayer;
     double vectors = tokens * m.hidden * aB;
-    double link = Ls * (2 * s.allReduce(vectors, tp) +
-                        (m.experts > 1
-                             ? 2 * s.allToAll(vectors * m.expertsPerToken / ep, ep)
-                             : 0));
+    double link =
+        Ls *
+        (2 * s.allReduce(vectors, tp) +
+         (m.experts > 1 ? 2 * s.allToAll(vectors * m.expertsPerToken / ep, ep)
+                        : 0));
     const double memory = s.memBw * s.eff.memory;
     return StageTimes{{matmulSeconds(tokens, rows), weightsRead / memory},
                       {attnFlops / s.attnRate, cacheWritten / memory},
                       elementwiseBytes(tokens) / memory,
                       link};
-  };
-  // One request alone (the time to first token): its prompt through the
-  // stages, riding on as many of its micro-batch's decode steps as the
-  // token budget spreads it over (the last yields its first token). A
-  // spatial chip's static schedule pipelines the prompt's chunks through
-  // the stages as it does micro-batches (the chunk compiled prefill
-  // uses); on GPUs a serving engine sends a request's next chunk only
-  // after the one before has left the last stage (TensorRT-LLM's
-  // in-flight batching), so the prompt passes the stages as one, in
-  // matmuls of at most the token budget's rows.
-  const double promptChunk =
-      s.spatial ? std::min(L, double(kSpatialPrefillChunk)) : L;
-  StageTimes one = prefillStage(L, 1, std::min(promptChunk, budget));
-  p.prompt.chunks = L / promptChunk;
-  const System::Hop chunkHop =
-      s.hopParts(promptChunk * m.hidden * aB, tp * pp * ep, tp * ep);
-  p.prompt.hop = chunkHop.latency + chunkHop.transfer;
-  p.prompt.hopTransfer = chunkHop.transfer;
-  p.prompt.layer = one.total() / Ls;
-  p.prompt.layerSync = s.syncSeconds(tp, ep, p.kvGathered);
-  p.prompt.alone = promptPass(pp, Ls, p.prompt.layer, p.prompt.chunks,
-                              p.prompt.hop, p.prompt.hopTransfer,
-                              p.prompt.layerSync);
-  // (Room for at least one prompt token a step: plan() keeps the batch
-  // below the budget; a direct call past it gets a token a step.)
-  const int64_t room = std::max<int64_t>(1, r.maxNumTokens - batch);
-  p.prefillSteps = r.decodeOnly || r.prefillOnly
-                       ? 1
-                       : std::max<int64_t>(1, (r.inputLen + room - 1) / room);
-  p.ttftAlone = p.prompt.alone + double(p.prefillSteps) * p.tpot;
-  p.prefillBound = bigger(one.compute(), one.memory(), one.link);
-  // Under load: prompts batched into chunks of the token budget (a longer
-  // prompt is one chunk), which read each stage's weights once and
-  // flow through the stages one behind another, so a chunk holds the
-  // replica for one stage's time; each prompt pays its share. Their
-  // matmuls have the steps' rows (prefill-only chips: the budget's).
-  double chunk = std::max(L, double(r.maxNumTokens));
-  p.prefillShare =
-      r.decodeOnly ? 0
-                   : prefillStage(chunk, chunk / L,
-                                  r.prefillOnly ? std::min(chunk, budget)
-                                                : stepRows)
-                             .total() /
-                         (chunk / L);
-  setRates(p, r, s.power);
+  }
+
+  /// The prompt's prefill, alone and under load; sets `p`'s prompt pass,
+  /// time to first token alone, what bounds it and prefill share (after
+  /// priceDecode: it rides on the decode steps).
+  void pricePrefill(Plan &p) const {
+    // One request alone (the time to first token): its prompt through the
+    // stages, riding on as many of its micro-batch's decode steps as the
+    // token budget spreads it over (the last yields its first token). A
+    // spatial chip's static schedule pipelines the prompt's chunks through
+    // the stages as it does micro-batches (the chunk compiled prefill
+    // uses); on GPUs a serving engine sends a request's next chunk only
+    // after the one before has left the last stage (TensorRT-LLM's
+    // in-flight batching), so the prompt passes the stages as one, in
+    // matmuls of at most the token budget's rows.
+    const double promptChunk =
+        s.spatial ? std::min(L, double(kSpatialPrefillChunk)) : L;
+    StageTimes one = prefillStage(L, 1, std::min(promptChunk, budget));
+    p.prompt.chunks = L / promptChunk;
+    const System::Hop chunkHop =
+        s.hopParts(promptChunk * m.hidden * aB, tp * pp * ep, tp * ep);
+    p.prompt.hop = chunkHop.latency + chunkHop.transfer;
+    p.prompt.hopTransfer = chunkHop.transfer;
+    p.prompt.layer = one.total() / Ls;
+    p.prompt.layerSync = s.syncSeconds(tp, ep, p.kvGathered);
+    p.prompt.alone = promptPass(pp, Ls, p.prompt.layer, p.prompt.chunks,
+                                p.prompt.hop, p.prompt.hopTransfer,
+                                p.prompt.layerSync);
+    // (Room for at least one prompt token a step: plan() keeps the batch
+    // below the budget; a direct call past it gets a token a step.)
+    const int64_t room = std::max<int64_t>(1, r.maxNumTokens - batch);
+    p.prefillSteps = r.decodeOnly || r.prefillOnly
+                         ? 1
+                         : std::max<int64_t>(1, (r.inputLen + room - 1) / room);
+    p.ttftAlone = p.prompt.alone + double(p.prefillSteps) * p.tpot;
+    p.prefillBound = bigger(one.compute(), one.memory(), one.link);
+    // Under load: prompts batched into chunks of the token budget (a longer
+    // prompt is one chunk), which read each stage's weights once and
+    // flow through the stages one behind another, so a chunk holds the
+    // replica for one stage's time; each prompt pays its share. Their
+    // matmuls have the steps' rows (prefill-only chips: the budget's).
+    double chunk = std::max(L, double(r.maxNumTokens));
+    p.prefillShare =
+        r.decodeOnly ? 0
+                     : prefillStage(chunk, chunk / L,
+                                    r.prefillOnly ? std::min(chunk, budget)
+                                                  : stepRows)
+                               .total() /
+                           (chunk / L);
+  }
+};
+
+} // namespace
+
+std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
+                          const Request &r, const Parallelism &degrees) {
+  Pricer c(m, target, r, degrees);
+  if (c.s.bytesPerWeight <= 0)
+    return std::nullopt; // weights validate() rejects
+  if (!c.fitsMemory())
+    return std::nullopt;
+  Plan p = c.startPlan();
+  c.priceDecode(p);
+  c.pricePrefill(p);
+  setRates(p, r, c.s.power);
   return p;
 }
 
