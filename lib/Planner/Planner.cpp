@@ -1499,6 +1499,546 @@ void reportPrefillFailures(const PrefillState &state, Result &result,
 
 } // namespace
 
+namespace {
+
+/// Plans meeting the targets first, plans whose layer did not compile
+/// last.
+void orderPlans(Result &result, const Request &r) {
+  for (Plan &p : result.plans)
+    p.meetsTargets = meets(p, r);
+  std::sort(result.plans.begin(), result.plans.end(),
+            [&](const Plan &a, const Plan &b) {
+              if (a.note.empty() != b.note.empty())
+                return a.note.empty();
+              if (a.meetsTargets != b.meetsTargets)
+                return a.meetsTargets;
+              return better(a, b, r);
+            });
+}
+
+/// One search of plan(): the candidate degrees and batches (chooseDegrees),
+/// each candidate priced (work, one tensor-parallel degree at a time, run
+/// over threads), what it found merged into the result (merge) and, when
+/// no plan was found, why (whyNone).
+struct Search {
+  const LlmConfig &config;
+  const TargetModel &system;
+  const Request &r;
+  const ModelCost &m;
+  /// The candidate degrees and batches (chooseDegrees).
+  std::vector<int64_t> tps, pps, eps, batches;
+  // The search, spread over threads by tensor-parallel degree (each
+  // thread's plans are merged in a fixed order: deterministic).
+  std::vector<std::vector<Plan>> found;
+  std::vector<std::optional<Plan>> nearestOf;
+  // The candidate that fits a chip's memory but needs the fewest chips
+  // beyond --max-chips for the load asked for (and how many).
+  std::vector<std::optional<std::pair<double, Plan>>> fewestOf;
+  std::vector<int64_t> counted;
+  std::vector<std::vector<Plan>> frontOf;
+  std::mutex mu;
+
+  Search(const LlmConfig &config, const TargetModel &system, const Request &r,
+         const ModelCost &m)
+      : config(config), system(system), r(r), m(m) {}
+
+  /// Candidate degrees: tensor parallelism in powers of two up to a node of
+  /// GPUs or the attention heads of a spatial chip group; pipeline stages
+  /// up to the layers; experts in powers of two; batches in powers of two
+  /// and the quarter steps between them (within 12.5% of any batch a
+  /// serving engine could choose).
+  void chooseDegrees(bool spatial);
+  /// Prices the candidates of the tensor-parallel degree tps[ti].
+  void work(size_t ti);
+  /// Runs work() for every tensor-parallel degree, over threads.
+  void run();
+  /// Merges what every degree found into `result`, its plans ranked;
+  /// returns the candidate that needs the fewest chips beyond --max-chips
+  /// (and how many).
+  std::optional<std::pair<double, Plan>> merge(Result &result,
+                                               const ChipRange &range);
+  /// Why no plan was found (the line plan() fails with).
+  std::string whyNone(const Result &result,
+                      const std::optional<std::pair<double, Plan>> &fewest,
+                      const std::vector<WeightShare> &mix) const;
+};
+
+void Search::chooseDegrees(bool spatial) {
+  // Tensor parallelism up to the attention heads (past the key-value heads
+  // the attention itself is replicated: see price()), and within a node of
+  // GPUs.
+  int64_t tpMax = spatial ? std::min<int64_t>(m.heads, 64)
+                          : std::min<int64_t>(system.chipsPerNode(), m.heads);
+  for (int64_t t = 1; t <= tpMax; t *= 2)
+    if (r.tp == 0 || t == r.tp)
+      tps.push_back(t);
+  if (r.tp > 0 && tps.empty())
+    tps.push_back(r.tp);
+  for (int64_t q = 1; q <= m.layers; ++q)
+    if (r.pp == 0 || q == r.pp)
+      pps.push_back(q);
+  for (int64_t e = 1; e <= m.experts; e *= 2)
+    eps.push_back(e);
+  const int64_t sustained = maxSustainedBatch(r);
+  const int64_t topBatch = std::min<int64_t>(2048, sustained);
+  for (int64_t b = 1, last = 0; b <= topBatch; b *= 2)
+    for (int64_t c : {b, b + b / 4, b + b / 2, b + 3 * b / 4})
+      if (c > last && c <= topBatch) {
+        last = c;
+        if (r.batch == 0 || c == r.batch)
+          batches.push_back(c);
+      }
+  if (r.batch > 0 && batches.empty())
+    batches.push_back(r.batch);
+}
+
+void Search::work(size_t ti) {
+  int64_t t = tps[ti];
+  std::vector<Plan> mine, myFront;
+  std::optional<Plan> near;
+  std::optional<std::pair<double, Plan>> fewest;
+  for (int64_t q : pps)
+    for (int64_t e : eps)
+      for (int64_t b : batches)
+        for (int64_t mb : {int64_t(1), q}) {
+        if (t * q * e > r.maxChips)
+          continue;
+        ++counted[ti];
+        std::optional<Plan> one =
+            price(m, system, r,
+                  {.tp = t, .pp = q, .ep = e, .batch = b, .micro = mb});
+        if (!one)
+          continue;
+        int64_t dp = replicas(*one, r);
+        if (dp > r.maxChips / (t * q * e)) {
+          double need = replicasNeeded(
+              double(one->concurrency),
+              one->tokensPerSecond / double(r.outputLen), r);
+          double chips = need * double(t * q * e);
+          if (std::isfinite(chips) && (!fewest || chips < fewest->first)) {
+            fewest = {chips, *one};
+            setReplicas(fewest->second, static_cast<int64_t>(need), system);
+          }
+          continue;
+        }
+        Plan p = dp == 1 ? *one
+                         : *price(m, system, r,
+                                  {.tp = t, .pp = q, .ep = e, .dp = dp,
+                                   .batch = b, .micro = mb});
+        if (meets(p, r)) {
+          if (r.pareto)
+            addToFront(myFront, p);
+          mine.push_back(p);
+        } else if (!near ||
+                   p.tpotLoaded + p.ttft < near->tpotLoaded + near->ttft)
+          near = p;
+        if (q == 1)
+          break; // one stage: micro is 1
+      }
+  std::sort(mine.begin(), mine.end(),
+            [&](const Plan &a, const Plan &b) { return better(a, b, r); });
+  // The best 4 x top of each expert-parallel degree, so that every
+  // group of chips a layer is compiled on (tp x ep) has its best plans
+  // in the list the compiled layers calibrate.
+  std::map<int64_t, size_t> kept;
+  std::erase_if(mine, [&](const Plan &p) {
+    return ++kept[p.ep] > size_t(4 * r.top);
+  });
+  std::lock_guard<std::mutex> lock(mu);
+  found[ti] = std::move(mine);
+  nearestOf[ti] = near;
+  fewestOf[ti] = fewest;
+  frontOf[ti] = std::move(myFront);
+}
+
+void Search::run() {
+  found.resize(tps.size());
+  nearestOf.resize(tps.size());
+  fewestOf.resize(tps.size());
+  counted.resize(tps.size(), 0);
+  frontOf.resize(tps.size());
+  unsigned threads =
+      r.threads > 0 ? unsigned(r.threads)
+                    : std::max(1u, std::thread::hardware_concurrency());
+  {
+    std::vector<std::thread> pool;
+    std::atomic<size_t> next{0};
+    for (unsigned i = 0; i < std::min<size_t>(threads, tps.size()); ++i)
+      pool.emplace_back([&] {
+        for (size_t ti = next++; ti < tps.size(); ti = next++)
+          work(ti);
+      });
+    for (std::thread &th : pool)
+      th.join();
+  }
+}
+
+std::optional<std::pair<double, Plan>>
+Search::merge(Result &result, const ChipRange &range) {
+  result.model = config.name;
+  result.system = system.name();
+  result.chips = range;
+  result.tpMax = tps.empty() ? 0 : tps.back();
+  result.ppMax = pps.empty() ? 0 : pps.back();
+  result.epMax = eps.empty() ? 0 : eps.back();
+  result.batchMax = batches.empty() ? 0 : batches.back();
+  std::optional<std::pair<double, Plan>> fewest;
+  for (size_t i = 0; i < tps.size(); ++i) {
+    for (const Plan &p : frontOf[i])
+      addToFront(result.front, p);
+    if (fewestOf[i] && (!fewest || fewestOf[i]->first < fewest->first))
+      fewest = fewestOf[i];
+    result.evaluated += counted[i];
+    for (Plan &p : found[i])
+      result.plans.push_back(std::move(p));
+    if (nearestOf[i] &&
+        (!result.nearest ||
+         nearestOf[i]->tpotLoaded + nearestOf[i]->ttft <
+             result.nearest->tpotLoaded + result.nearest->ttft))
+      result.nearest = nearestOf[i];
+  }
+  std::sort(result.plans.begin(), result.plans.end(),
+            [&](const Plan &a, const Plan &b) { return better(a, b, r); });
+  return fewest;
+}
+
+std::string
+Search::whyNone(const Result &result,
+                const std::optional<std::pair<double, Plan>> &fewest,
+                const std::vector<WeightShare> &mix) const {
+  std::string error;
+  double weights = m.totalParams() * weightBytes(mix);
+  System s(system, r);
+  if (!result.nearest && (r.tp > 0 || r.pp > 0 || r.batch > 0)) {
+    error = "no plan with the degrees asked for (" +
+            (r.tp > 0 ? "tp " + std::to_string(r.tp) + " " : std::string()) +
+            (r.pp > 0 ? "pp " + std::to_string(r.pp) + " " : std::string()) +
+            (r.batch > 0 ? "batch " + std::to_string(r.batch) + " "
+                         : std::string()) +
+            ") fits " + system.name() + "'s memory per chip within " +
+            std::to_string(r.maxChips) + " chips";
+  } else if (!result.nearest && fewest) {
+    // Plans fit, but not enough of them within --max-chips for the load.
+    const Plan &f = fewest->second;
+    char rate[64] = "";
+    if (r.requestRate > 0)
+      std::snprintf(rate, sizeof rate, "%g requests/s", r.requestRate);
+    std::string load =
+        std::string(rate) +
+        (r.requestRate > 0 && r.concurrency > 0 ? " and " : "") +
+        (r.concurrency > 0 ? std::to_string(r.concurrency) + " sequences"
+                           : std::string());
+    error = "no plan on " + system.name() + " serves the load asked for (" +
+            load + ") within " + std::to_string(r.maxChips) +
+            " chips; the fewest chips that do: " +
+            std::to_string(f.chips) + " (tp " + std::to_string(f.tp) +
+            " x pp " + std::to_string(f.pp) + " x ep " +
+            std::to_string(f.ep) + " x dp " + std::to_string(f.dp) +
+            ", batch " + std::to_string(f.batch) + ") (raise --max-chips)";
+  } else if (!result.nearest) {
+    // What must be held: the weights, and the KV cache of the sequences
+    // asked for (at least one).
+    double kvPerSequence = double(r.inputLen + r.outputLen) * m.layers *
+                           m.kvElementsPerTokenLayer() * precisionBytes(r.kv);
+    int64_t sequences = std::max<int64_t>(1, r.concurrency);
+    double needed = weights + double(sequences) * kvPerSequence;
+    int64_t least = static_cast<int64_t>(
+        std::ceil(needed / (s.capacity * s.usable)));
+    // Does any split fit a chip, given chips enough? If none does, name
+    // what a chip of the finest split still holds.
+    bool anySplitFits = false;
+    for (int64_t t : tps)
+      for (int64_t e : eps)
+        for (int64_t q = 1; q <= m.layers && !anySplitFits; ++q)
+          anySplitFits =
+              price(m, system, r, {.tp = t, .pp = q, .ep = e}).has_value();
+    if (!anySplitFits && r.tp == 0 && r.pp == 0 && r.batch == 0) {
+      error = config.name + " fits no split on " + system.name() + ": " +
+              finestSplitHolds(m, s, r, tps.back(), m.layers, eps.back());
+      return error;
+    }
+    error = config.name + " fits nowhere on " + system.name() + " within " +
+            std::to_string(r.maxChips) + " chips: its weights are " +
+            std::to_string(int64_t(weights)) + " bytes (" + r.weights +
+            ") and the KV cache of " + std::to_string(sequences) +
+            " sequence" + (sequences == 1 ? "" : "s") + " " +
+            std::to_string(int64_t(double(sequences) * kvPerSequence)) +
+            " bytes (" + r.kv + "): at least " + std::to_string(least) +
+            " chips of " + std::to_string(int64_t(s.capacity)) + " bytes" +
+            (least > r.maxChips ? " (raise --max-chips)" : "");
+  } else {
+    error = "no plan on " + system.name() + " meets the targets (" +
+            targetsOf(r) + "); the nearest: " + describe(*result.nearest);
+  }
+  return error;
+}
+
+/// On spatial targets the best plans are re-priced with the compiler:
+/// one layer compiled for the plan's tensor-parallel group, its latency
+/// reused for every layer. Re-pricing can reorder the plans, so it repeats
+/// until the best `top` are all compiled (or a round adds nothing); the
+/// prompts are priced by compiled prefill chunks before and after
+/// (compilePrefill). What one search's re-pricing keeps, and its steps.
+struct LayerCalibration {
+  Result &result;
+  const ModelCost &m;
+  const TargetModel &system;
+  const Request &r;
+  const std::string &configPath;
+  const LayerCompiler &compileLayer;
+  // Keyed by (tp x ep, batch, past, chips): the layer is compiled for its
+  // tensor-parallel group as the first chips of the plan's whole system,
+  // so its chip links get the bandwidth share they have there (a
+  // dragonfly node's local links keep half when the system has other
+  // nodes). A mixture-of-experts layer is compiled on its tp x ep chips
+  // at the whole micro-batch: graph-partition splits every expert's
+  // (interleaved) columns and the attention's heads over them, which
+  // gives each chip the work the estimate gives it (the micro-batch's
+  // attention split over ep groups of tp chips, the experts over tp x ep).
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t>;
+  std::map<Key, std::optional<double>> cache;
+  std::map<Key, std::string> why;
+  int64_t past;
+  // (One format here: plan() refuses a mix.)
+  const std::string precision;
+  const std::string systemName;
+  const std::string kvStorage;
+  rt::Progress bar;
+  System s;
+  // The stage hops and the LM head. A compiled plan's hops carry what the
+  // compiled decode step moves between stages: its fp32 activations, at
+  // the kernel precision's wire format (rt::activationWireFormat).
+  const std::optional<NumericFormat> wire;
+  const double wireBytes;
+  /// Each plan's estimated layer time, kept to scale by the calibration.
+  std::map<PlanId, double> estLayer;
+  /// What compilePrefill keeps between its passes.
+  PrefillState prefill;
+
+  LayerCalibration(Result &result, const ModelCost &m,
+                   const TargetModel &system, const Request &r,
+                   const std::string &configPath,
+                   const LayerCompiler &compileLayer,
+                   const std::vector<WeightShare> &mix)
+      : result(result), m(m), system(system), r(r), configPath(configPath),
+        compileLayer(compileLayer), past(r.inputLen + r.outputLen / 2),
+        precision(layerPrecision(system, mix.front().format)),
+        systemName(r.systemSource.empty() ? system.name() : r.systemSource),
+        kvStorage(layerKvStorage(r.kv)), bar("plan: compiling layers", 0),
+        s(system, r), wire(rt::activationWireFormat(precision)),
+        wireBytes(wire ? rt::numericFormatBytes(*wire)
+                       : double(kDecodeStepActivationBytes)) {}
+
+  /// The chips one layer is compiled on.
+  static int64_t group(const Plan &p) { return p.tp * p.ep; }
+  Key keyOf(const Plan &p) const {
+    return Key{group(p), p.batch, past, p.chips};
+  }
+  /// What a layer of `p` waits at its collectives (System::syncSeconds).
+  double layerSync(const Plan &p) const {
+    return s.syncSeconds(p.tp, p.ep, p.kvGathered);
+  }
+  /// The stage hops and the LM head of `p`'s step, compiled or estimated.
+  /// `withSync`: the estimate's layers, and those scaled by compiled ones
+  /// (ratioOf), wait system.links.sync_seconds at their collectives on
+  /// top of their time (price()); a compiled layer's tile program waits
+  /// it at its collectives' first exchanges (lower-collectives), so it
+  /// carries it already.
+  double fixed(const Plan &p, bool compiled, bool withSync) const {
+    double vec = double(p.batch) * m.hidden *
+                 (compiled ? wireBytes : precisionBytes(r.activations));
+    return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
+           s.lmHead(m.headParams, double(p.batch), p.tp, s.bytesPerWeight) +
+           (withSync ? double(m.layers) * layerSync(p) : 0.0);
+  }
+  /// A compiled layer's time over its estimate, the synchronisation it
+  /// waits taken out first: the calibration scales the work, and the
+  /// waits, the same count a layer whatever its size, are added back.
+  double ratioOf(const Plan &p, double compiled, double estimated) const {
+    return std::max(compiled - layerSync(p), 0.0) / estimated;
+  }
+  /// Sets `p`'s decode step to `tpot`, and what follows from it: its time
+  /// to first token alone (the steps its prompt rides on) and its rates.
+  void setTpot(Plan &p, double tpot) const {
+    p.ttftAlone += double(p.prefillSteps) * (tpot - p.tpot);
+    p.tpot = tpot;
+    setRates(p, r, s.power);
+  }
+
+  /// Prices the prompts by compiled prefill chunks (compilePrefill);
+  /// returns whether it compiled any.
+  bool prefillPass();
+  /// Compiles the layer of `p`'s group, batch and system into the cache
+  /// (its time, or why not); sets `compiledAny`.
+  void compile(const Plan &p, bool &compiledAny);
+  /// One round: compiles the layers of the best plans not compiled yet,
+  /// re-prices every plan by them and re-ranks; returns whether it
+  /// compiled any.
+  bool compileRound();
+  /// The front's plans take the compiled layers' lesson as the plans do:
+  /// a compiled layer's time where theirs was compiled, else their
+  /// group's ratio of compiled to estimated layer (else the median).
+  void calibrateFront();
+  /// The whole re-pricing, and its failures as compileFailures lines.
+  void run();
+};
+
+bool LayerCalibration::prefillPass() {
+  return !r.decodeOnly &&
+         compilePrefill(prefill, result, result.front, m, configPath,
+                        systemName, precision, kvStorage, r, s.power,
+                        compileLayer, [&] { orderPlans(result, r); },
+                        [&](const Plan &p, int64_t chunk) {
+                          return s.hopParts(double(chunk) * m.hidden *
+                                                precisionBytes(r.activations),
+                                            p.tp * p.pp * p.ep, p.tp * p.ep);
+                        });
+}
+
+void LayerCalibration::compile(const Plan &p, bool &compiledAny) {
+  Key key = keyOf(p);
+  bar.update(int64_t(cache.size()),
+             "tp " + std::to_string(p.tp) +
+                 (p.ep > 1 ? " x ep " + std::to_string(p.ep) : "") +
+                 ", batch " + std::to_string(p.batch));
+  LayerSpec layer;
+  layer.tp = p.tp * p.ep;
+  layer.batch = p.batch;
+  layer.past = past;
+  layer.precision = precision;
+  layer.kvStorage = kvStorage;
+  layer.systemChips = p.chips;
+  cache[key] = compileLayer(configPath, systemName, layer, why[key]);
+  compiledAny = true;
+}
+
+bool LayerCalibration::compileRound() {
+  // Compile the layers of the best `top` plans not compiled yet.
+  size_t top = std::min<size_t>(result.plans.size(), size_t(r.top));
+  bool compiledAny = false;
+  // A budget of compiled layers keeps a large search quick; the
+  // calibration carries their lesson to the rest. The best plan is
+  // compiled whatever the budget, so the plan printed first is priced
+  // by its own layer (at most one compile more a round; before, a
+  // Mixtral-8x7B search on tsp-v1 spent the budget on the tp 16
+  // layers of 512, 528 and 544 chips, whose chip links' shares differ
+  // with the system, and printed a 400-chip plan priced by its
+  // estimate).
+  for (size_t i = 0; i < top && (cache.size() < 3 || i == 0); ++i) {
+    const Plan &p = result.plans[i];
+    if (!p.compiled && !cache.count(keyOf(p)))
+      compile(p, compiledAny);
+  }
+  // While the budget lasts, the best plan of each group size (tp x ep)
+  // not measured yet is compiled too: a group's calibration is not
+  // another's (their collectives differ), and borrowing one can bury a
+  // better plan of another group under it.
+  std::set<int64_t> groups;
+  for (const auto &[key, seconds] : cache)
+    groups.insert(std::get<0>(key));
+  for (size_t i = 0; i < result.plans.size() && cache.size() < 3; ++i)
+    if (groups.insert(group(result.plans[i])).second)
+      compile(result.plans[i], compiledAny);
+  // Every plan whose layer is compiled takes its time; the others are
+  // scaled by how far the compiled layers are from their estimates
+  // (the median ratio), so estimates and schedules rank fairly.
+  std::vector<double> ratios;
+  for (Plan &p : result.plans) {
+    Key key = keyOf(p);
+    auto it = cache.find(key);
+    if (it == cache.end())
+      continue;
+    if (!it->second) {
+      p.note = "layer compile failed: " + why[key];
+      continue;
+    }
+    if (!p.compiled)
+      ratios.push_back(ratioOf(p, *it->second, estLayer[idOf(p)]));
+    setTpot(p, double(m.layers) * *it->second + fixed(p, true, false));
+    p.compiled = true;
+    p.layerPrecision = precision;
+  }
+  // The calibration per group size where a layer of it is compiled
+  // (the collectives differ), else over all.
+  std::map<int64_t, std::vector<double>> byGroup;
+  for (Plan &p : result.plans) {
+    auto it = cache.find(keyOf(p));
+    if (it != cache.end() && it->second)
+      byGroup[group(p)].push_back(
+          ratioOf(p, *it->second, estLayer[idOf(p)]));
+  }
+  if (!ratios.empty()) {
+    double all = median(ratios);
+    for (Plan &p : result.plans)
+      if (!p.compiled) {
+        auto it = byGroup.find(group(p));
+        double k = it != byGroup.end() ? median(it->second) : all;
+        setTpot(p, double(m.layers) * estLayer[idOf(p)] * k +
+                       fixed(p, false, true));
+      }
+  }
+  orderPlans(result, r);
+  return compiledAny;
+}
+
+void LayerCalibration::calibrateFront() {
+  std::map<int64_t, std::vector<double>> byGroup;
+  std::vector<double> ratios;
+  for (const Plan &p : result.plans) {
+    auto it = cache.find(keyOf(p));
+    if (it == cache.end() || !it->second)
+      continue;
+    double k = ratioOf(p, *it->second, estLayer[idOf(p)]);
+    byGroup[group(p)].push_back(k);
+    ratios.push_back(k);
+  }
+  std::vector<Plan> front;
+  for (Plan p : result.front) {
+    double est = (p.tpot - fixed(p, false, true)) / double(m.layers);
+    auto it = cache.find(keyOf(p));
+    if (it != cache.end() && it->second) {
+      setTpot(p, double(m.layers) * *it->second + fixed(p, true, false));
+      p.compiled = true;
+      p.layerPrecision = precision;
+    } else if (!ratios.empty()) {
+      auto g = byGroup.find(group(p));
+      double k = g != byGroup.end() ? median(g->second) : median(ratios);
+      setTpot(p, double(m.layers) * est * k + fixed(p, false, true));
+    }
+    if (meets(p, r))
+      addToFront(front, p);
+  }
+  result.front = std::move(front);
+}
+
+void LayerCalibration::run() {
+  for (Plan &p : result.plans)
+    p.note.clear();
+  for (Plan &p : result.plans)
+    estLayer[idOf(p)] = (p.tpot - fixed(p, false, true)) / double(m.layers);
+  // The prompts first, then the decode layers, then the prompts of the
+  // plans the decode layers brought to the top (while the budget lasts).
+  prefillPass();
+  // Prefill-only chips (a disaggregated plan's prefill system) take
+  // their decode step from nothing: only their prompts are compiled.
+  for (int round = 0; round < 6 && !r.prefillOnly; ++round)
+    if (!compileRound())
+      break;
+  if (!result.front.empty())
+    calibrateFront();
+  bar.finish();
+  prefillPass();
+  reportPrefillFailures(prefill, result, r);
+  for (const auto &[key, seconds] : cache)
+    if (!seconds)
+      result.compileFailures.push_back(
+          "the layer on " + std::to_string(std::get<0>(key)) +
+          " chips at batch " + std::to_string(std::get<1>(key)) +
+          " did not compile: " + why[key]);
+}
+
+} // namespace
+
 std::optional<Result> plan(const LlmConfig &config,
                            const std::string &configPath,
                            const TargetModel &system, const Request &request,
@@ -1525,11 +2065,6 @@ std::optional<Result> plan(const LlmConfig &config,
     return std::nullopt;
   }
   ModelCost m = modelCost(config);
-  // Candidate degrees: tensor parallelism in powers of two up to a node of
-  // GPUs or the attention heads of a spatial chip group; pipeline stages
-  // up to the layers; experts in powers of two; batches in powers of two and
-  // the quarter steps between them (within 12.5% of any batch a serving
-  // engine could choose).
   bool spatial = !system.hasOffChipMemory();
   std::string unused;
   const std::vector<WeightShare> mix = weightMix(r.weights, unused);
@@ -1540,435 +2075,21 @@ std::optional<Result> plan(const LlmConfig &config,
             " with the cost model";
     return std::nullopt;
   }
-  // Tensor parallelism up to the attention heads (past the key-value heads
-  // the attention itself is replicated: see price()), and within a node of
-  // GPUs.
-  int64_t tpMax = spatial ? std::min<int64_t>(m.heads, 64)
-                          : std::min<int64_t>(system.chipsPerNode(), m.heads);
-  std::vector<int64_t> tps, pps, eps, batches;
-  for (int64_t t = 1; t <= tpMax; t *= 2)
-    if (r.tp == 0 || t == r.tp)
-      tps.push_back(t);
-  if (r.tp > 0 && tps.empty())
-    tps.push_back(r.tp);
-  for (int64_t q = 1; q <= m.layers; ++q)
-    if (r.pp == 0 || q == r.pp)
-      pps.push_back(q);
-  for (int64_t e = 1; e <= m.experts; e *= 2)
-    eps.push_back(e);
-  const int64_t sustained = maxSustainedBatch(r);
-  const int64_t topBatch = std::min<int64_t>(2048, sustained);
-  for (int64_t b = 1, last = 0; b <= topBatch; b *= 2)
-    for (int64_t c : {b, b + b / 4, b + b / 2, b + 3 * b / 4})
-      if (c > last && c <= topBatch) {
-        last = c;
-        if (r.batch == 0 || c == r.batch)
-          batches.push_back(c);
-      }
-  if (r.batch > 0 && batches.empty())
-    batches.push_back(r.batch);
-
-  // The search, spread over threads by tensor-parallel degree (each
-  // thread's plans are merged in a fixed order: deterministic).
-  std::vector<std::vector<Plan>> found(tps.size());
-  std::vector<std::optional<Plan>> nearestOf(tps.size());
-  // The candidate that fits a chip's memory but needs the fewest chips
-  // beyond --max-chips for the load asked for (and how many).
-  std::vector<std::optional<std::pair<double, Plan>>> fewestOf(tps.size());
-  std::vector<int64_t> counted(tps.size(), 0);
-  std::vector<std::vector<Plan>> frontOf(tps.size());
-  std::mutex mu;
-  auto work = [&](size_t ti) {
-    int64_t t = tps[ti];
-    std::vector<Plan> mine, myFront;
-    std::optional<Plan> near;
-    std::optional<std::pair<double, Plan>> fewest;
-    for (int64_t q : pps)
-      for (int64_t e : eps)
-        for (int64_t b : batches)
-          for (int64_t mb : {int64_t(1), q}) {
-          if (t * q * e > r.maxChips)
-            continue;
-          ++counted[ti];
-          std::optional<Plan> one =
-              price(m, system, r,
-                    {.tp = t, .pp = q, .ep = e, .batch = b, .micro = mb});
-          if (!one)
-            continue;
-          int64_t dp = replicas(*one, r);
-          if (dp > r.maxChips / (t * q * e)) {
-            double need = replicasNeeded(
-                double(one->concurrency),
-                one->tokensPerSecond / double(r.outputLen), r);
-            double chips = need * double(t * q * e);
-            if (std::isfinite(chips) && (!fewest || chips < fewest->first)) {
-              fewest = {chips, *one};
-              setReplicas(fewest->second, static_cast<int64_t>(need), system);
-            }
-            continue;
-          }
-          Plan p = dp == 1 ? *one
-                           : *price(m, system, r,
-                                    {.tp = t, .pp = q, .ep = e, .dp = dp,
-                                     .batch = b, .micro = mb});
-          if (meets(p, r)) {
-            if (r.pareto)
-              addToFront(myFront, p);
-            mine.push_back(p);
-          } else if (!near ||
-                     p.tpotLoaded + p.ttft < near->tpotLoaded + near->ttft)
-            near = p;
-          if (q == 1)
-            break; // one stage: micro is 1
-        }
-    std::sort(mine.begin(), mine.end(),
-              [&](const Plan &a, const Plan &b) { return better(a, b, r); });
-    // The best 4 x top of each expert-parallel degree, so that every
-    // group of chips a layer is compiled on (tp x ep) has its best plans
-    // in the list the compiled layers calibrate.
-    std::map<int64_t, size_t> kept;
-    std::erase_if(mine, [&](const Plan &p) {
-      return ++kept[p.ep] > size_t(4 * r.top);
-    });
-    std::lock_guard<std::mutex> lock(mu);
-    found[ti] = std::move(mine);
-    nearestOf[ti] = near;
-    fewestOf[ti] = fewest;
-    frontOf[ti] = std::move(myFront);
-  };
-  unsigned threads = r.threads > 0 ? unsigned(r.threads)
-                                   : std::max(1u, std::thread::hardware_concurrency());
-  {
-    std::vector<std::thread> pool;
-    std::atomic<size_t> next{0};
-    for (unsigned i = 0; i < std::min<size_t>(threads, tps.size()); ++i)
-      pool.emplace_back([&] {
-        for (size_t ti = next++; ti < tps.size(); ti = next++)
-          work(ti);
-      });
-    for (std::thread &th : pool)
-      th.join();
-  }
+  Search search(config, system, r, m);
+  search.chooseDegrees(spatial);
+  search.run();
   Result result;
-  result.model = config.name;
-  result.system = system.name();
-  result.chips = range;
-  result.tpMax = tps.empty() ? 0 : tps.back();
-  result.ppMax = pps.empty() ? 0 : pps.back();
-  result.epMax = eps.empty() ? 0 : eps.back();
-  result.batchMax = batches.empty() ? 0 : batches.back();
-  std::optional<std::pair<double, Plan>> fewest;
-  for (size_t i = 0; i < tps.size(); ++i) {
-    for (const Plan &p : frontOf[i])
-      addToFront(result.front, p);
-    if (fewestOf[i] && (!fewest || fewestOf[i]->first < fewest->first))
-      fewest = fewestOf[i];
-    result.evaluated += counted[i];
-    for (Plan &p : found[i])
-      result.plans.push_back(std::move(p));
-    if (nearestOf[i] && (!result.nearest || nearestOf[i]->tpotLoaded + nearestOf[i]->ttft <
-                                                result.nearest->tpotLoaded + result.nearest->ttft))
-      result.nearest = nearestOf[i];
-  }
-  std::sort(result.plans.begin(), result.plans.end(),
-            [&](const Plan &a, const Plan &b) { return better(a, b, r); });
-
+  std::optional<std::pair<double, Plan>> fewest = search.merge(result, range);
   if (result.plans.empty()) {
-    double weights = m.totalParams() * weightBytes(mix);
-    System s(system, r);
-    if (!result.nearest && (r.tp > 0 || r.pp > 0 || r.batch > 0)) {
-      error = "no plan with the degrees asked for (" +
-              (r.tp > 0 ? "tp " + std::to_string(r.tp) + " " : std::string()) +
-              (r.pp > 0 ? "pp " + std::to_string(r.pp) + " " : std::string()) +
-              (r.batch > 0 ? "batch " + std::to_string(r.batch) + " "
-                           : std::string()) +
-              ") fits " + system.name() + "'s memory per chip within " +
-              std::to_string(r.maxChips) + " chips";
-    } else if (!result.nearest && fewest) {
-      // Plans fit, but not enough of them within --max-chips for the load.
-      const Plan &f = fewest->second;
-      char rate[64] = "";
-      if (r.requestRate > 0)
-        std::snprintf(rate, sizeof rate, "%g requests/s", r.requestRate);
-      std::string load =
-          std::string(rate) +
-          (r.requestRate > 0 && r.concurrency > 0 ? " and " : "") +
-          (r.concurrency > 0 ? std::to_string(r.concurrency) + " sequences"
-                             : std::string());
-      error = "no plan on " + system.name() + " serves the load asked for (" +
-              load + ") within " + std::to_string(r.maxChips) +
-              " chips; the fewest chips that do: " +
-              std::to_string(f.chips) + " (tp " + std::to_string(f.tp) +
-              " x pp " + std::to_string(f.pp) + " x ep " +
-              std::to_string(f.ep) + " x dp " + std::to_string(f.dp) +
-              ", batch " + std::to_string(f.batch) + ") (raise --max-chips)";
-    } else if (!result.nearest) {
-      // What must be held: the weights, and the KV cache of the sequences
-      // asked for (at least one).
-      double kvPerSequence = double(r.inputLen + r.outputLen) * m.layers *
-                             m.kvElementsPerTokenLayer() * precisionBytes(r.kv);
-      int64_t sequences = std::max<int64_t>(1, r.concurrency);
-      double needed = weights + double(sequences) * kvPerSequence;
-      int64_t least = static_cast<int64_t>(
-          std::ceil(needed / (s.capacity * s.usable)));
-      // Does any split fit a chip, given chips enough? If none does, name
-      // what a chip of the finest split still holds.
-      bool anySplitFits = false;
-      for (int64_t t : tps)
-        for (int64_t e : eps)
-          for (int64_t q = 1; q <= m.layers && !anySplitFits; ++q)
-            anySplitFits =
-                price(m, system, r, {.tp = t, .pp = q, .ep = e}).has_value();
-      if (!anySplitFits && r.tp == 0 && r.pp == 0 && r.batch == 0) {
-        error = config.name + " fits no split on " + system.name() + ": " +
-                finestSplitHolds(m, s, r, tps.back(), m.layers, eps.back());
-        return std::nullopt;
-      }
-      error = config.name + " fits nowhere on " + system.name() + " within " +
-              std::to_string(r.maxChips) + " chips: its weights are " +
-              std::to_string(int64_t(weights)) + " bytes (" + r.weights +
-              ") and the KV cache of " + std::to_string(sequences) +
-              " sequence" + (sequences == 1 ? "" : "s") + " " +
-              std::to_string(int64_t(double(sequences) * kvPerSequence)) +
-              " bytes (" + r.kv + "): at least " + std::to_string(least) +
-              " chips of " + std::to_string(int64_t(s.capacity)) + " bytes" +
-              (least > r.maxChips ? " (raise --max-chips)" : "");
-    } else {
-      error = "no plan on " + system.name() + " meets the targets (" +
-              targetsOf(r) + "); the nearest: " + describe(*result.nearest);
-    }
+    error = search.whyNone(result, fewest, mix);
     return std::nullopt;
   }
 
-  // On spatial targets the best plans are re-priced with the compiler:
-  // one layer compiled for the plan's tensor-parallel group, its latency
-  // reused for every layer. Re-pricing can reorder the plans, so it repeats
-  // until the best `top` are all compiled (or a round adds nothing).
-  // Plans meeting the targets first, plans whose layer did not compile
-  // last.
-  auto order = [&] {
-    for (Plan &p : result.plans)
-      p.meetsTargets = meets(p, r);
-    std::sort(result.plans.begin(), result.plans.end(),
-              [&](const Plan &a, const Plan &b) {
-                if (a.note.empty() != b.note.empty())
-                  return a.note.empty();
-                if (a.meetsTargets != b.meetsTargets)
-                  return a.meetsTargets;
-                return better(a, b, r);
-              });
-  };
-  if (spatial && r.compile && compileLayer) {
-    // Keyed by (tp x ep, batch, past, chips): the layer is compiled for its
-    // tensor-parallel group as the first chips of the plan's whole system,
-    // so its chip links get the bandwidth share they have there (a
-    // dragonfly node's local links keep half when the system has other
-    // nodes). A mixture-of-experts layer is compiled on its tp x ep chips
-    // at the whole micro-batch: graph-partition splits every expert's
-    // (interleaved) columns and the attention's heads over them, which
-    // gives each chip the work the estimate gives it (the micro-batch's
-    // attention split over ep groups of tp chips, the experts over tp x ep).
-    using Key = std::tuple<int64_t, int64_t, int64_t, int64_t>;
-    std::map<Key, std::optional<double>> cache;
-    std::map<Key, std::string> why;
-    int64_t past = r.inputLen + r.outputLen / 2;
-    // (One format here: a mix is refused above.)
-    const std::string precision = layerPrecision(system, mix.front().format);
-    const std::string systemName =
-        r.systemSource.empty() ? system.name() : r.systemSource;
-    const std::string kvStorage = layerKvStorage(r.kv);
-    // The chips one layer is compiled on.
-    auto group = [](const Plan &p) { return p.tp * p.ep; };
-    auto keyOf = [&](const Plan &p) {
-      return Key{group(p), p.batch, past, p.chips};
-    };
-    rt::Progress bar("plan: compiling layers", 0);
-    System s(system, r);
-    // The stage hops and the LM head. A compiled plan's hops carry what the
-    // compiled decode step moves between stages: its fp32 activations, at
-    // the kernel precision's wire format (rt::activationWireFormat).
-    const std::optional<NumericFormat> wire =
-        rt::activationWireFormat(precision);
-    const double wireBytes = wire ? rt::numericFormatBytes(*wire)
-                                  : double(kDecodeStepActivationBytes);
-    // `withSync`: the estimate's layers, and those scaled by compiled ones
-    // (ratioOf), wait system.links.sync_seconds at their collectives on
-    // top of their time (price()); a compiled layer's tile program waits
-    // it at its collectives' first exchanges (lower-collectives), so it
-    // carries it already.
-    // What a layer of `p` waits at its collectives (System::syncSeconds).
-    auto layerSync = [&](const Plan &p) {
-      return s.syncSeconds(p.tp, p.ep, p.kvGathered);
-    };
-    auto fixed = [&](const Plan &p, bool compiled, bool withSync) {
-      double vec = double(p.batch) * m.hidden *
-                   (compiled ? wireBytes : precisionBytes(r.activations));
-      return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
-             s.lmHead(m.headParams, double(p.batch), p.tp, s.bytesPerWeight) +
-             (withSync ? double(m.layers) * layerSync(p) : 0.0);
-    };
-    // A compiled layer's time over its estimate, the synchronisation it
-    // waits taken out first: the calibration scales the work, and the
-    // waits, the same count a layer whatever its size, are added back.
-    auto ratioOf = [&](const Plan &p, double compiled, double estimated) {
-      return std::max(compiled - layerSync(p), 0.0) / estimated;
-    };
-    auto setTpot = [&](Plan &p, double tpot) {
-      p.ttftAlone += double(p.prefillSteps) * (tpot - p.tpot);
-      p.tpot = tpot;
-      setRates(p, r, s.power);
-    };
-    // Each plan's estimated layer time, kept to scale by the calibration.
-    for (Plan &p : result.plans)
-      p.note.clear();
-    std::map<PlanId, double> estLayer;
-    for (Plan &p : result.plans)
-      estLayer[idOf(p)] = (p.tpot - fixed(p, false, true)) / double(m.layers);
-    // The prompts first, then the decode layers, then the prompts of the
-    // plans the decode layers brought to the top (while the budget lasts).
-    PrefillState prefill;
-    auto prefillPass = [&] {
-      return !r.decodeOnly &&
-             compilePrefill(prefill, result, result.front, m, configPath,
-                            systemName, precision, kvStorage, r, s.power,
-                            compileLayer, order,
-                            [&](const Plan &p, int64_t chunk) {
-                              return s.hopParts(double(chunk) * m.hidden *
-                                                    precisionBytes(r.activations),
-                                                p.tp * p.pp * p.ep, p.tp * p.ep);
-                            });
-    };
-    prefillPass();
-    // Prefill-only chips (a disaggregated plan's prefill system) take
-    // their decode step from nothing: only their prompts are compiled.
-    for (int round = 0; round < 6 && !r.prefillOnly; ++round) {
-      // Compile the layers of the best `top` plans not compiled yet.
-      size_t top = std::min<size_t>(result.plans.size(), size_t(r.top));
-      bool compiledAny = false;
-      auto compile = [&](const Plan &p) {
-        Key key = keyOf(p);
-        bar.update(int64_t(cache.size()), "tp " + std::to_string(p.tp) +
-                                              (p.ep > 1 ? " x ep " + std::to_string(p.ep) : "") +
-                                              ", batch " +
-                                              std::to_string(p.batch));
-        LayerSpec layer;
-        layer.tp = p.tp * p.ep;
-        layer.batch = p.batch;
-        layer.past = past;
-        layer.precision = precision;
-        layer.kvStorage = kvStorage;
-        layer.systemChips = p.chips;
-        cache[key] = compileLayer(configPath, systemName, layer, why[key]);
-        compiledAny = true;
-      };
-      // A budget of compiled layers keeps a large search quick; the
-      // calibration carries their lesson to the rest. The best plan is
-      // compiled whatever the budget, so the plan printed first is priced
-      // by its own layer (at most one compile more a round; before, a
-      // Mixtral-8x7B search on tsp-v1 spent the budget on the tp 16
-      // layers of 512, 528 and 544 chips, whose chip links' shares differ
-      // with the system, and printed a 400-chip plan priced by its
-      // estimate).
-      for (size_t i = 0; i < top && (cache.size() < 3 || i == 0); ++i) {
-        const Plan &p = result.plans[i];
-        if (!p.compiled && !cache.count(keyOf(p)))
-          compile(p);
-      }
-      // While the budget lasts, the best plan of each group size (tp x ep)
-      // not measured yet is compiled too: a group's calibration is not
-      // another's (their collectives differ), and borrowing one can bury a
-      // better plan of another group under it.
-      std::set<int64_t> groups;
-      for (const auto &[key, seconds] : cache)
-        groups.insert(std::get<0>(key));
-      for (size_t i = 0; i < result.plans.size() && cache.size() < 3; ++i)
-        if (groups.insert(group(result.plans[i])).second)
-          compile(result.plans[i]);
-      // Every plan whose layer is compiled takes its time; the others are
-      // scaled by how far the compiled layers are from their estimates
-      // (the median ratio), so estimates and schedules rank fairly.
-      std::vector<double> ratios;
-      for (Plan &p : result.plans) {
-        Key key = keyOf(p);
-        auto it = cache.find(key);
-        if (it == cache.end())
-          continue;
-        if (!it->second) {
-          p.note = "layer compile failed: " + why[key];
-          continue;
-        }
-        if (!p.compiled)
-          ratios.push_back(ratioOf(p, *it->second, estLayer[idOf(p)]));
-        setTpot(p, double(m.layers) * *it->second + fixed(p, true, false));
-        p.compiled = true;
-        p.layerPrecision = precision;
-      }
-      // The calibration per group size where a layer of it is compiled
-      // (the collectives differ), else over all.
-      std::map<int64_t, std::vector<double>> byGroup;
-      for (Plan &p : result.plans) {
-        auto it = cache.find(keyOf(p));
-        if (it != cache.end() && it->second)
-          byGroup[group(p)].push_back(
-              ratioOf(p, *it->second, estLayer[idOf(p)]));
-      }
-      if (!ratios.empty()) {
-        double all = median(ratios);
-        for (Plan &p : result.plans)
-          if (!p.compiled) {
-            auto it = byGroup.find(group(p));
-            double k = it != byGroup.end() ? median(it->second) : all;
-            setTpot(p, double(m.layers) * estLayer[idOf(p)] * k +
-                           fixed(p, false, true));
-          }
-      }
-      order();
-      if (!compiledAny)
-        break;
-    }
-    // The front's plans take the compiled layers' lesson as the plans do:
-    // a compiled layer's time where theirs was compiled, else their
-    // group's ratio of compiled to estimated layer (else the median).
-    if (!result.front.empty()) {
-      std::map<int64_t, std::vector<double>> byGroup;
-      std::vector<double> ratios;
-      for (const Plan &p : result.plans) {
-        auto it = cache.find(keyOf(p));
-        if (it == cache.end() || !it->second)
-          continue;
-        double k = ratioOf(p, *it->second, estLayer[idOf(p)]);
-        byGroup[group(p)].push_back(k);
-        ratios.push_back(k);
-      }
-      std::vector<Plan> front;
-      for (Plan p : result.front) {
-        double est = (p.tpot - fixed(p, false, true)) / double(m.layers);
-        auto it = cache.find(keyOf(p));
-        if (it != cache.end() && it->second) {
-          setTpot(p, double(m.layers) * *it->second + fixed(p, true, false));
-          p.compiled = true;
-          p.layerPrecision = precision;
-        } else if (!ratios.empty()) {
-          auto g = byGroup.find(group(p));
-          double k = g != byGroup.end() ? median(g->second) : median(ratios);
-          setTpot(p, double(m.layers) * est * k + fixed(p, false, true));
-        }
-        if (meets(p, r))
-          addToFront(front, p);
-      }
-      result.front = std::move(front);
-    }
-    bar.finish();
-    prefillPass();
-    reportPrefillFailures(prefill, result, r);
-    for (const auto &[key, seconds] : cache)
-      if (!seconds)
-        result.compileFailures.push_back(
-            "the layer on " + std::to_string(std::get<0>(key)) +
-            " chips at batch " + std::to_string(std::get<1>(key)) +
-            " did not compile: " + why[key]);
-  }
-  order();
+  // On spatial targets the best plans are re-priced with the compiler.
+  if (spatial && r.compile && compileLayer)
+    LayerCalibration(result, m, system, r, configPath, compileLayer, mix)
+        .run();
+  orderPlans(result, r);
   if (!result.front.empty()) {
     // A front plan that is one of the plans takes the plan's figures
     // (its decode layer or prompt may be compiled, not only calibrated);
