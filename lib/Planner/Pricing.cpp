@@ -1,0 +1,540 @@
+//===- Pricing.cpp - The cost model: one candidate's price ----------------===//
+//
+// price(): what a candidate's chips hold, its decode step and its
+// prompts' prefill, a roofline per kernel over the System's figures (its
+// memory, links and matrix rates, the collectives and stage hops); then
+// its rates, per user, per system and per watt (setRates). Every formula
+// and efficiency factor is stated in docs/planner.md.
+//
+//===----------------------------------------------------------------------===//
+#include "PlannerInternal.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace loom::plan {
+
+namespace {
+
+/// The share of `experts` that `tokens` tokens routed to `perToken` each
+/// touch, under uniform routing: 1 - (1 - k/E)^tokens.
+double touchedExpertShare(double tokens, int64_t experts, int64_t perToken) {
+  return 1.0 - std::pow(1.0 - double(perToken) / double(experts), tokens);
+}
+
+/// One kernel's compute and memory times; it takes the longer.
+struct Roofline {
+  double compute = 0, memory = 0;
+  double time() const { return std::max(compute, memory); }
+  /// Its time where that side bounds it, else 0.
+  double computeBound() const { return compute >= memory ? compute : 0; }
+  double memoryBound() const { return compute >= memory ? 0 : memory; }
+};
+
+/// What bounds a step or a prefill: the largest of its compute, memory and
+/// link times.
+const char *bigger(double compute, double memory, double link) {
+  if (link >= compute && link >= memory)
+    return "link";
+  return compute >= memory ? "compute" : "memory bandwidth";
+}
+
+} // namespace
+
+double rowsPerExpert(double rows, int64_t experts, int64_t perToken) {
+  if (experts <= 1 || rows <= 0)
+    return rows;
+  return rows * double(perToken) /
+         (double(experts) * touchedExpertShare(rows, experts, perToken));
+}
+
+void setReplicas(Plan &p, int64_t dp, const TargetModel &target) {
+  p.dp = dp;
+  p.chips = p.tp * p.pp * p.ep * dp;
+  p.nodes = (p.chips + target.chipsPerNode() - 1) / target.chipsPerNode();
+  p.racks = (p.chips + target.chipsPerRack() - 1) / target.chipsPerRack();
+  p.concurrency = dp * p.micro * p.batch;
+}
+
+System::System(const TargetModel &target, const Request &r)
+    : t(target), spatial(!target.hasOffChipMemory()) {
+  capacity = spatial ? double(target.sramBytesPerChip())
+                     : double(target.offChipBytesPerChip());
+  usable = spatial ? TargetModel::kPartitionSramShare : 0.9;
+  memBw = spatial ? target.sramBytesPerSecondPerChip()
+                  : target.offChipBytesPerSecondPerChip();
+  eff = target.efficiency();
+  // The matrix unit runs each format of the weights in a format it has
+  // (fp8 weights on tsp-v1 as int8, fp4 on H100 as fp8), as the
+  // compiled layers do.
+  std::string bad;
+  const std::vector<WeightShare> mix = weightMix(r.weights, bad);
+  bytesPerWeight = weightBytes(mix);
+  for (const WeightShare &w : mix) {
+    NumericFormat wF = matrixFormat(target, w.format);
+    double peak = target.peakFlopsPerChip(wF);
+    if (peak <= 0) {
+      wF = NumericFormat::BF16;
+      peak = target.peakFlopsPerChip(wF);
+    }
+    weightFormats.push_back(MatmulFormat{
+        w.share, peak * target.matrixEfficiency(wF),
+        double(target.matrixHalfRows(wF))});
+  }
+  // A cache format the chip does not compute in runs at the weights'
+  // rate as the rows grow (their formats' rates in their shares).
+  NumericFormat kvF = matrixFormat(target, r.kv);
+  double attnPeak = target.peakFlopsPerChip(kvF);
+  attnRate = attnPeak > 0 ? attnPeak * target.matrixEfficiency(kvF)
+                          : matmulRateAt(0, /*asRowsGrow=*/true);
+  linkBw = target.chipLinkBytesPerSecondPerChip();
+  latency = target.chipLinkLatencySeconds();
+  sync = target.desc().system.links.syncSeconds;
+  power = target.powerWattsPerChip();
+}
+
+double System::lmHead(double params, double tokens, int64_t tp,
+                      double bytesEach) const {
+  return Roofline{tokens * 2.0 * params / double(tp) / matmulRateAt(tokens),
+                  params / double(tp) * bytesEach / (memBw * eff.memory)}
+      .time();
+}
+
+System::Hop System::hopParts(double bytes, int64_t chips,
+                             int64_t stageChips) const {
+  const auto &l = t.desc().system.links;
+  double perLink = l.bytesPerSecond * eff.links;
+  double share = double(l.perChip);
+  int64_t n = std::max<int64_t>(2, chips);
+  double valiant = 0;
+  int hops = 1;
+  switch (l.topology) {
+  case Topology::Ring:
+    share = n == 2 ? share : share / 2;
+    break;
+  case Topology::Torus2D:
+    share = share / 4;
+    break;
+  case Topology::Dragonfly: {
+    int64_t cpn = std::max<int64_t>(1, t.chipsPerNode());
+    int64_t nodes = (n + cpn - 1) / cpn;
+    bool crossNode = stageChips >= cpn && nodes > 1;
+    if (nodes == 1)
+      share = share / double(std::min(n, cpn) - 1);
+    else if (!crossNode)
+      share = share / 2 / double(cpn - 1);
+    else if (stageChips % cpn != 0) {
+      // The counterpart has another index: a local hop to this node's
+      // chip of that index, then the global one, at the slower's rate.
+      share = share / 2 / double(std::max(cpn - 1, nodes - 1));
+      hops = 2;
+    } else {
+      share = share / 2 / double(nodes - 1);
+      if (l.adaptiveRouting)
+        valiant = share * double(nodes - 1) / 2;
+    }
+    break;
+  }
+  default:
+    share = share / double(n - 1);
+    break;
+  }
+  Hop minimal{double(hops) * latency, bytes / (share * perLink)};
+  if (valiant > share) {
+    Hop twoHop{2 * latency, bytes / (valiant * perLink)};
+    if (twoHop.latency + twoHop.transfer <
+        minimal.latency + minimal.transfer)
+      return twoHop;
+  }
+  return minimal;
+}
+
+double promptPass(int64_t pp, double stageLayers, double layerSeconds,
+                  double chunks, double hop, double hopTransfer,
+                  double layerSync) {
+  const double stage = stageLayers * (layerSeconds / chunks + layerSync);
+  const double period = pp > 1 ? std::max(stage, hopTransfer) : stage;
+  return double(pp) * stage + double(pp - 1) * hop + (chunks - 1) * period;
+}
+
+void setRates(Plan &p, const Request &r, double wattsPerChip) {
+  double perReplica = double(p.micro * p.batch);
+  double out = double(r.outputLen);
+  if (r.scenario != "server") {
+    // Offline: every slot always occupied.
+    p.tpotLoaded = p.tpot + (perReplica - 1) * p.prefillShare / out;
+    p.tokensPerSecond = double(p.dp) * perReplica * out /
+                        (out * p.tpot + perReplica * p.prefillShare);
+    p.requestRate = p.tokensPerSecond / double(p.dp) / out;
+    p.ttft = p.ttftAlone;
+    p.tpotP99 = p.tpotLoaded;
+  } else {
+    // Server: Poisson arrivals at `rate` per replica. Prefills take
+    // rate x prefillShare of the replica's time and the decode steps the
+    // rest, so a step is held up to tpot / (1 - rate x prefillShare) (at
+    // saturation tpot + C x prefillShare / output, about the offline
+    // figure); a request holds one of the
+    // perReplica slots for its output tokens at that pace, and waits for
+    // a free one (M/M/c: output lengths vary), then for the prompts ahead
+    // of it to be prefilled (M/D/1). The highest rate whose
+    // 99th-percentile time to first token and loaded time per output
+    // token meet the targets. The TTFT bound: each wait's 99.5th
+    // percentile (their sum exceeds the total's 99th percentile with at
+    // most 0.5% + 0.5%), its prefill and its first step.
+    const double ps = p.prefillShare, step = p.tpot;
+    auto tpotAt = [&](double rate) { return step / (1.0 - rate * ps); };
+    auto ttftAt = [&](double rate) {
+      const double steps = double(p.prefillSteps);
+      return p.ttftAlone + steps * (tpotAt(rate) - step) +
+             slotWait(perReplica, out * tpotAt(rate), rate, 0.005) +
+             prefillWait(ps, rate, 0.005);
+    };
+    auto meetsAt = [&](double rate) {
+      return (r.tpot <= 0 ||
+              tpotPercentile(step, ps, rate, out, 0.01) <= r.tpot) &&
+             (r.ttft <= 0 || ttftAt(rate) <= r.ttft);
+    };
+    const double busy = out * step + perReplica * ps;
+    const double lo = highestMeeting(busy > 0 ? perReplica / busy : 0, meetsAt);
+    p.requestRate = lo;
+    p.tpotLoaded = tpotAt(lo);
+    p.tpotP99 = tpotPercentile(step, ps, lo, out, 0.01);
+    p.ttft = ttftAt(lo);
+    p.tokensPerSecond = double(p.dp) * lo * out;
+  }
+  p.tokensPerSecondPerUser = 1.0 / p.tpotLoaded;
+  p.tokensPerSecondPerWatt =
+      wattsPerChip > 0 ? p.tokensPerSecond / (wattsPerChip * double(p.chips))
+                       : 0;
+}
+
+namespace {
+
+/// One pipeline stage's prefill (Pricer::prefillStage): its kernels'
+/// rooflines, the elementwise kernels and the link, and their sums.
+struct StageTimes {
+  Roofline matmuls, attention;
+  double elementwise, link;
+  double total() const {
+    return matmuls.time() + attention.time() + elementwise + link;
+  }
+  double compute() const {
+    return matmuls.computeBound() + attention.computeBound();
+  }
+  double memory() const {
+    return matmuls.memoryBound() + attention.memoryBound() + elementwise;
+  }
+};
+
+/// One candidate as price() prices it, step by step: what a chip of it
+/// holds (fitsMemory), its decode step (priceDecode), then its prompts'
+/// prefill (pricePrefill). The steps share the figures of the layout
+/// fitsMemory works out and of the step priceDecode prices, kept here.
+struct Pricer {
+  const ModelCost &m;
+  const TargetModel &target;
+  const Request &r;
+  const int64_t tp, pp, ep, dp, batch, micro;
+  System s;
+  /// The bytes of a weight, a KV-cache element and an activation, and the
+  /// layers of a stage.
+  const double wB, kvB, aB, Ls;
+  /// Set by fitsMemory: the layout of a chip's share.
+  double headsShare = 0, expertsPerChip = 0, ctxAvg = 0, kvPerTokenLayer = 0,
+         kvBytes = 0, attnPerChip = 0, weights = 0, memory = 0,
+         gatheredHeads = 0;
+  /// Set by priceDecode, which pricePrefill follows: the experts a token's
+  /// matmuls run, the prompt's tokens, the token budget and the rows of a
+  /// step's matmuls.
+  double routed = 0, L = 0, budget = 0, stepRows = 0;
+
+  Pricer(const ModelCost &m, const TargetModel &target, const Request &r,
+         const Parallelism &degrees)
+      : m(m), target(target), r(r), tp(degrees.tp), pp(degrees.pp),
+        ep(degrees.ep), dp(degrees.dp), batch(degrees.batch),
+        micro(degrees.micro), s(target, r), wB(s.bytesPerWeight),
+        kvB(precisionBytes(r.kv)), aB(precisionBytes(r.activations)),
+        Ls(std::ceil(double(m.layers) / double(pp))) {}
+
+  /// Whether the weights, the KV cache and the activations a chip holds
+  /// fit its memory; sets the layout.
+  bool fitsMemory() {
+    // Attention splits by key-value heads (graph-partition's rules). Past
+    // them, when tp is a multiple of the KV heads and divides the query
+    // heads, each chip takes its query heads of one KV head, whose cache the
+    // chips of that head share, after all-gathers of k and v; otherwise the
+    // attention and the whole KV cache are on every chip of the group, after
+    // all-gathers of q, k and v.
+    const bool pastKvHeads = tp > m.kvHeads;
+    const bool headsSplit =
+        !pastKvHeads || (tp % m.kvHeads == 0 && m.heads % tp == 0);
+    const double kvHeadsPerChip =
+        !pastKvHeads ? std::ceil(double(m.kvHeads) / double(tp))
+        : headsSplit ? 1.0
+                     : double(m.kvHeads);
+    headsShare = headsSplit ? 1.0 / double(tp) : 1.0;
+    // Past the KV heads with the heads split, graph-partition computes the
+    // k and v projections per KV head on every chip of the head's group
+    // when that fits (each chip holds one KV head's k and v weights;
+    // nothing is gathered, one collective and its wait fewer a layer), else
+    // each chip computes a part and the group gathers them.
+    const double kvProjParams =
+        2.0 * double(m.hidden) * double(m.kvHeads) * double(m.headDim);
+    bool kvShared = pastKvHeads && headsSplit;
+    expertsPerChip = std::ceil(double(m.experts) / double(ep));
+    double mlpPerChip = expertsPerChip * m.expertParams / double(tp);
+    // KV cache: `micro` micro-batches of `batch` sequences are in flight;
+    // each stage holds its layers' cache for all of them (attention is data
+    // parallel over the ep groups).
+    double inFlight = double(micro) * double(batch) / double(ep);
+    double ctxMax = double(r.inputLen + r.outputLen);
+    ctxAvg = double(r.inputLen) + double(r.outputLen) / 2;
+    kvPerTokenLayer = 2.0 * kvHeadsPerChip * m.headDim * kvB;
+    kvBytes = inFlight * ctxMax * Ls * kvPerTokenLayer;
+    // Activations: a few hidden vectors per sequence in flight.
+    double act = inFlight * 8.0 * m.hidden * aB;
+    for (;;) {
+      // Weights: projections split by tp, experts over ep then tp; the
+      // embedding on the first stage and the head on the last.
+      attnPerChip = kvShared ? (m.attnParams - kvProjParams) / double(tp) +
+                                   kvProjParams / double(m.kvHeads)
+                             : m.attnParams / double(tp);
+      // Stages are balanced by the partitioner (whole layers, the embedding
+      // and head on the end stages): a chip holds its share of everything
+      // plus up to half a layer of rounding.
+      double layerPerChip = attnPerChip + mlpPerChip;
+      double total = double(m.layers) * layerPerChip +
+                     (m.embedParams + m.headParams) / double(tp);
+      weights =
+          (total / double(pp) + (pp > 1 ? 0.5 * layerPerChip : 0.0)) * wB;
+      memory = weights + kvBytes + act;
+      if (memory <= s.capacity * s.usable || !kvShared)
+        break;
+      kvShared = false;
+    }
+    gatheredHeads = !pastKvHeads ? 0.0
+                    : kvShared   ? 0.0
+                    : headsSplit ? double(2 * m.kvHeads)
+                                 : double(m.heads + 2 * m.kvHeads);
+    if (memory > s.capacity * s.usable)
+      return false;
+    return true;
+  }
+
+  /// The plan of the candidate's degrees and batch, with what a chip holds.
+  Plan startPlan() const {
+    Plan p;
+    p.system = target.name();
+    p.kvGathered = gatheredHeads > 0;
+    p.tp = tp;
+    p.pp = pp;
+    p.ep = ep;
+    p.batch = batch;
+    p.micro = micro;
+    setReplicas(p, dp, target);
+    p.memoryPerChip = memory;
+    p.weightsPerChip = weights;
+    p.kvPerChip = kvBytes;
+    p.capacityPerChip = s.capacity;
+    p.memory = s.spatial ? "SRAM" : "HBM";
+    return p;
+  }
+
+  /// The elementwise kernels of `tokens` tokens through the stage's
+  /// layers, at the activations' precision, with TensorRT-LLM's fusions:
+  /// each of the two residual adds fused with the RMSNorm after it (reading
+  /// the residual and the branch, writing the sum and the normed: 4 hidden
+  /// vectors), and the gate's SiLU with the up projection's product
+  /// (reading 2, writing 1 intermediate vector of each expert a token is
+  /// routed to, split over tp; RoPE and the softmax are in the attention
+  /// kernel). The matmuls' own activations are not counted: where the
+  /// matmuls are memory bound (small batches) they are small against the
+  /// weights, and where they are large the matmuls are compute bound.
+  double elementwiseBytes(double tokens) const {
+    const double intermediate = m.expertParams / (3.0 * double(m.hidden));
+    // (The hidden vectors' kernels, like attention, are data parallel
+    // over the ep groups.)
+    return Ls * aB * tokens *
+           (8.0 * double(m.hidden) / double(ep) +
+            (s.spatial ? double(m.experts) : double(m.expertsPerToken)) *
+                3.0 * intermediate / double(tp * ep));
+  }
+
+  /// An expert's matmuls multiply its share of the routed rows on a GPU,
+  /// which runs only the experts tokens are routed to (rowsPerExpert); a
+  /// static schedule runs every expert on every token.
+  double expertRows(double rows) const {
+    return s.spatial ? rows
+                     : rowsPerExpert(rows, m.experts, m.expertsPerToken);
+  }
+
+  /// The seconds of `n` tokens' weight matmuls through the stage, in
+  /// matmuls of `rows` rows.
+  double matmulSeconds(double n, double rows) const {
+    return Ls * n * 2.0 *
+           (attnPerChip / s.matmulRateAt(rows) +
+            routed * m.expertParams / double(tp * ep) /
+                s.matmulRateAt(expertRows(rows)));
+  }
+
+  /// Decode: one micro-batch through one stage; sets `p`'s step (tpot)
+  /// and what bounds it.
+  void priceDecode(Plan &p) {
+    double tokens = double(batch);
+    double perEp = tokens / double(ep);
+    // Mixture of experts: a GPU runs the experts its tokens are routed to; a
+    // static schedule (spatial presets), fixed before the routing is known,
+    // reserves every expert of the chip for every token (buildDecodeStep's
+    // block, which the compiled layers run).
+    routed = s.spatial ? double(m.experts) : double(m.expertsPerToken);
+    double touched =
+        m.experts == 1 ? 1.0
+        : s.spatial
+            ? expertsPerChip
+            : expertsPerChip *
+                  touchedExpertShare(tokens, m.experts, m.expertsPerToken);
+    // The rows of a step's matmuls: its decode tokens and, where prompts
+    // are prefilled between the steps, the prompt tokens a step carries in
+    // the steady state (a prompt of `input` tokens for each sequence that
+    // finishes, one in `output` a step: TensorRT-LLM's in-flight batching
+    // puts them in the same matmuls; plan() keeps the sum within the token
+    // budget). The decode and the prompt tokens are priced at these mean
+    // rows: where fewer than one prompt a step arrives, the steps that
+    // carry one have more rows and the others fewer, and under the law's
+    // fixed cost a step (matmulRateAt) the mean rows give the same total
+    // time.
+    const bool interleaved = !r.decodeOnly && !r.prefillOnly;
+    budget = double(std::max<int64_t>(1, r.maxNumTokens));
+    L = double(r.inputLen);
+    const double perDecodeToken = 1.0 + L / double(r.outputLen);
+    stepRows = interleaved
+                   ? std::max(tokens, std::min(budget, tokens * perDecodeToken))
+                   : tokens;
+    // A roofline per kernel: the weight matmuls (their FLOPs against the
+    // weights read) and the attention over the cache (its FLOPs against the
+    // cache read) run one after the other, each at its own bound, so a
+    // compute-bound batch of matmuls does not hide a memory-bound attention.
+    const double weightsRead =
+        Ls * (attnPerChip + touched * m.expertParams / double(tp)) * wB;
+    const double cacheRead = perEp * ctxAvg * Ls * kvPerTokenLayer;
+    const double attnFlops = Ls * perEp * ctxAvg * m.attnFlopsPerPosition() *
+                             headsShare;
+    const Roofline matmuls{matmulSeconds(tokens, stepRows),
+                           weightsRead / (s.memBw * s.eff.memory)};
+    const Roofline attention{attnFlops / s.attnRate,
+                             cacheRead / (s.memBw * s.eff.memory)};
+    // The elementwise kernels between them, memory bound.
+    const double elementwise =
+        elementwiseBytes(tokens) / (s.memBw * s.eff.memory);
+    double vec = tokens * m.hidden * aB;
+    double gather =
+        gatheredHeads > 0
+            ? 2 * s.allReduce(tokens * gatheredHeads * m.headDim * aB / 2, tp)
+            : 0;
+    double tLink =
+        Ls *
+        (2 * s.allReduce(vec, tp) + gather +
+         (m.experts > 1 ? 2 * s.allToAll(vec * m.expertsPerToken, ep) : 0) +
+         s.syncSeconds(tp, ep, p.kvGathered));
+    double stage = matmuls.time() + attention.time() + elementwise + tLink;
+    double hops = double(pp - 1) * s.hop(vec, tp * pp * ep, tp * ep);
+    // The LM head of the last stage: its weights once per step.
+    double head = s.lmHead(m.headParams, tokens, tp, wB);
+    p.tpot = double(pp) * stage + hops + head;
+    p.decodeBound = bigger(matmuls.computeBound() + attention.computeBound(),
+                           matmuls.memoryBound() + attention.memoryBound() +
+                               elementwise,
+                           tLink + hops / pp);
+  }
+
+  /// Prefill through one stage of `tokens` prompt tokens, `prompts` prompts
+  /// of L tokens each, in matmuls of `rows` rows: compute, memory and link
+  /// time (the weights read once for all of them).
+  StageTimes prefillStage(double tokens, double prompts, double rows) const {
+    // The matmuls against the weights read once; the attention over each
+    // prompt's L^2 / 2 positions against the cache written.
+    double attnFlops =
+        Ls * prompts * L * L / 2 * m.attnFlopsPerPosition() * headsShare;
+    double weightsRead =
+        Ls * (attnPerChip + expertsPerChip * m.expertParams / double(tp)) * wB;
+    double cacheWritten = tokens * Ls * kvPerTokenLayer;
+    double vectors = tokens * m.hidden * aB;
+    double link =
+        Ls *
+        (2 * s.allReduce(vectors, tp) +
+         (m.experts > 1 ? 2 * s.allToAll(vectors * m.expertsPerToken / ep, ep)
+                        : 0));
+    const double memory = s.memBw * s.eff.memory;
+    return StageTimes{{matmulSeconds(tokens, rows), weightsRead / memory},
+                      {attnFlops / s.attnRate, cacheWritten / memory},
+                      elementwiseBytes(tokens) / memory,
+                      link};
+  }
+
+  /// The prompt's prefill, alone and under load; sets `p`'s prompt pass,
+  /// time to first token alone, what bounds it and prefill share (after
+  /// priceDecode: it rides on the decode steps).
+  void pricePrefill(Plan &p) const {
+    // One request alone (the time to first token): its prompt through the
+    // stages, riding on as many of its micro-batch's decode steps as the
+    // token budget spreads it over (the last yields its first token). A
+    // spatial chip's static schedule pipelines the prompt's chunks through
+    // the stages as it does micro-batches (the chunk compiled prefill
+    // uses); on GPUs a serving engine sends a request's next chunk only
+    // after the one before has left the last stage (TensorRT-LLM's
+    // in-flight batching), so the prompt passes the stages as one, in
+    // matmuls of at most the token budget's rows.
+    const double promptChunk =
+        s.spatial ? std::min(L, double(kSpatialPrefillChunk)) : L;
+    StageTimes one = prefillStage(L, 1, std::min(promptChunk, budget));
+    p.prompt.chunks = L / promptChunk;
+    const System::Hop chunkHop =
+        s.hopParts(promptChunk * m.hidden * aB, tp * pp * ep, tp * ep);
+    p.prompt.hop = chunkHop.latency + chunkHop.transfer;
+    p.prompt.hopTransfer = chunkHop.transfer;
+    p.prompt.layer = one.total() / Ls;
+    p.prompt.layerSync = s.syncSeconds(tp, ep, p.kvGathered);
+    p.prompt.alone = promptPass(pp, Ls, p.prompt.layer, p.prompt.chunks,
+                                p.prompt.hop, p.prompt.hopTransfer,
+                                p.prompt.layerSync);
+    // (Room for at least one prompt token a step: plan() keeps the batch
+    // below the budget; a direct call past it gets a token a step.)
+    const int64_t room = std::max<int64_t>(1, r.maxNumTokens - batch);
+    p.prefillSteps = r.decodeOnly || r.prefillOnly
+                         ? 1
+                         : std::max<int64_t>(1, (r.inputLen + room - 1) / room);
+    p.ttftAlone = p.prompt.alone + double(p.prefillSteps) * p.tpot;
+    p.prefillBound = bigger(one.compute(), one.memory(), one.link);
+    // Under load: prompts batched into chunks of the token budget (a longer
+    // prompt is one chunk), which read each stage's weights once and
+    // flow through the stages one behind another, so a chunk holds the
+    // replica for one stage's time; each prompt pays its share. Their
+    // matmuls have the steps' rows (prefill-only chips: the budget's).
+    double chunk = std::max(L, double(r.maxNumTokens));
+    p.prefillShare =
+        r.decodeOnly ? 0
+                     : prefillStage(chunk, chunk / L,
+                                    r.prefillOnly ? std::min(chunk, budget)
+                                                  : stepRows)
+                               .total() /
+                           (chunk / L);
+  }
+};
+
+} // namespace
+
+std::optional<Plan> price(const ModelCost &m, const TargetModel &target,
+                          const Request &r, const Parallelism &degrees) {
+  Pricer c(m, target, r, degrees);
+  if (c.s.bytesPerWeight <= 0)
+    return std::nullopt; // weights validate() rejects
+  if (!c.fitsMemory())
+    return std::nullopt;
+  Plan p = c.startPlan();
+  c.priceDecode(p);
+  c.pricePrefill(p);
+  setRates(p, r, c.s.power);
+  return p;
+}
+
+} // namespace loom::plan
