@@ -60,7 +60,7 @@ System::System(const TargetModel &target, const Request &r)
     : t(target), spatial(!target.hasOffChipMemory()) {
   capacity = spatial ? double(target.sramBytesPerChip())
                      : double(target.offChipBytesPerChip());
-  usable = spatial ? TargetModel::kPartitionSramShare : 0.9;
+  usable = spatial ? TargetModel::kPartitionSramShare : TargetModel::kHbmShare;
   memBw = spatial ? target.sramBytesPerSecondPerChip()
                   : target.offChipBytesPerSecondPerChip();
   eff = target.efficiency();

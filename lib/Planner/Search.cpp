@@ -326,8 +326,9 @@ void Search::chooseDegrees(bool spatial) {
   // Tensor parallelism up to the attention heads (past the key-value heads
   // the attention itself is replicated: see price()), and within a node of
   // GPUs.
-  int64_t tpMax = spatial ? std::min<int64_t>(m.heads, 64)
-                          : std::min<int64_t>(system.chipsPerNode(), m.heads);
+  int64_t tpMax =
+      spatial ? std::min<int64_t>(m.heads, TargetModel::kMaxTensorParallel)
+              : std::min<int64_t>(system.chipsPerNode(), m.heads);
   for (int64_t t = 1; t <= tpMax; t *= 2)
     if (r.tp == 0 || t == r.tp)
       tps.push_back(t);
