@@ -282,31 +282,10 @@ std::optional<Axis> parseAxis(const std::string &spec,
   return a;
 }
 
-bool run(const Options &o, std::string &error) {
-  int rank = 0, size = 1;
-#ifdef LOOM_HAVE_MPI
-  bool mpi = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
-  if (mpi) {
-    MPI_Init(nullptr, nullptr);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-  }
-  // An error return finalizes too (every rank returns the same error), so
-  // mpirun reports the message, not a rank that exited without finalizing.
-  struct FinalizeOnReturn {
-    bool armed;
-    ~FinalizeOnReturn() {
-      if (armed)
-        MPI_Finalize();
-    }
-  } finalize{mpi};
-#else
-  if (std::getenv("OMPI_COMM_WORLD_SIZE")) {
-    error = "this loom was built without MPI (install libopenmpi-dev and "
-            "rebuild) but runs under mpirun";
-    return false;
-  }
-#endif
+namespace {
+
+/// The options a sweep cannot run with, as an error; true when none.
+bool checkOptions(const Options &o, std::string &error) {
   if (o.models.empty() || o.axes.empty()) {
     error = "a sweep needs --model=... and at least one --vary=FIELD=v1,...";
     return false;
@@ -335,6 +314,11 @@ bool run(const Options &o, std::string &error) {
             ": expected latency, throughput or perf-per-watt";
     return false;
   }
+  return true;
+}
+
+/// Reads the base target's JSON into `base`.
+bool readBaseTarget(const Options &o, json &base, std::string &error) {
   std::string path = o.target;
   if (TargetModel::isPresetName(o.target))
     path = TargetModel::presetsDir() + "/" + o.target + ".json";
@@ -345,14 +329,19 @@ bool run(const Options &o, std::string &error) {
   }
   std::stringstream buf;
   buf << in.rdbuf();
-  json base = json::parse(buf.str(), nullptr, false);
+  base = json::parse(buf.str(), nullptr, false);
   if (base.is_discarded()) {
     error = o.target + ": invalid JSON";
     return false;
   }
+  return true;
+}
+
+/// Makes the output folder and its work folder.
+bool makeFolders(const Options &o, const std::string &work,
+                 std::string &error) {
   // A folder that cannot be made is an error now, not a sweep that says
   // it wrote results it did not write.
-  std::string work = o.outDir + "/work";
   for (const std::string &dir : {o.outDir, work}) {
     if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
       error = "--out=" + o.outDir + ": cannot create " + dir + ": " +
@@ -365,15 +354,13 @@ bool run(const Options &o, std::string &error) {
       return false;
     }
   }
+  return true;
+}
 
-  // What a point's result depends on besides its key (the model and the
-  // axes' values). A directory holds the results of one setting, so a
-  // resumed sweep never mixes in points compiled otherwise.
-  json settings = {{"target", base},       {"precision", o.precision},
-                   {"kv_precision", o.kvPrecision},
-                   {"objective", o.objective}, {"chips", o.chips},
-                   {"model_chips", o.modelChips}};
-  std::string settingsPath = o.outDir + "/settings.json", problem;
+/// Why the output folder cannot take a sweep of `settings`, or empty.
+std::string settingsProblem(const Options &o, const json &settings,
+                            const std::string &settingsPath) {
+  std::string problem;
   if (std::ifstream prev(settingsPath); prev) {
     json old = json::parse(prev, nullptr, false);
     for (auto &[name, value] : settings.items())
@@ -388,23 +375,15 @@ bool run(const Options &o, std::string &error) {
     problem = o.outDir + " holds results of a sweep whose settings were not "
                        "recorded; remove it or choose another --out";
   }
-#ifdef LOOM_HAVE_MPI
-  // Every rank reads the folder as it was before rank 0 writes to it.
-  if (mpi)
-    MPI_Barrier(MPI_COMM_WORLD);
-#endif
-  if (!problem.empty()) {
-    error = problem;
-    return false;
-  }
-  if (rank == 0) {
-    // Written whole, then renamed: a reader never sees half of it.
-    std::ofstream(settingsPath + ".tmp") << settings.dump(2) << "\n";
-    std::rename((settingsPath + ".tmp").c_str(), settingsPath.c_str());
-  }
+  return problem;
+}
 
-  // The points: every model at every combination, then (for sensitivity)
-  // each resource improved by 10% from the first combination.
+/// The points: every model at every combination, then (for sensitivity)
+/// each resource improved by 10% from the first combination. `sensKeys`
+/// gets the sensitivity points' keys and resources.
+std::vector<std::pair<Point, json>>
+makePoints(const Options &o, const json &base,
+           std::vector<std::pair<std::string, std::string>> &sensKeys) {
   std::vector<std::pair<Point, json>> points;
   std::vector<size_t> index(o.axes.size(), 0);
   for (const std::string &model : o.models) {
@@ -436,7 +415,6 @@ bool run(const Options &o, std::string &error) {
       "chip.mesh.link_bytes_per_cycle", "system.links.bytes_per_second"};
   // Sensitivity: the base target as given, and each resource of it
   // improved by 10%.
-  std::vector<std::pair<std::string, std::string>> sensKeys; // key, resource
   if (o.sensitivity)
     for (const std::string &model : o.models) {
       Point basePoint;
@@ -460,42 +438,39 @@ bool run(const Options &o, std::string &error) {
         sensKeys.push_back({p.key, res});
       }
     }
+  return points;
+}
 
-  // Resume: what earlier runs finished.
+/// Resume: what earlier runs finished.
+std::map<std::string, Outcome> readFinished(const Options &o,
+                                            const std::string &jsonl) {
   std::map<std::string, Outcome> done;
-  std::string jsonl = o.outDir + "/results.jsonl";
-  {
-    std::ifstream prev(jsonl);
-    std::string line;
-    while (std::getline(prev, line)) {
+  std::ifstream prev(jsonl);
+  std::string line;
+  while (std::getline(prev, line)) {
+    json j = json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.contains("key"))
+      done[j["key"].get<std::string>()] = outcomeFrom(j);
+  }
+  for (int r = 1; r < 1024; ++r) {
+    std::ifstream part(o.outDir + "/results.rank" + std::to_string(r) + ".jsonl");
+    if (!part)
+      break;
+    while (std::getline(part, line)) {
       json j = json::parse(line, nullptr, false);
       if (!j.is_discarded() && j.contains("key"))
         done[j["key"].get<std::string>()] = outcomeFrom(j);
     }
-    for (int r = 1; r < 1024; ++r) {
-      std::ifstream part(o.outDir + "/results.rank" + std::to_string(r) + ".jsonl");
-      if (!part)
-        break;
-      while (std::getline(part, line)) {
-        json j = json::parse(line, nullptr, false);
-        if (!j.is_discarded() && j.contains("key"))
-          done[j["key"].get<std::string>()] = outcomeFrom(j);
-      }
-    }
   }
-  std::vector<size_t> todo;
-  for (size_t i = 0; i < points.size(); ++i)
-    if (int(i % size_t(size)) == rank && !done.count(points[i].first.key))
-      todo.push_back(i);
+  return done;
+}
 
-  std::string mine = rank == 0 ? jsonl
-                               : o.outDir + "/results.rank" +
-                                     std::to_string(rank) + ".jsonl";
-  std::ofstream sink(mine, std::ios::app);
-  if (!sink) {
-    error = mine + ": cannot write";
-    return false;
-  }
+/// Evaluates the points `todo` on o.jobs threads, appending each result to
+/// `sink` and `done` as it finishes.
+void evaluatePoints(const Options &o,
+                    const std::vector<std::pair<Point, json>> &points,
+                    const std::vector<size_t> &todo, const std::string &work,
+                    std::ofstream &sink, std::map<std::string, Outcome> &done) {
   std::mutex mu;
   std::atomic<size_t> next{0}, finished{0};
   rt::Progress bar("sweep", int64_t(todo.size()));
@@ -517,35 +492,34 @@ bool run(const Options &o, std::string &error) {
   for (std::thread &th : pool)
     th.join();
   bar.finish();
-  sink.close();
+}
 
 #ifdef LOOM_HAVE_MPI
-  finalize.armed = false; // finalized below
-  if (mpi) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank != 0) {
-      MPI_Finalize();
-      return true;
-    }
-    // Rank 0 takes in the other ranks' results.
-    for (int r = 1; r < size; ++r) {
-      std::ifstream part(o.outDir + "/results.rank" + std::to_string(r) + ".jsonl");
-      std::string line;
-      std::ofstream all(jsonl, std::ios::app);
-      while (std::getline(part, line)) {
-        json j = json::parse(line, nullptr, false);
-        if (!j.is_discarded() && j.contains("key")) {
-          done[j["key"].get<std::string>()] = outcomeFrom(j);
-          all << line << "\n";
-        }
+/// Rank 0 takes in the other ranks' results.
+void gatherRanks(const Options &o, int size, const std::string &jsonl,
+                 std::map<std::string, Outcome> &done) {
+  for (int r = 1; r < size; ++r) {
+    std::ifstream part(o.outDir + "/results.rank" + std::to_string(r) + ".jsonl");
+    std::string line;
+    std::ofstream all(jsonl, std::ios::app);
+    while (std::getline(part, line)) {
+      json j = json::parse(line, nullptr, false);
+      if (!j.is_discarded() && j.contains("key")) {
+        done[j["key"].get<std::string>()] = outcomeFrom(j);
+        all << line << "\n";
       }
-      part.close();
-      std::remove((o.outDir + "/results.rank" + std::to_string(r) + ".jsonl").c_str());
     }
-    MPI_Finalize();
+    part.close();
+    std::remove((o.outDir + "/results.rank" + std::to_string(r) + ".jsonl").c_str());
   }
+}
 #endif
 
+/// Writes results.json and sweep.html from the finished points.
+bool writeResults(const Options &o,
+                  const std::vector<std::pair<Point, json>> &points,
+                  const std::vector<std::pair<std::string, std::string>> &sensKeys,
+                  std::map<std::string, Outcome> &done, std::string &error) {
   // The results in point order: the same bytes for any job or rank count.
   std::vector<Outcome> ordered;
   std::set<std::string> sensSet;
@@ -596,6 +570,103 @@ bool run(const Options &o, std::string &error) {
          writeFile("sweep.html", renderHtml(o.axes, ordered, sens,
                                             o.objective,
                                             "Sweep of " + o.target));
+}
+
+} // namespace
+
+bool run(const Options &o, std::string &error) {
+  int rank = 0, size = 1;
+#ifdef LOOM_HAVE_MPI
+  bool mpi = std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr;
+  if (mpi) {
+    MPI_Init(nullptr, nullptr);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+  // An error return finalizes too (every rank returns the same error), so
+  // mpirun reports the message, not a rank that exited without finalizing.
+  struct FinalizeOnReturn {
+    bool armed;
+    ~FinalizeOnReturn() {
+      if (armed)
+        MPI_Finalize();
+    }
+  } finalize{mpi};
+#else
+  if (std::getenv("OMPI_COMM_WORLD_SIZE")) {
+    error = "this loom was built without MPI (install libopenmpi-dev and "
+            "rebuild) but runs under mpirun";
+    return false;
+  }
+#endif
+  if (!checkOptions(o, error))
+    return false;
+  json base;
+  if (!readBaseTarget(o, base, error))
+    return false;
+  std::string work = o.outDir + "/work";
+  if (!makeFolders(o, work, error))
+    return false;
+
+  // What a point's result depends on besides its key (the model and the
+  // axes' values). A directory holds the results of one setting, so a
+  // resumed sweep never mixes in points compiled otherwise.
+  json settings = {{"target", base},       {"precision", o.precision},
+                   {"kv_precision", o.kvPrecision},
+                   {"objective", o.objective}, {"chips", o.chips},
+                   {"model_chips", o.modelChips}};
+  std::string settingsPath = o.outDir + "/settings.json";
+  std::string problem = settingsProblem(o, settings, settingsPath);
+#ifdef LOOM_HAVE_MPI
+  // Every rank reads the folder as it was before rank 0 writes to it.
+  if (mpi)
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+  if (!problem.empty()) {
+    error = problem;
+    return false;
+  }
+  if (rank == 0) {
+    // Written whole, then renamed: a reader never sees half of it.
+    std::ofstream(settingsPath + ".tmp") << settings.dump(2) << "\n";
+    std::rename((settingsPath + ".tmp").c_str(), settingsPath.c_str());
+  }
+
+  std::vector<std::pair<std::string, std::string>> sensKeys; // key, resource
+  std::vector<std::pair<Point, json>> points = makePoints(o, base, sensKeys);
+
+  std::string jsonl = o.outDir + "/results.jsonl";
+  std::map<std::string, Outcome> done = readFinished(o, jsonl);
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < points.size(); ++i)
+    if (int(i % size_t(size)) == rank && !done.count(points[i].first.key))
+      todo.push_back(i);
+
+  std::string mine = rank == 0 ? jsonl
+                               : o.outDir + "/results.rank" +
+                                     std::to_string(rank) + ".jsonl";
+  std::ofstream sink(mine, std::ios::app);
+  if (!sink) {
+    error = mine + ": cannot write";
+    return false;
+  }
+  evaluatePoints(o, points, todo, work, sink, done);
+  sink.close();
+
+#ifdef LOOM_HAVE_MPI
+  finalize.armed = false; // finalized below
+  if (mpi) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank != 0) {
+      MPI_Finalize();
+      return true;
+    }
+    gatherRanks(o, size, jsonl, done);
+    MPI_Finalize();
+  }
+#endif
+
+  return writeResults(o, points, sensKeys, done, error);
 }
 
 } // namespace loom::sweep
