@@ -245,6 +245,42 @@ std::string shade(double t) {
   return format("rgb(%d,%d,%d)", mix(239, 8), mix(246, 81), mix(252, 156));
 }
 
+/// A heat map's grid: rows are the first axis's values, columns the
+/// second's, any further axes at their first value.
+struct HeatGrid {
+  std::vector<double> rowVals, colVals;
+  std::string rowPath, colPath;
+  bool hasRows = false, hasCols = false;
+  std::map<std::vector<double>, const Outcome *> byValues;
+  bool rest = true;
+  std::vector<double> key;
+  /// The colour range: the objective over the map's ok cells.
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  bool any = false, logShade = false;
+
+  /// The outcome at row `r`, column `c`, or null.
+  const Outcome *find(size_t r, size_t c) {
+    if (!rest)
+      return nullptr;
+    if (hasRows)
+      key[0] = rowVals[r];
+    if (hasCols)
+      key[hasRows ? 1 : 0] = colVals[c];
+    auto it = byValues.find(key);
+    return it == byValues.end() ? nullptr : it->second;
+  }
+
+  /// How good `v` is in the colour range: 0 worst, 1 best.
+  double goodness(double v, bool lowerIsBetter) const {
+    if (!any || hi == lo)
+      return 1.0;
+    double t =
+        logShade ? std::log(v / lo) / std::log(hi / lo) : (v - lo) / (hi - lo);
+    t = std::clamp(t, 0.0, 1.0);
+    return lowerIsBetter ? 1 - t : t;
+  }
+};
+
 class SweepReport {
 public:
   SweepReport(const std::vector<Axis> &axes,
@@ -271,6 +307,11 @@ private:
   void model(size_t index, const std::string &name);
   void paretoChart(const std::vector<const Outcome *> &ok, bool bySram);
   void heatMap(size_t index, const std::string &name);
+  HeatGrid heatGrid(const std::string &name) const;
+  void heatMapNote(HeatGrid &g);
+  void heatMapCells(size_t index, HeatGrid &g, double left, double top,
+                    double cw, double ch);
+  void heatMapLegend(size_t index, const HeatGrid &g, double lx, double top);
   void sensitivityTable();
   void pointTable();
 
@@ -416,86 +457,68 @@ void SweepReport::paretoChart(const std::vector<const Outcome *> &ok,
   out_ << "</svg>";
 }
 
-void SweepReport::heatMap(size_t index, const std::string &name) {
+HeatGrid SweepReport::heatGrid(const std::string &name) const {
+  HeatGrid g;
   // Rows: the first axis's values; columns: the second's (one row when there
   // is one axis, one cell when there are none).
-  std::vector<double> rowVals, colVals;
-  std::string rowPath, colPath;
-  bool hasRows = axes_.size() >= 2, hasCols = !axes_.empty();
+  g.hasRows = axes_.size() >= 2;
+  g.hasCols = !axes_.empty();
   if (axes_.size() >= 2) {
-    rowVals = axes_[0].values;
-    rowPath = axes_[0].path;
-    colVals = axes_[1].values;
-    colPath = axes_[1].path;
+    g.rowVals = axes_[0].values;
+    g.rowPath = axes_[0].path;
+    g.colVals = axes_[1].values;
+    g.colPath = axes_[1].path;
   } else if (axes_.size() == 1) {
-    rowVals = {0};
-    colVals = axes_[0].values;
-    colPath = axes_[0].path;
+    g.rowVals = {0};
+    g.colVals = axes_[0].values;
+    g.colPath = axes_[0].path;
   } else {
-    rowVals = {0};
-    colVals = {0};
+    g.rowVals = {0};
+    g.colVals = {0};
   }
-  std::map<std::vector<double>, const Outcome *> byValues;
   for (const Outcome &o : outcomes_)
     if (o.point.model == name && o.point.values.size() == axes_.size())
-      byValues.emplace(o.point.values, &o);
-  bool rest = true;
-  std::vector<double> key(axes_.size(), 0);
+      g.byValues.emplace(o.point.values, &o);
+  g.key.assign(axes_.size(), 0);
   for (size_t k = 2; k < axes_.size(); ++k) {
     if (axes_[k].values.empty())
-      rest = false;
+      g.rest = false;
     else
-      key[k] = axes_[k].values[0];
+      g.key[k] = axes_[k].values[0];
   }
-  auto find = [&](size_t r, size_t c) -> const Outcome * {
-    if (!rest)
-      return nullptr;
-    if (hasRows)
-      key[0] = rowVals[r];
-    if (hasCols)
-      key[hasRows ? 1 : 0] = colVals[c];
-    auto it = byValues.find(key);
-    return it == byValues.end() ? nullptr : it->second;
-  };
   // The colour range: the objective over the map's ok cells.
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (size_t r = 0; r < rowVals.size(); ++r)
-    for (size_t c = 0; c < colVals.size(); ++c)
-      if (const Outcome *o = find(r, c); o && o->ok) {
+  for (size_t r = 0; r < g.rowVals.size(); ++r)
+    for (size_t c = 0; c < g.colVals.size(); ++c)
+      if (const Outcome *o = g.find(r, c); o && o->ok) {
         double v = metric_.get(*o);
         if (std::isfinite(v)) {
-          lo = std::min(lo, v);
-          hi = std::max(hi, v);
+          g.lo = std::min(g.lo, v);
+          g.hi = std::max(g.hi, v);
         }
       }
-  bool any = lo <= hi;
+  g.any = g.lo <= g.hi;
   // Over more than 20x the shades follow the logarithm, as the charts do.
-  bool logShade = any && lo > 0 && hi / lo > 20;
-  auto goodness = [&](double v) {
-    if (!any || hi == lo)
-      return 1.0;
-    double t =
-        logShade ? std::log(v / lo) / std::log(hi / lo) : (v - lo) / (hi - lo);
-    t = std::clamp(t, 0.0, 1.0);
-    return metric_.lowerIsBetter ? 1 - t : t;
-  };
+  g.logShade = g.any && g.lo > 0 && g.hi / g.lo > 20;
+  return g;
+}
 
+void SweepReport::heatMapNote(HeatGrid &g) {
   std::string note = "Each cell: " + metric_.name + " (" +
                      (metric_.lowerIsBetter ? "lower" : "higher") +
                      " is better; darker is better" +
-                     (logShade ? ", shaded on a log scale" : "") +
+                     (g.logShade ? ", shaded on a log scale" : "") +
                      "). Hatched cells failed; "
                      "hover a cell for its metrics or its reason.";
   // Every ok cell the same: one shade says nothing, so say it.
   size_t okCells = 0;
-  for (size_t r = 0; r < rowVals.size(); ++r)
-    for (size_t c = 0; c < colVals.size(); ++c)
-      if (const Outcome *o = find(r, c); o && o->ok)
+  for (size_t r = 0; r < g.rowVals.size(); ++r)
+    for (size_t c = 0; c < g.colVals.size(); ++c)
+      if (const Outcome *o = g.find(r, c); o && o->ok)
         ++okCells;
-  const bool allEqual = any && hi == lo && okCells > 1;
+  const bool allEqual = g.any && g.hi == g.lo && okCells > 1;
   if (allEqual)
     note = "Every point that compiles has the same " + metric_.name + ", " +
-           si3(hi) + ": these axes do not move it (one shade). " + note;
+           si3(g.hi) + ": these axes do not move it (one shade). " + note;
   if (axes_.size() > 2) {
     note += " Other axes at their first value:";
     for (size_t k = 2; k < axes_.size(); ++k)
@@ -505,47 +528,13 @@ void SweepReport::heatMap(size_t index, const std::string &name) {
   }
   out_ << "<h3>Heat map of " << esc(metric_.name) << "</h3><p class=\"note"
        << (allEqual ? " all-equal" : "") << "\">" << esc(note) << "</p>";
+}
 
-  const double cw = 96, ch = 32, top = 40;
-  size_t labelChars = rowPath.size();
-  for (double v : rowVals)
-    labelChars = std::max(labelChars, axisValue(v).size());
-  double left =
-      hasRows ? std::clamp(double(labelChars) * 7 + 16, 80.0, 320.0) : 16;
-  double gridW = cw * double(colVals.size()),
-         gridH = ch * double(rowVals.size());
-  double lx = left + gridW + 24;
-  double w = lx + 170, h = std::max(top + gridH + 12, top + 5 * 18 + 24);
-  out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"heatmap\" width=\""
-       << px(w) << "\" height=\"" << px(h) << "\"><defs><pattern id=\"hatch-"
-       << index
-       << "\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
-          "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" "
-          "fill=\"#e4e4e4\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" "
-          "stroke=\"#b0b0b0\" stroke-width=\"2\"/></pattern></defs>";
-  if (!colPath.empty())
-    out_ << "<text x=\"" << px(left + gridW / 2)
-         << "\" y=\"14\" "
-            "font-size=\"11\" font-weight=\"bold\" text-anchor=\"middle\">"
-         << esc(colPath) << "</text>";
-  if (!rowPath.empty())
-    out_ << "<text x=\"" << px(left - 6) << "\" y=\"" << px(top - 6)
-         << "\" font-size=\"11\" font-weight=\"bold\" text-anchor=\"end\">"
-         << esc(rowPath) << "</text>";
-  if (hasCols)
-    for (size_t c = 0; c < colVals.size(); ++c)
-      out_ << "<text x=\"" << px(left + cw * double(c) + cw / 2) << "\" y=\""
-           << px(top - 6) << "\" font-size=\"11\" text-anchor=\"middle\">"
-           << esc(axisValue(colVals[c])) << "</text>";
-  if (hasRows)
-    for (size_t r = 0; r < rowVals.size(); ++r)
-      out_ << "<text x=\"" << px(left - 6) << "\" y=\""
-           << px(top + ch * double(r) + ch / 2 + 4)
-           << "\" font-size=\"11\" text-anchor=\"end\">"
-           << esc(axisValue(rowVals[r])) << "</text>";
-  for (size_t r = 0; r < rowVals.size(); ++r)
-    for (size_t c = 0; c < colVals.size(); ++c) {
-      const Outcome *o = find(r, c);
+void SweepReport::heatMapCells(size_t index, HeatGrid &g, double left,
+                               double top, double cw, double ch) {
+  for (size_t r = 0; r < g.rowVals.size(); ++r)
+    for (size_t c = 0; c < g.colVals.size(); ++c) {
+      const Outcome *o = g.find(r, c);
       double x = left + cw * double(c), y = top + ch * double(r);
       std::string cls, fill, text, tip, ink = "#222";
       if (!o) {
@@ -560,7 +549,7 @@ void SweepReport::heatMap(size_t index, const std::string &name) {
         tip = pointSummary(*o);
       } else {
         double v = metric_.get(*o);
-        double t = std::isfinite(v) ? goodness(v) : 0;
+        double t = std::isfinite(v) ? g.goodness(v, metric_.lowerIsBetter) : 0;
         cls = "cell";
         fill = std::isfinite(v) ? shade(t) : "#f4f4f4";
         text = metric_.show(v);
@@ -577,6 +566,10 @@ void SweepReport::heatMap(size_t index, const std::string &name) {
               "pointer-events=\"none\" fill=\""
            << ink << "\">" << esc(text) << "</text>";
     }
+}
+
+void SweepReport::heatMapLegend(size_t index, const HeatGrid &g, double lx,
+                                double top) {
   // The legend: five steps from best to worst, and the failure mark.
   out_ << "<text x=\"" << px(lx) << "\" y=\"" << px(top - 6)
        << "\" font-size=\"11\" font-weight=\"bold\">" << esc(metric_.name)
@@ -585,10 +578,10 @@ void SweepReport::heatMap(size_t index, const std::string &name) {
     double t = 1 - i / 4.0;
     double y = top + i * 18;
     std::string label = "-";
-    if (any) {
+    if (g.any) {
       double frac = metric_.lowerIsBetter ? 1 - t : t;
-      label = metric_.show(logShade ? lo * std::pow(hi / lo, frac)
-                                    : lo + (hi - lo) * frac);
+      label = metric_.show(g.logShade ? g.lo * std::pow(g.hi / g.lo, frac)
+                                      : g.lo + (g.hi - g.lo) * frac);
       if (i == 0)
         label += " (best)";
       if (i == 4)
@@ -604,6 +597,51 @@ void SweepReport::heatMap(size_t index, const std::string &name) {
        << "\" width=\"14\" height=\"14\" fill=\"url(#hatch-" << index
        << ")\" stroke=\"#ccc\"/><text x=\"" << px(lx + 20) << "\" y=\""
        << px(fy + 11) << "\" font-size=\"11\">fails</text>";
+}
+
+void SweepReport::heatMap(size_t index, const std::string &name) {
+  HeatGrid g = heatGrid(name);
+  heatMapNote(g);
+
+  const double cw = 96, ch = 32, top = 40;
+  size_t labelChars = g.rowPath.size();
+  for (double v : g.rowVals)
+    labelChars = std::max(labelChars, axisValue(v).size());
+  double left =
+      g.hasRows ? std::clamp(double(labelChars) * 7 + 16, 80.0, 320.0) : 16;
+  double gridW = cw * double(g.colVals.size()),
+         gridH = ch * double(g.rowVals.size());
+  double lx = left + gridW + 24;
+  double w = lx + 170, h = std::max(top + gridH + 12, top + 5 * 18 + 24);
+  out_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"heatmap\" width=\""
+       << px(w) << "\" height=\"" << px(h) << "\"><defs><pattern id=\"hatch-"
+       << index
+       << "\" width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" "
+          "patternTransform=\"rotate(45)\"><rect width=\"6\" height=\"6\" "
+          "fill=\"#e4e4e4\"/><line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" "
+          "stroke=\"#b0b0b0\" stroke-width=\"2\"/></pattern></defs>";
+  if (!g.colPath.empty())
+    out_ << "<text x=\"" << px(left + gridW / 2)
+         << "\" y=\"14\" "
+            "font-size=\"11\" font-weight=\"bold\" text-anchor=\"middle\">"
+         << esc(g.colPath) << "</text>";
+  if (!g.rowPath.empty())
+    out_ << "<text x=\"" << px(left - 6) << "\" y=\"" << px(top - 6)
+         << "\" font-size=\"11\" font-weight=\"bold\" text-anchor=\"end\">"
+         << esc(g.rowPath) << "</text>";
+  if (g.hasCols)
+    for (size_t c = 0; c < g.colVals.size(); ++c)
+      out_ << "<text x=\"" << px(left + cw * double(c) + cw / 2) << "\" y=\""
+           << px(top - 6) << "\" font-size=\"11\" text-anchor=\"middle\">"
+           << esc(axisValue(g.colVals[c])) << "</text>";
+  if (g.hasRows)
+    for (size_t r = 0; r < g.rowVals.size(); ++r)
+      out_ << "<text x=\"" << px(left - 6) << "\" y=\""
+           << px(top + ch * double(r) + ch / 2 + 4)
+           << "\" font-size=\"11\" text-anchor=\"end\">"
+           << esc(axisValue(g.rowVals[r])) << "</text>";
+  heatMapCells(index, g, left, top, cw, ch);
+  heatMapLegend(index, g, lx, top);
   out_ << "</svg>";
 }
 
