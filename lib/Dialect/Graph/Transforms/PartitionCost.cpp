@@ -109,42 +109,18 @@ double PartitionPricer::collectiveSeconds(const CollectiveNeed &c, int64_t tp) {
          target_->clockHz();
 }
 
-Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
-                                   const Propagation &prop, PassSteps *steps) {
-  Estimate e;
-  e.tp = tp;
-  e.pp = pp;
-  std::set<void *> seenArgs;
-  std::vector<OpCost> costs;
-  for (Operation *op : ops_) {
-    costs.push_back(costOf(op, prop, seenArgs));
-    if (steps)
-      steps->advance();
-  }
-  // Collectives are charged to the op that needs them.
-  std::map<Operation *, double> extra;
-  for (const CollectiveNeed &c : prop.collectives)
-    extra[c.before] += collectiveSeconds(c, tp);
-  std::vector<double> seconds;
-  for (size_t i = 0; i < ops_.size(); ++i)
-    seconds.push_back(costs[i].seconds + extra[ops_[i]]);
-  double total = 0;
-  for (double s : seconds)
-    total += s;
-  // A fifth of each chip is left for activations and for the uneven spread
-  // of weights over its tiles.
-  const double capacity =
-      double(target_->sramBytesPerChip()) * TargetModel::kPartitionSramShare;
-  // Where stages may be cut: before op i, the bytes of computed values
-  // made before it and read from it on (they cross to the next stage).
-  // Only cuts within 4x of the cheapest are allowed: between layers (the
-  // residual stream), not inside attention (the KV cache).
+namespace {
+
+/// Where stages may be cut: before op i, the bytes of computed values made
+/// before it and read from it on (they cross to the next stage), for i in
+/// 0..ops.size().
+std::vector<double> cutCrossings(const std::vector<Operation *> &ops) {
   std::map<Operation *, size_t> position;
-  for (size_t i = 0; i < ops_.size(); ++i)
-    position[ops_[i]] = i;
-  std::vector<double> crossing(ops_.size() + 1, 0);
-  for (size_t i = 0; i < ops_.size(); ++i)
-    for (Value r : ops_[i]->getResults()) {
+  for (size_t i = 0; i < ops.size(); ++i)
+    position[ops[i]] = i;
+  std::vector<double> crossing(ops.size() + 1, 0);
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (Value r : ops[i]->getResults()) {
       size_t last = i;
       for (Operation *u : r.getUsers())
         if (auto it = position.find(u); it != position.end())
@@ -160,8 +136,8 @@ Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
   // (Without it, a cut inside the first norm carried a few bytes, the
   // cheapest by far, and the 4x rule below left no other: a body-only
   // graph's first stage got four ops.)
-  if (!ops_.empty())
-    if (auto f = ops_.front()->getParentOfType<func::FuncOp>())
+  if (!ops.empty())
+    if (auto f = ops.front()->getParentOfType<func::FuncOp>())
       for (BlockArgument arg : f.getArguments()) {
         if (!f.getArgAttr(arg.getArgNumber(), kWholeAttr))
           continue;
@@ -177,23 +153,34 @@ Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
           crossing[last + 1] -= double(bytesOf(arg));
         }
       }
-  for (size_t i = 1; i <= ops_.size(); ++i)
+  for (size_t i = 1; i <= ops.size(); ++i)
     crossing[i] += crossing[i - 1];
+  return crossing;
+}
+
+/// A run of ops between allowed cuts.
+struct Segment {
+  size_t begin, end;
+  double seconds = 0, weights = 0, inputs = 0;
+  double bytes() const { return weights + inputs; }
+};
+
+/// Segments: the runs of ops between allowed cuts. Only cuts within 4x of
+/// the cheapest are allowed: between layers (the residual stream), not
+/// inside attention (the KV cache).
+std::vector<Segment> makeSegments(const std::vector<double> &crossing,
+                                  const std::vector<double> &seconds,
+                                  const std::vector<OpCost> &costs) {
+  size_t ops = seconds.size();
   double cheapest = -1;
-  for (size_t i = 1; i < ops_.size(); ++i)
+  for (size_t i = 1; i < ops; ++i)
     if (crossing[i] > 0 && (cheapest < 0 || crossing[i] < cheapest))
       cheapest = crossing[i];
   auto cuttable = [&](size_t i) {
     return cheapest < 0 || crossing[i] <= 4 * cheapest;
   };
-  // Segments: the runs of ops between allowed cuts.
-  struct Segment {
-    size_t begin, end;
-    double seconds = 0, weights = 0, inputs = 0;
-    double bytes() const { return weights + inputs; }
-  };
   std::vector<Segment> segments;
-  for (size_t i = 0; i < ops_.size(); ++i) {
+  for (size_t i = 0; i < ops; ++i) {
     if (segments.empty() || cuttable(i))
       segments.push_back({i, i});
     Segment &g = segments.back();
@@ -202,86 +189,75 @@ Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
     g.weights += double(costs[i].weightBytes);
     g.inputs += double(costs[i].inputBytes);
   }
-  // A hop between stages: the activations crossing it (small for decode)
-  // cost about one link latency.
-  const double hop = target_->chipLinkLatencySeconds();
-  e.latency = total + double(pp - 1) * hop;
-  // What a stage of `time` seconds holding `weights` and reading `inputs`
-  // bytes of model inputs bounds: for objective latency its time; for
-  // throughput also the interval its SRAM allows. Each input in flight
-  // keeps its own copy of the model inputs a stage reads (a decode step's
-  // KV cache: read at the stage, written back as an output kept to the
-  // end), about latency / interval inputs at once, beside the stage's
-  // resident weights. Stages are packed by this, so a throughput split
-  // leaves each stage room for its copies instead of filling some with
-  // weights. (A stage packs its weights and one copy of its inputs within
-  // `capacity`, so the room is at least the inputs.)
-  const bool throughput = objective == "throughput";
-  auto sramInterval = [&](double weights, double inputs) {
+  return segments;
+}
+
+// What a stage of `time` seconds holding `weights` and reading `inputs`
+// bytes of model inputs bounds: for objective latency its time; for
+// throughput also the interval its SRAM allows. Each input in flight
+// keeps its own copy of the model inputs a stage reads (a decode step's
+// KV cache: read at the stage, written back as an output kept to the
+// end), about latency / interval inputs at once, beside the stage's
+// resident weights. Stages are packed by this, so a throughput split
+// leaves each stage room for its copies instead of filling some with
+// weights. (A stage packs its weights and one copy of its inputs within
+// `capacity`, so the room is at least the inputs.)
+struct StageBound {
+  double capacity, latency;
+  bool throughput;
+
+  double sramInterval(double weights, double inputs) const {
     if (inputs <= 0)
       return 0.0;
     double room = capacity - weights;
-    return room > 0 ? e.latency * inputs / room
+    return room > 0 ? latency * inputs / room
                     : std::numeric_limits<double>::infinity();
-  };
-  auto bound = [&](double time, double weights, double inputs) {
+  }
+  double operator()(double time, double weights, double inputs) const {
     return throughput ? std::max(time, sramInterval(weights, inputs)) : time;
-  };
-  // The fewest stages of at most `limit` each (by `bound`), filled
-  // greedily segment by segment, each within SRAM; the stage of every op,
-  // or empty.
-  auto pack = [&](double limit) -> std::vector<int64_t> {
-    std::vector<int64_t> stage(ops_.size(), 0);
-    int64_t s = 0;
-    double time = 0, weights = 0, inputs = 0;
-    for (size_t k = 0; k < segments.size(); ++k) {
-      const Segment &g = segments[k];
-      if (g.bytes() > capacity)
-        return {};
-      if (k > 0 && (bound(time + g.seconds, weights + g.weights,
-                          inputs + g.inputs) > limit ||
-                    weights + inputs + g.bytes() > capacity)) {
-        ++s;
-        time = weights = inputs = 0;
-      }
-      if (s >= pp)
-        return {};
-      time += g.seconds;
-      weights += g.weights;
-      inputs += g.inputs;
-      for (size_t i = g.begin; i < g.end; ++i)
-        stage[i] = s;
-    }
-    return stage;
-  };
-  // Binary search for the smallest stage bound that packs into pp stages.
-  // (Rounding: sums taken in another order may exceed `total` by an ulp.
-  // A stage within SRAM bounds at most max(its time, the latency).)
-  double lo = 0,
-         hi = (throughput ? std::max(total, e.latency) : total) * (1 + 1e-9) +
-              1e-12;
-  std::vector<int64_t> best = pack(hi);
-  if (best.empty()) {
-    e.why = "the ops do not pack into " + std::to_string(pp) +
-            " stages within each chip's SRAM";
-    return e;
   }
-  for (int it = 0; it < 40; ++it) {
-    double mid = (lo + hi) / 2;
-    std::vector<int64_t> s = pack(mid);
-    if (s.empty())
-      lo = mid;
-    else {
-      hi = mid;
-      best = std::move(s);
+};
+
+/// The fewest stages of at most `limit` each (by `bound`), filled greedily
+/// segment by segment, each within SRAM; the stage of every op, or empty.
+std::vector<int64_t> pack(const std::vector<Segment> &segments, size_t ops,
+                          int64_t pp, const StageBound &bound, double limit) {
+  const double capacity = bound.capacity;
+  std::vector<int64_t> stage(ops, 0);
+  int64_t s = 0;
+  double time = 0, weights = 0, inputs = 0;
+  for (size_t k = 0; k < segments.size(); ++k) {
+    const Segment &g = segments[k];
+    if (g.bytes() > capacity)
+      return {};
+    if (k > 0 && (bound(time + g.seconds, weights + g.weights,
+                        inputs + g.inputs) > limit ||
+                  weights + inputs + g.bytes() > capacity)) {
+      ++s;
+      time = weights = inputs = 0;
     }
+    if (s >= pp)
+      return {};
+    time += g.seconds;
+    weights += g.weights;
+    inputs += g.inputs;
+    for (size_t i = g.begin; i < g.end; ++i)
+      stage[i] = s;
   }
-  // Among packings whose stages take at most 5% more than the best, the
-  // one whose cuts carry the fewest bytes (a cut after a layer's norm moves
-  // the normalised activations and the residual; one before it only the
-  // residual): stage by stage, the cheapest cut that still lets the rest
-  // pack into the stages left (greedy packing is optimal for that test),
-  // the later one on a tie.
+  return stage;
+}
+
+/// Among packings whose stages take at most 5% more than the best (`hi`),
+/// the one whose cuts carry the fewest bytes (a cut after a layer's norm
+/// moves the normalised activations and the residual; one before it only
+/// the residual): stage by stage, the cheapest cut that still lets the
+/// rest pack into the stages left (greedy packing is optimal for that
+/// test), the later one on a tie. Replaces `best` when one is found.
+void refineCuts(const std::vector<Segment> &segments,
+                const std::vector<double> &crossing, size_t ops, int64_t pp,
+                const StageBound &bound, double hi,
+                std::vector<int64_t> &best) {
+  const double capacity = bound.capacity;
   const double relaxed = hi * 1.05;
   // need[k]: the stages greedy packing takes for segments k.. (a stage
   // starting at segment k ends before reach(k), the first segment that
@@ -313,7 +289,7 @@ Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
                   ? never
                   : 1 + need[reach];
   }
-  std::vector<int64_t> refined(ops_.size(), 0);
+  std::vector<int64_t> refined(ops, 0);
   size_t next = 0;
   for (int64_t s = 0; s < pp && next < segments.size(); ++s) {
     size_t end = 0;
@@ -344,6 +320,68 @@ Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
   }
   if (next == segments.size())
     best = std::move(refined);
+}
+
+} // namespace
+
+Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
+                                   const Propagation &prop, PassSteps *steps) {
+  Estimate e;
+  e.tp = tp;
+  e.pp = pp;
+  std::set<void *> seenArgs;
+  std::vector<OpCost> costs;
+  for (Operation *op : ops_) {
+    costs.push_back(costOf(op, prop, seenArgs));
+    if (steps)
+      steps->advance();
+  }
+  // Collectives are charged to the op that needs them.
+  std::map<Operation *, double> extra;
+  for (const CollectiveNeed &c : prop.collectives)
+    extra[c.before] += collectiveSeconds(c, tp);
+  std::vector<double> seconds;
+  for (size_t i = 0; i < ops_.size(); ++i)
+    seconds.push_back(costs[i].seconds + extra[ops_[i]]);
+  double total = 0;
+  for (double s : seconds)
+    total += s;
+  // A fifth of each chip is left for activations and for the uneven spread
+  // of weights over its tiles.
+  const double capacity =
+      double(target_->sramBytesPerChip()) * TargetModel::kPartitionSramShare;
+  // Where stages may be cut, and the runs of ops between allowed cuts.
+  std::vector<double> crossing = cutCrossings(ops_);
+  std::vector<Segment> segments = makeSegments(crossing, seconds, costs);
+  // A hop between stages: the activations crossing it (small for decode)
+  // cost about one link latency.
+  const double hop = target_->chipLinkLatencySeconds();
+  e.latency = total + double(pp - 1) * hop;
+  const bool throughput = objective == "throughput";
+  const StageBound bound{capacity, e.latency, throughput};
+  // Binary search for the smallest stage bound that packs into pp stages.
+  // (Rounding: sums taken in another order may exceed `total` by an ulp.
+  // A stage within SRAM bounds at most max(its time, the latency).)
+  double lo = 0,
+         hi = (throughput ? std::max(total, e.latency) : total) * (1 + 1e-9) +
+              1e-12;
+  std::vector<int64_t> best = pack(segments, ops_.size(), pp, bound, hi);
+  if (best.empty()) {
+    e.why = "the ops do not pack into " + std::to_string(pp) +
+            " stages within each chip's SRAM";
+    return e;
+  }
+  for (int it = 0; it < 40; ++it) {
+    double mid = (lo + hi) / 2;
+    std::vector<int64_t> s = pack(segments, ops_.size(), pp, bound, mid);
+    if (s.empty())
+      lo = mid;
+    else {
+      hi = mid;
+      best = std::move(s);
+    }
+  }
+  refineCuts(segments, crossing, ops_.size(), pp, bound, hi, best);
   e.fits = true;
   e.stageOf = best;
   std::vector<double> stageTime(pp, 0), stageWeights(pp, 0), stageInputs(pp, 0);
@@ -357,7 +395,7 @@ Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
   e.interval = 0;
   for (int64_t s = 0; s < pp; ++s)
     e.interval = std::max({e.interval, stageTime[s],
-                           sramInterval(stageWeights[s], stageInputs[s])});
+                           bound.sramInterval(stageWeights[s], stageInputs[s])});
   return e;
 }
 
