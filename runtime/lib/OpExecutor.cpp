@@ -147,262 +147,284 @@ ref::ScatterReduction reduction(const std::string &s) {
   return ref::ScatterReduction::None;
 }
 
-const std::unordered_map<std::string, Impl> &registry() {
+using Registry = std::unordered_map<std::string, Impl>;
+
+/// Unary and binary elementwise ops, casts and select.
+void addElementwise(Registry &t) {
   using U = ref::UnaryKind;
   using B = ref::BinaryKind;
+  // Unary.
+  const std::pair<const char *, U> unaries[] = {
+      {"neg", U::Neg},           {"abs", U::Abs},
+      {"sqrt", U::Sqrt},         {"reciprocal", U::Reciprocal},
+      {"exp", U::Exp},           {"log", U::Log},
+      {"erf", U::Erf},           {"tanh", U::Tanh},
+      {"sigmoid", U::Sigmoid},   {"relu", U::Relu},
+      {"sin", U::Sin},           {"cos", U::Cos},
+      {"tan", U::Tan},           {"asin", U::Asin},
+      {"acos", U::Acos},         {"atan", U::Atan},
+      {"sinh", U::Sinh},         {"cosh", U::Cosh},
+      {"asinh", U::Asinh},       {"acosh", U::Acosh},
+      {"atanh", U::Atanh},       {"floor", U::Floor},
+      {"ceil", U::Ceil},         {"round", U::Round},
+      {"sign", U::Sign},         {"softsign", U::Softsign},
+      {"softplus", U::Softplus}, {"not", U::Not},
+      {"hard_swish", U::HardSwish}, {"is_nan", U::IsNaN}};
+  for (auto &[name, kind] : unaries)
+    t[name] = unaryImpl(kind);
+  t["is_inf"] = [](const OpCall &c) -> Results {
+    bool pos = c.flag("detect_positive"), neg = c.flag("detect_negative");
+    if (!pos && !neg)
+      return {Tensor(DType::Bool, c.input(0).shape())};
+    U kind = pos && neg ? U::IsInf : pos ? U::IsInfPos : U::IsInfNeg;
+    return {ref::unary(kind, c.input(0))};
+  };
+  t["leaky_relu"] = unaryAttrs(U::LeakyRelu, "alpha", nullptr, nullptr);
+  t["elu"] = unaryAttrs(U::Elu, "alpha", nullptr, nullptr);
+  t["celu"] = unaryAttrs(U::Celu, "alpha", nullptr, nullptr);
+  t["selu"] = unaryAttrs(U::Selu, "alpha", nullptr, "gamma");
+  t["hard_sigmoid"] = unaryAttrs(U::HardSigmoid, "alpha", "beta", nullptr);
+  t["thresholded_relu"] =
+      unaryAttrs(U::ThresholdedRelu, "alpha", nullptr, nullptr);
+  t["shrink"] = unaryAttrs(U::Shrink, "lambd", "bias", nullptr);
+  t["cast"] = [](const OpCall &c) -> Results {
+    return {ref::cast(c.input(0), c.resultDType())};
+  };
+  // Binary.
+  const std::pair<const char *, B> binaries[] = {
+      {"add", B::Add},       {"sub", B::Sub},
+      {"mul", B::Mul},       {"div", B::Div},
+      {"pow", B::Pow},       {"min", B::Min},
+      {"max", B::Max},       {"and", B::And},
+      {"or", B::Or},         {"xor", B::Xor},
+      {"equal", B::Equal},   {"less", B::Less},
+      {"greater", B::Greater}, {"less_equal", B::LessEqual},
+      {"greater_equal", B::GreaterEqual}, {"prelu", B::PRelu}};
+  for (auto &[name, kind] : binaries)
+    t[name] = binaryImpl(kind);
+  t["mod"] = [](const OpCall &c) -> Results {
+    return {ref::binary(c.flag("fmod") ? B::FMod : B::Mod, c.input(0),
+                        c.input(1))};
+  };
+  t["bit_shift"] = [](const OpCall &c) -> Results {
+    return {ref::binary(c.flag("left") ? B::BitShiftLeft : B::BitShiftRight,
+                        c.input(0), c.input(1))};
+  };
+  t["select"] = [](const OpCall &c) -> Results {
+    return {ref::select(c.input(0), c.input(1), c.input(2))};
+  };
+}
+
+/// Reductions, arg max/min, softmax-likes, cumsum and normalisations.
+void addReductions(Registry &t) {
   using R = ref::ReduceKind;
-  static const std::unordered_map<std::string, Impl> table = [] {
-    std::unordered_map<std::string, Impl> t;
-    // Unary.
-    const std::pair<const char *, U> unaries[] = {
-        {"neg", U::Neg},           {"abs", U::Abs},
-        {"sqrt", U::Sqrt},         {"reciprocal", U::Reciprocal},
-        {"exp", U::Exp},           {"log", U::Log},
-        {"erf", U::Erf},           {"tanh", U::Tanh},
-        {"sigmoid", U::Sigmoid},   {"relu", U::Relu},
-        {"sin", U::Sin},           {"cos", U::Cos},
-        {"tan", U::Tan},           {"asin", U::Asin},
-        {"acos", U::Acos},         {"atan", U::Atan},
-        {"sinh", U::Sinh},         {"cosh", U::Cosh},
-        {"asinh", U::Asinh},       {"acosh", U::Acosh},
-        {"atanh", U::Atanh},       {"floor", U::Floor},
-        {"ceil", U::Ceil},         {"round", U::Round},
-        {"sign", U::Sign},         {"softsign", U::Softsign},
-        {"softplus", U::Softplus}, {"not", U::Not},
-        {"hard_swish", U::HardSwish}, {"is_nan", U::IsNaN}};
-    for (auto &[name, kind] : unaries)
-      t[name] = unaryImpl(kind);
-    t["is_inf"] = [](const OpCall &c) -> Results {
-      bool pos = c.flag("detect_positive"), neg = c.flag("detect_negative");
-      if (!pos && !neg)
-        return {Tensor(DType::Bool, c.input(0).shape())};
-      U kind = pos && neg ? U::IsInf : pos ? U::IsInfPos : U::IsInfNeg;
-      return {ref::unary(kind, c.input(0))};
-    };
-    t["leaky_relu"] = unaryAttrs(U::LeakyRelu, "alpha", nullptr, nullptr);
-    t["elu"] = unaryAttrs(U::Elu, "alpha", nullptr, nullptr);
-    t["celu"] = unaryAttrs(U::Celu, "alpha", nullptr, nullptr);
-    t["selu"] = unaryAttrs(U::Selu, "alpha", nullptr, "gamma");
-    t["hard_sigmoid"] = unaryAttrs(U::HardSigmoid, "alpha", "beta", nullptr);
-    t["thresholded_relu"] =
-        unaryAttrs(U::ThresholdedRelu, "alpha", nullptr, nullptr);
-    t["shrink"] = unaryAttrs(U::Shrink, "lambd", "bias", nullptr);
-    t["cast"] = [](const OpCall &c) -> Results {
-      return {ref::cast(c.input(0), c.resultDType())};
-    };
-    // Binary.
-    const std::pair<const char *, B> binaries[] = {
-        {"add", B::Add},       {"sub", B::Sub},
-        {"mul", B::Mul},       {"div", B::Div},
-        {"pow", B::Pow},       {"min", B::Min},
-        {"max", B::Max},       {"and", B::And},
-        {"or", B::Or},         {"xor", B::Xor},
-        {"equal", B::Equal},   {"less", B::Less},
-        {"greater", B::Greater}, {"less_equal", B::LessEqual},
-        {"greater_equal", B::GreaterEqual}, {"prelu", B::PRelu}};
-    for (auto &[name, kind] : binaries)
-      t[name] = binaryImpl(kind);
-    t["mod"] = [](const OpCall &c) -> Results {
-      return {ref::binary(c.flag("fmod") ? B::FMod : B::Mod, c.input(0),
-                          c.input(1))};
-    };
-    t["bit_shift"] = [](const OpCall &c) -> Results {
-      return {ref::binary(c.flag("left") ? B::BitShiftLeft : B::BitShiftRight,
-                          c.input(0), c.input(1))};
-    };
-    t["select"] = [](const OpCall &c) -> Results {
-      return {ref::select(c.input(0), c.input(1), c.input(2))};
-    };
-    // Reductions and normalisations.
-    const std::pair<const char *, R> reductions[] = {
-        {"reduce_sum", R::Sum},         {"reduce_mean", R::Mean},
-        {"reduce_max", R::Max},         {"reduce_min", R::Min},
-        {"reduce_prod", R::Prod},       {"reduce_l1", R::L1},
-        {"reduce_l2", R::L2},           {"reduce_sum_square", R::SumSquare},
-        {"reduce_log_sum", R::LogSum},  {"reduce_log_sum_exp", R::LogSumExp}};
-    for (auto &[name, kind] : reductions)
-      t[name] = reduceImpl(kind);
-    t["arg_max"] = [](const OpCall &c) -> Results {
-      return {ref::argMax(c.input(0), c.i("axis"), c.flag("keepdims"),
-                          c.flag("select_last_index"))};
-    };
-    t["arg_min"] = [](const OpCall &c) -> Results {
-      return {ref::argMin(c.input(0), c.i("axis"), c.flag("keepdims"),
-                          c.flag("select_last_index"))};
-    };
-    t["softmax"] = [](const OpCall &c) -> Results {
-      return {ref::softmax(c.input(0), c.i("axis"))};
-    };
-    t["log_softmax"] = [](const OpCall &c) -> Results {
-      return {ref::logSoftmax(c.input(0), c.i("axis"))};
-    };
-    t["hardmax"] = [](const OpCall &c) -> Results {
-      return {ref::hardmax(c.input(0), c.i("axis"))};
-    };
-    t["cumsum"] = [](const OpCall &c) -> Results {
-      return {ref::cumSum(c.input(0), c.i("axis"), c.flag("exclusive"),
-                          c.flag("reverse"))};
-    };
-    t["batch_norm"] = [](const OpCall &c) -> Results {
-      return {ref::batchNorm(c.input(0), c.input(1), c.input(2), c.input(3),
-                             c.input(4), c.f("epsilon"))};
-    };
-    t["layer_norm"] = [](const OpCall &c) -> Results {
-      return {ref::layerNorm(c.input(0), c.input(1), c.optional(2), c.i("axis"),
-                             c.f("epsilon"))};
-    };
-    t["instance_norm"] = [](const OpCall &c) -> Results {
-      return {ref::instanceNorm(c.input(0), c.input(1), c.input(2),
-                                c.f("epsilon"))};
-    };
-    // Linear algebra, convolution, pooling.
-    t["matmul"] = [](const OpCall &c) -> Results {
-      // An int8 anchor: exact int32 accumulation, on both paths (the fast
-      // kernel blocks it, the reference loops; both sums are exact).
-      if (c.int8Operand(0) || c.int8Operand(1)) {
-        int64_t za = c.iOr("lhs_zero_point", 0),
-                zb = c.iOr("rhs_zero_point", 0);
-        if (c.mode == ExecMode::Fast)
-          return {fast::qmatmul(c.input(0), c.input(1), za, zb)};
-        return {ref::qmatmul(c.input(0), c.input(1), za, zb)};
-      }
-      if (c.fastF32() && c.input(1).dtype() == DType::F32)
-        return {fast::matmul(c.input(0), c.input(1), c.calibrated())};
-      return {ref::matmul(c.input(0), c.input(1))};
-    };
-    t["conv"] = [](const OpCall &c) -> Results {
-      if (c.int8Operand(0) || c.int8Operand(1)) {
-        ref::ConvParams p{c.ints("strides"), c.ints("dilations"),
-                          c.ints("pads"), c.i("group"), {}};
-        return {ref::qconv(c.input(0), c.input(1), c.optional(2),
-                           c.iOr("input_zero_point", 0),
-                           c.iOr("weight_zero_point", 0), p)};
-      }
-      if (c.fastF32() && c.input(1).dtype() == DType::F32)
-        return {fast::conv(c.input(0), c.input(1), c.optional(2),
-                           c.ints("strides"), c.ints("dilations"),
-                           c.ints("pads"), c.i("group"), c.calibrated())};
-      ref::ConvParams p{c.ints("strides"), c.ints("dilations"), c.ints("pads"),
-                        c.i("group"), {}};
-      return {ref::conv(c.input(0), c.input(1), c.optional(2), p)};
-    };
-    t["conv_transpose"] = [](const OpCall &c) -> Results {
-      ref::ConvParams p{c.ints("strides"), c.ints("dilations"), c.ints("pads"),
-                        c.i("group"), c.ints("output_padding")};
-      return {ref::convTranspose(policyInput(c, c.input(0)),
-                                 policyInput(c, c.input(1)), c.optional(2), p,
-                                 c.resultShape())};
-    };
-    t["max_pool"] = [](const OpCall &c) -> Results {
-      ref::PoolParams p{c.ints("kernel_shape"), c.ints("strides"),
-                        c.ints("dilations"), c.ints("pads"), false};
-      if (c.results.size() < 2) {
-        if (c.fastF32() && c.input(0).rank() == 4)
-          return {fast::maxPool2d(c.input(0), p.kernel, p.strides,
-                                  p.dilations, p.pads, c.resultShape())};
-        return {ref::maxPool(c.input(0), p, c.resultShape())};
-      }
-      Tensor indices;
-      Tensor values = ref::maxPool(c.input(0), p, c.resultShape(), &indices);
-      return {values, indices};
-    };
-    t["avg_pool"] = [](const OpCall &c) -> Results {
-      ref::PoolParams p{c.ints("kernel_shape"), c.ints("strides"),
-                        c.ints("dilations"), c.ints("pads"),
-                        c.flag("count_include_pad")};
-      return {ref::avgPool(c.input(0), p, c.resultShape())};
-    };
-    t["einsum"] = [](const OpCall &c) -> Results {
-      std::vector<Tensor> operands;
-      for (const Tensor &t : c.in)
-        operands.push_back(policyInput(c, t));
-      return {ref::einsum(c.s("equation"), operands)};
-    };
-    // Data movement.
-    t["reshape"] = [](const OpCall &c) -> Results {
-      return {c.input(0).reshaped(c.resultShape())};
-    };
-    t["transpose"] = [](const OpCall &c) -> Results {
-      return {ref::transpose(c.input(0), c.ints("perm"))};
-    };
-    t["broadcast_to"] = [](const OpCall &c) -> Results {
-      return {ref::broadcastTo(c.input(0), c.resultShape())};
-    };
-    t["concat"] = [](const OpCall &c) -> Results {
-      return {ref::concat(c.in, c.i("axis"))};
-    };
-    // Collectives: every result is the same value (one per chip).
-    t["all_reduce"] = [](const OpCall &c) -> Results {
-      Tensor sum = c.input(0);
-      for (size_t i = 1; i < c.in.size(); ++i)
-        sum = ref::binary(ref::BinaryKind::Add, sum, c.input(i));
-      return Results(c.in.size(), sum);
-    };
-    t["all_gather"] = [](const OpCall &c) -> Results {
-      return Results(c.in.size(), ref::concat(c.in, c.i("axis")));
-    };
-    t["slice"] = [](const OpCall &c) -> Results {
-      return {ref::slice(c.input(0), c.ints("starts"), c.ints("ends"),
-                         c.ints("axes"), c.ints("steps"))};
-    };
-    t["gather"] = [](const OpCall &c) -> Results {
-      return {ref::gather(c.input(0), c.input(1), c.i("axis"))};
-    };
-    t["gather_elements"] = [](const OpCall &c) -> Results {
-      return {ref::gatherElements(c.input(0), c.input(1), c.i("axis"))};
-    };
-    t["gather_nd"] = [](const OpCall &c) -> Results {
-      return {ref::gatherND(c.input(0), c.input(1), c.i("batch_dims"))};
-    };
-    t["scatter_nd"] = [](const OpCall &c) -> Results {
-      return {ref::scatterND(c.input(0), c.input(1), c.input(2),
-                             reduction(c.s("reduction")))};
-    };
-    t["scatter_elements"] = [](const OpCall &c) -> Results {
-      return {ref::scatterElements(c.input(0), c.input(1), c.input(2),
-                                   c.i("axis"), reduction(c.s("reduction")))};
-    };
-    t["tile"] = [](const OpCall &c) -> Results {
-      return {ref::tile(c.input(0), c.ints("repeats"))};
-    };
-    t["pad"] = [](const OpCall &c) -> Results {
-      const std::string &m = c.s("mode");
-      ref::PadMode mode = m == "reflect" ? ref::PadMode::Reflect
-                          : m == "edge"  ? ref::PadMode::Edge
-                          : m == "wrap"  ? ref::PadMode::Wrap
-                                         : ref::PadMode::Constant;
-      return {ref::pad(c.input(0), c.ints("pads"), mode, c.f("value"))};
-    };
-    t["topk"] = [](const OpCall &c) -> Results {
-      Tensor values, indices;
-      ref::topK(c.input(0), c.i("k"), c.i("axis"), c.flag("largest"),
-                c.flag("sorted"), values, indices);
-      return {values, indices};
-    };
-    t["trilu"] = [](const OpCall &c) -> Results {
-      return {ref::trilu(c.input(0), c.i("k"), c.flag("upper"))};
-    };
-    t["resize"] = [](const OpCall &c) -> Results {
-      ref::ResizeParams p;
-      p.mode = c.s("mode");
-      p.coordinateTransform = c.s("coordinate_transformation_mode");
-      p.nearestMode = c.s("nearest_mode");
-      p.cubicCoeffA = c.f("cubic_coeff_a");
-      p.excludeOutside = c.flag("exclude_outside");
-      p.extrapolationValue = c.f("extrapolation_value");
-      p.scales = c.floats("scales");
-      p.roi = c.floats("roi");
-      return {ref::resize(c.input(0), c.resultShape(), p)};
-    };
-    t["depth_to_space"] = [](const OpCall &c) -> Results {
-      return {ref::depthToSpace(c.input(0), c.i("blocksize"), c.s("mode"))};
-    };
-    t["space_to_depth"] = [](const OpCall &c) -> Results {
-      return {ref::spaceToDepth(c.input(0), c.i("blocksize"))};
-    };
-    t["one_hot"] = [](const OpCall &c) -> Results {
-      return {ref::oneHot(c.input(0), c.i("depth"), c.input(1), c.i("axis"))};
-    };
+  // Reductions and normalisations.
+  const std::pair<const char *, R> reductions[] = {
+      {"reduce_sum", R::Sum},         {"reduce_mean", R::Mean},
+      {"reduce_max", R::Max},         {"reduce_min", R::Min},
+      {"reduce_prod", R::Prod},       {"reduce_l1", R::L1},
+      {"reduce_l2", R::L2},           {"reduce_sum_square", R::SumSquare},
+      {"reduce_log_sum", R::LogSum},  {"reduce_log_sum_exp", R::LogSumExp}};
+  for (auto &[name, kind] : reductions)
+    t[name] = reduceImpl(kind);
+  t["arg_max"] = [](const OpCall &c) -> Results {
+    return {ref::argMax(c.input(0), c.i("axis"), c.flag("keepdims"),
+                        c.flag("select_last_index"))};
+  };
+  t["arg_min"] = [](const OpCall &c) -> Results {
+    return {ref::argMin(c.input(0), c.i("axis"), c.flag("keepdims"),
+                        c.flag("select_last_index"))};
+  };
+  t["softmax"] = [](const OpCall &c) -> Results {
+    return {ref::softmax(c.input(0), c.i("axis"))};
+  };
+  t["log_softmax"] = [](const OpCall &c) -> Results {
+    return {ref::logSoftmax(c.input(0), c.i("axis"))};
+  };
+  t["hardmax"] = [](const OpCall &c) -> Results {
+    return {ref::hardmax(c.input(0), c.i("axis"))};
+  };
+  t["cumsum"] = [](const OpCall &c) -> Results {
+    return {ref::cumSum(c.input(0), c.i("axis"), c.flag("exclusive"),
+                        c.flag("reverse"))};
+  };
+  t["batch_norm"] = [](const OpCall &c) -> Results {
+    return {ref::batchNorm(c.input(0), c.input(1), c.input(2), c.input(3),
+                           c.input(4), c.f("epsilon"))};
+  };
+  t["layer_norm"] = [](const OpCall &c) -> Results {
+    return {ref::layerNorm(c.input(0), c.input(1), c.optional(2), c.i("axis"),
+                           c.f("epsilon"))};
+  };
+  t["instance_norm"] = [](const OpCall &c) -> Results {
+    return {ref::instanceNorm(c.input(0), c.input(1), c.input(2),
+                              c.f("epsilon"))};
+  };
+}
+
+/// Matrix products, convolutions, pooling and einsum.
+void addLinearAlgebra(Registry &t) {
+  // Linear algebra, convolution, pooling.
+  t["matmul"] = [](const OpCall &c) -> Results {
+    // An int8 anchor: exact int32 accumulation, on both paths (the fast
+    // kernel blocks it, the reference loops; both sums are exact).
+    if (c.int8Operand(0) || c.int8Operand(1)) {
+      int64_t za = c.iOr("lhs_zero_point", 0),
+              zb = c.iOr("rhs_zero_point", 0);
+      if (c.mode == ExecMode::Fast)
+        return {fast::qmatmul(c.input(0), c.input(1), za, zb)};
+      return {ref::qmatmul(c.input(0), c.input(1), za, zb)};
+    }
+    if (c.fastF32() && c.input(1).dtype() == DType::F32)
+      return {fast::matmul(c.input(0), c.input(1), c.calibrated())};
+    return {ref::matmul(c.input(0), c.input(1))};
+  };
+  t["conv"] = [](const OpCall &c) -> Results {
+    if (c.int8Operand(0) || c.int8Operand(1)) {
+      ref::ConvParams p{c.ints("strides"), c.ints("dilations"),
+                        c.ints("pads"), c.i("group"), {}};
+      return {ref::qconv(c.input(0), c.input(1), c.optional(2),
+                         c.iOr("input_zero_point", 0),
+                         c.iOr("weight_zero_point", 0), p)};
+    }
+    if (c.fastF32() && c.input(1).dtype() == DType::F32)
+      return {fast::conv(c.input(0), c.input(1), c.optional(2),
+                         c.ints("strides"), c.ints("dilations"),
+                         c.ints("pads"), c.i("group"), c.calibrated())};
+    ref::ConvParams p{c.ints("strides"), c.ints("dilations"), c.ints("pads"),
+                      c.i("group"), {}};
+    return {ref::conv(c.input(0), c.input(1), c.optional(2), p)};
+  };
+  t["conv_transpose"] = [](const OpCall &c) -> Results {
+    ref::ConvParams p{c.ints("strides"), c.ints("dilations"), c.ints("pads"),
+                      c.i("group"), c.ints("output_padding")};
+    return {ref::convTranspose(policyInput(c, c.input(0)),
+                               policyInput(c, c.input(1)), c.optional(2), p,
+                               c.resultShape())};
+  };
+  t["max_pool"] = [](const OpCall &c) -> Results {
+    ref::PoolParams p{c.ints("kernel_shape"), c.ints("strides"),
+                      c.ints("dilations"), c.ints("pads"), false};
+    if (c.results.size() < 2) {
+      if (c.fastF32() && c.input(0).rank() == 4)
+        return {fast::maxPool2d(c.input(0), p.kernel, p.strides,
+                                p.dilations, p.pads, c.resultShape())};
+      return {ref::maxPool(c.input(0), p, c.resultShape())};
+    }
+    Tensor indices;
+    Tensor values = ref::maxPool(c.input(0), p, c.resultShape(), &indices);
+    return {values, indices};
+  };
+  t["avg_pool"] = [](const OpCall &c) -> Results {
+    ref::PoolParams p{c.ints("kernel_shape"), c.ints("strides"),
+                      c.ints("dilations"), c.ints("pads"),
+                      c.flag("count_include_pad")};
+    return {ref::avgPool(c.input(0), p, c.resultShape())};
+  };
+  t["einsum"] = [](const OpCall &c) -> Results {
+    std::vector<Tensor> operands;
+    for (const Tensor &t : c.in)
+      operands.push_back(policyInput(c, t));
+    return {ref::einsum(c.s("equation"), operands)};
+  };
+}
+
+/// Data movement and the collectives.
+void addMovement(Registry &t) {
+  // Data movement.
+  t["reshape"] = [](const OpCall &c) -> Results {
+    return {c.input(0).reshaped(c.resultShape())};
+  };
+  t["transpose"] = [](const OpCall &c) -> Results {
+    return {ref::transpose(c.input(0), c.ints("perm"))};
+  };
+  t["broadcast_to"] = [](const OpCall &c) -> Results {
+    return {ref::broadcastTo(c.input(0), c.resultShape())};
+  };
+  t["concat"] = [](const OpCall &c) -> Results {
+    return {ref::concat(c.in, c.i("axis"))};
+  };
+  // Collectives: every result is the same value (one per chip).
+  t["all_reduce"] = [](const OpCall &c) -> Results {
+    Tensor sum = c.input(0);
+    for (size_t i = 1; i < c.in.size(); ++i)
+      sum = ref::binary(ref::BinaryKind::Add, sum, c.input(i));
+    return Results(c.in.size(), sum);
+  };
+  t["all_gather"] = [](const OpCall &c) -> Results {
+    return Results(c.in.size(), ref::concat(c.in, c.i("axis")));
+  };
+  t["slice"] = [](const OpCall &c) -> Results {
+    return {ref::slice(c.input(0), c.ints("starts"), c.ints("ends"),
+                       c.ints("axes"), c.ints("steps"))};
+  };
+  t["gather"] = [](const OpCall &c) -> Results {
+    return {ref::gather(c.input(0), c.input(1), c.i("axis"))};
+  };
+  t["gather_elements"] = [](const OpCall &c) -> Results {
+    return {ref::gatherElements(c.input(0), c.input(1), c.i("axis"))};
+  };
+  t["gather_nd"] = [](const OpCall &c) -> Results {
+    return {ref::gatherND(c.input(0), c.input(1), c.i("batch_dims"))};
+  };
+  t["scatter_nd"] = [](const OpCall &c) -> Results {
+    return {ref::scatterND(c.input(0), c.input(1), c.input(2),
+                           reduction(c.s("reduction")))};
+  };
+  t["scatter_elements"] = [](const OpCall &c) -> Results {
+    return {ref::scatterElements(c.input(0), c.input(1), c.input(2),
+                                 c.i("axis"), reduction(c.s("reduction")))};
+  };
+  t["tile"] = [](const OpCall &c) -> Results {
+    return {ref::tile(c.input(0), c.ints("repeats"))};
+  };
+  t["pad"] = [](const OpCall &c) -> Results {
+    const std::string &m = c.s("mode");
+    ref::PadMode mode = m == "reflect" ? ref::PadMode::Reflect
+                        : m == "edge"  ? ref::PadMode::Edge
+                        : m == "wrap"  ? ref::PadMode::Wrap
+                                       : ref::PadMode::Constant;
+    return {ref::pad(c.input(0), c.ints("pads"), mode, c.f("value"))};
+  };
+  t["topk"] = [](const OpCall &c) -> Results {
+    Tensor values, indices;
+    ref::topK(c.input(0), c.i("k"), c.i("axis"), c.flag("largest"),
+              c.flag("sorted"), values, indices);
+    return {values, indices};
+  };
+  t["trilu"] = [](const OpCall &c) -> Results {
+    return {ref::trilu(c.input(0), c.i("k"), c.flag("upper"))};
+  };
+  t["resize"] = [](const OpCall &c) -> Results {
+    ref::ResizeParams p;
+    p.mode = c.s("mode");
+    p.coordinateTransform = c.s("coordinate_transformation_mode");
+    p.nearestMode = c.s("nearest_mode");
+    p.cubicCoeffA = c.f("cubic_coeff_a");
+    p.excludeOutside = c.flag("exclude_outside");
+    p.extrapolationValue = c.f("extrapolation_value");
+    p.scales = c.floats("scales");
+    p.roi = c.floats("roi");
+    return {ref::resize(c.input(0), c.resultShape(), p)};
+  };
+  t["depth_to_space"] = [](const OpCall &c) -> Results {
+    return {ref::depthToSpace(c.input(0), c.i("blocksize"), c.s("mode"))};
+  };
+  t["space_to_depth"] = [](const OpCall &c) -> Results {
+    return {ref::spaceToDepth(c.input(0), c.i("blocksize"))};
+  };
+  t["one_hot"] = [](const OpCall &c) -> Results {
+    return {ref::oneHot(c.input(0), c.i("depth"), c.input(1), c.i("axis"))};
+  };
+}
+
+const Registry &registry() {
+  static const Registry table = [] {
+    Registry t;
+    addElementwise(t);
+    addReductions(t);
+    addLinearAlgebra(t);
+    addMovement(t);
     return t;
   }();
   return table;
