@@ -1484,6 +1484,239 @@ Values convertEyeLike(NodeContext &nc) {
 // Registry
 //===----------------------------------------------------------------------===//
 
+/// Unary ops, casts and the identities.
+void addUnaryConverters(llvm::StringMap<Converter> &t) {
+  // Unary.
+  t["Neg"] = unary<NegOp>;
+  t["Abs"] = unary<AbsOp>;
+  t["Sqrt"] = unary<SqrtOp>;
+  t["Reciprocal"] = unary<ReciprocalOp>;
+  t["Exp"] = unary<ExpOp>;
+  t["Log"] = unary<LogOp>;
+  t["Erf"] = unary<ErfOp>;
+  t["Tanh"] = unary<TanhOp>;
+  t["Sigmoid"] = unary<SigmoidOp>;
+  t["Relu"] = unary<ReluOp>;
+  t["Sin"] = unary<SinOp>;
+  t["Cos"] = unary<CosOp>;
+  t["Tan"] = unary<TanOp>;
+  t["Asin"] = unary<AsinOp>;
+  t["Acos"] = unary<AcosOp>;
+  t["Atan"] = unary<AtanOp>;
+  t["Sinh"] = unary<SinhOp>;
+  t["Cosh"] = unary<CoshOp>;
+  t["Asinh"] = unary<AsinhOp>;
+  t["Acosh"] = unary<AcoshOp>;
+  t["Atanh"] = unary<AtanhOp>;
+  t["Floor"] = unary<FloorOp>;
+  t["Ceil"] = unary<CeilOp>;
+  t["Round"] = unary<RoundOp>;
+  t["Sign"] = unary<SignOp>;
+  t["Softsign"] = unary<SoftsignOp>;
+  t["Softplus"] = unary<SoftplusOp>;
+  t["Not"] = unary<NotOp>;
+  t["HardSwish"] = unary<HardSwishOp>;
+  t["IsNaN"] = [](NodeContext &nc) -> Values {
+    Value x = nc.input(0);
+    return {nc.create<IsNaNOp>(
+        nc.tensorType(typeOf(x).getShape(), nc.b.getI1Type()), x)};
+  };
+  t["IsInf"] = [](NodeContext &nc) -> Values {
+    Value x = nc.input(0);
+    return {nc.create<IsInfOp>(
+        nc.tensorType(typeOf(x).getShape(), nc.b.getI1Type()), x,
+        nc.b.getBoolAttr(nc.intAttr("detect_positive", 1)),
+        nc.b.getBoolAttr(nc.intAttr("detect_negative", 1)))};
+  };
+  t["LeakyRelu"] = [](NodeContext &nc) {
+    return unaryAlpha<LeakyReluOp>(nc, "alpha", 0.01);
+  };
+  t["Elu"] = [](NodeContext &nc) {
+    return unaryAlpha<EluOp>(nc, "alpha", 1.0);
+  };
+  t["Celu"] = [](NodeContext &nc) {
+    return unaryAlpha<CeluOp>(nc, "alpha", 1.0);
+  };
+  t["ThresholdedRelu"] = [](NodeContext &nc) {
+    return unaryAlpha<ThresholdedReluOp>(nc, "alpha", 1.0);
+  };
+  t["Selu"] = [](NodeContext &nc) -> Values {
+    Value x = nc.input(0);
+    return {nc.create<SeluOp>(
+        x.getType(), x,
+        nc.b.getF64FloatAttr(nc.floatAttr("alpha", 1.67326319217681884765625)),
+        nc.b.getF64FloatAttr(nc.floatAttr("gamma", 1.05070102214813232421875)))};
+  };
+  t["HardSigmoid"] = [](NodeContext &nc) -> Values {
+    Value x = nc.input(0);
+    return {nc.create<HardSigmoidOp>(
+        x.getType(), x, nc.b.getF64FloatAttr(nc.floatAttr("alpha", 0.2)),
+        nc.b.getF64FloatAttr(nc.floatAttr("beta", 0.5)))};
+  };
+  t["Shrink"] = [](NodeContext &nc) -> Values {
+    Value x = nc.input(0);
+    return {nc.create<ShrinkOp>(
+        x.getType(), x, nc.b.getF64FloatAttr(nc.floatAttr("lambd", 0.5)),
+        nc.b.getF64FloatAttr(nc.floatAttr("bias", 0.0)))};
+  };
+  t["Cast"] = [](NodeContext &nc) {
+    return convertCast(nc, elementTypeFromOnnx(*nc.b.getContext(),
+                                               nc.intAttr("to", 0),
+                                               nodeLabel(nc.node)));
+  };
+  t["CastLike"] = [](NodeContext &nc) {
+    return convertCast(nc, nc.inputType(1).getElementType());
+  };
+  t["Identity"] = convertIdentity;
+  t["Dropout"] = convertIdentity;
+}
+
+/// Binary ops, comparisons and the variadic folds.
+void addBinaryConverters(llvm::StringMap<Converter> &t) {
+  // Binary.
+  t["Add"] = binary<AddOp>;
+  t["Sub"] = binary<SubOp>;
+  t["Mul"] = binary<MulOp>;
+  t["Div"] = binary<DivOp>;
+  t["Pow"] = binary<PowOp>;
+  t["And"] = binary<AndOp>;
+  t["Or"] = binary<OrOp>;
+  t["Xor"] = binary<XorOp>;
+  t["PRelu"] = [](NodeContext &nc) -> Values {
+    Value x = nc.input(0), slope = nc.input(1);
+    auto xs = typeOf(x).getShape(), ss = typeOf(slope).getShape();
+    // Before opset 7 a 1-D slope of C values applies along axis 1.
+    SmallVector<int64_t> unused;
+    if (ss.size() == 1 && xs.size() > 2 && ss[0] == xs[1] &&
+        !OpTrait::util::getBroadcastedShape(xs, ss, unused)) {
+      SmallVector<int64_t> shape(xs.size() - 1, 1);
+      shape[0] = ss[0];
+      slope = nc.reshape(slope, shape);
+    }
+    return {binaryOp<PReluOp>(nc, x, slope)};
+  };
+  t["Equal"] = compare<EqualOp>;
+  t["Less"] = compare<LessOp>;
+  t["Greater"] = compare<GreaterOp>;
+  t["LessOrEqual"] = compare<LessEqualOp>;
+  t["GreaterOrEqual"] = compare<GreaterEqualOp>;
+  t["Mod"] = [](NodeContext &nc) -> Values {
+    Value a = nc.input(0), b = nc.input(1);
+    auto shape = broadcastShape(nc, typeOf(a).getShape(), typeOf(b).getShape());
+    return {nc.create<ModOp>(nc.tensorType(shape, typeOf(a).getElementType()),
+                             a, b, nc.b.getBoolAttr(nc.intAttr("fmod", 0)))};
+  };
+  t["BitShift"] = [](NodeContext &nc) -> Values {
+    Value a = nc.input(0), b = nc.input(1);
+    auto shape = broadcastShape(nc, typeOf(a).getShape(), typeOf(b).getShape());
+    return {nc.create<BitShiftOp>(
+        nc.tensorType(shape, typeOf(a).getElementType()), a, b,
+        nc.b.getBoolAttr(nc.stringAttr("direction", "") == "LEFT"))};
+  };
+  t["Min"] = [](NodeContext &nc) -> Values { return {variadicFold<MinOp>(nc)}; };
+  t["Max"] = [](NodeContext &nc) -> Values { return {variadicFold<MaxOp>(nc)}; };
+  t["Sum"] = [](NodeContext &nc) -> Values { return {variadicFold<AddOp>(nc)}; };
+  t["Mean"] = convertMean;
+  t["Clip"] = convertClip;
+  t["Where"] = convertWhere;
+}
+
+/// Reductions, softmax-likes and normalisations.
+void addReductionConverters(llvm::StringMap<Converter> &t) {
+  // Reductions and normalisations.
+  t["ReduceSum"] = [](NodeContext &nc) { return reduce<ReduceSumOp>(nc, 13); };
+  t["ReduceMean"] = [](NodeContext &nc) { return reduce<ReduceMeanOp>(nc, 18); };
+  t["ReduceMax"] = [](NodeContext &nc) { return reduce<ReduceMaxOp>(nc, 18); };
+  t["ReduceMin"] = [](NodeContext &nc) { return reduce<ReduceMinOp>(nc, 18); };
+  t["ReduceProd"] = [](NodeContext &nc) { return reduce<ReduceProdOp>(nc, 18); };
+  t["ReduceL1"] = [](NodeContext &nc) { return reduce<ReduceL1Op>(nc, 18); };
+  t["ReduceL2"] = [](NodeContext &nc) { return reduce<ReduceL2Op>(nc, 18); };
+  t["ReduceSumSquare"] = [](NodeContext &nc) {
+    return reduce<ReduceSumSquareOp>(nc, 18);
+  };
+  t["ReduceLogSum"] = [](NodeContext &nc) {
+    return reduce<ReduceLogSumOp>(nc, 18);
+  };
+  t["ReduceLogSumExp"] = [](NodeContext &nc) {
+    return reduce<ReduceLogSumExpOp>(nc, 18);
+  };
+  t["ArgMax"] = argReduce<ArgMaxOp>;
+  t["ArgMin"] = argReduce<ArgMinOp>;
+  t["Softmax"] = softmaxLike<SoftmaxOp>;
+  t["LogSoftmax"] = softmaxLike<LogSoftmaxOp>;
+  t["Hardmax"] = softmaxLike<HardmaxOp>;
+  t["CumSum"] = convertCumSum;
+  t["BatchNormalization"] = convertBatchNorm;
+  t["LayerNormalization"] = convertLayerNorm;
+  t["InstanceNormalization"] = convertInstanceNorm;
+  t["GlobalAveragePool"] = [](NodeContext &nc) {
+    return convertGlobalPool(nc, false);
+  };
+  t["GlobalMaxPool"] = [](NodeContext &nc) {
+    return convertGlobalPool(nc, true);
+  };
+}
+
+/// Matrix products, convolutions, pooling and einsum.
+void addLinearAlgebraConverters(llvm::StringMap<Converter> &t) {
+  // Linear algebra, convolution, pooling.
+  t["MatMul"] = [](NodeContext &nc) -> Values {
+    return {matmul(nc, nc.input(0), nc.input(1))};
+  };
+  t["Gemm"] = convertGemm;
+  t["Conv"] = convertConv;
+  t["ConvTranspose"] = convertConvTranspose;
+  t["MaxPool"] = [](NodeContext &nc) { return convertPool(nc, true); };
+  t["AveragePool"] = [](NodeContext &nc) { return convertPool(nc, false); };
+  t["Einsum"] = convertEinsum;
+}
+
+/// Data movement and quantization.
+void addMovementConverters(llvm::StringMap<Converter> &t) {
+  // Data movement.
+  t["Reshape"] = convertReshape;
+  t["Flatten"] = convertFlatten;
+  t["Squeeze"] = convertSqueeze;
+  t["Unsqueeze"] = convertUnsqueeze;
+  t["Transpose"] = convertTranspose;
+  t["Concat"] = convertConcat;
+  t["Split"] = convertSplit;
+  t["Slice"] = convertSlice;
+  t["Gather"] = [](NodeContext &nc) {
+    return gatherLike<GatherOp>(nc, "axis");
+  };
+  t["GatherElements"] = [](NodeContext &nc) {
+    return gatherLike<GatherElementsOp>(nc, "axis");
+  };
+  t["GatherND"] = convertGatherND;
+  t["ScatterND"] = convertScatterND;
+  t["ScatterElements"] = convertScatterElements;
+  t["Scatter"] = convertScatterElements;
+  t["Expand"] = convertExpand;
+  t["Tile"] = convertTile;
+  t["Pad"] = convertPad;
+  t["TopK"] = convertTopK;
+  t["Trilu"] = convertTrilu;
+  t["Resize"] = convertResize;
+  t["Upsample"] = convertResize;
+  t["DepthToSpace"] = convertDepthToSpace;
+  t["SpaceToDepth"] = convertSpaceToDepth;
+  t["OneHot"] = convertOneHot;
+  t["QuantizeLinear"] = convertQuantize;
+  t["DequantizeLinear"] = convertDequantize;
+}
+
+/// Ops folded to constants at import.
+void addFoldedConverters(llvm::StringMap<Converter> &t) {
+  // Folded at import.
+  t["Shape"] = convertShape;
+  t["Size"] = convertSize;
+  t["ConstantOfShape"] = convertConstantOfShape;
+  t["Constant"] = convertConstant;
+  t["Range"] = convertRange;
+  t["EyeLike"] = convertEyeLike;
+}
+
 const llvm::StringMap<Converter> &registry() {
   static const llvm::StringMap<Converter> table = [] {
     llvm::StringMap<Converter> t;
@@ -1491,215 +1724,12 @@ const llvm::StringMap<Converter> &registry() {
     addRecurrentConverters(t);
     addControlFlowConverters(t);
     addValueDependentConverters(t);
-    // Unary.
-    t["Neg"] = unary<NegOp>;
-    t["Abs"] = unary<AbsOp>;
-    t["Sqrt"] = unary<SqrtOp>;
-    t["Reciprocal"] = unary<ReciprocalOp>;
-    t["Exp"] = unary<ExpOp>;
-    t["Log"] = unary<LogOp>;
-    t["Erf"] = unary<ErfOp>;
-    t["Tanh"] = unary<TanhOp>;
-    t["Sigmoid"] = unary<SigmoidOp>;
-    t["Relu"] = unary<ReluOp>;
-    t["Sin"] = unary<SinOp>;
-    t["Cos"] = unary<CosOp>;
-    t["Tan"] = unary<TanOp>;
-    t["Asin"] = unary<AsinOp>;
-    t["Acos"] = unary<AcosOp>;
-    t["Atan"] = unary<AtanOp>;
-    t["Sinh"] = unary<SinhOp>;
-    t["Cosh"] = unary<CoshOp>;
-    t["Asinh"] = unary<AsinhOp>;
-    t["Acosh"] = unary<AcoshOp>;
-    t["Atanh"] = unary<AtanhOp>;
-    t["Floor"] = unary<FloorOp>;
-    t["Ceil"] = unary<CeilOp>;
-    t["Round"] = unary<RoundOp>;
-    t["Sign"] = unary<SignOp>;
-    t["Softsign"] = unary<SoftsignOp>;
-    t["Softplus"] = unary<SoftplusOp>;
-    t["Not"] = unary<NotOp>;
-    t["HardSwish"] = unary<HardSwishOp>;
-    t["IsNaN"] = [](NodeContext &nc) -> Values {
-      Value x = nc.input(0);
-      return {nc.create<IsNaNOp>(
-          nc.tensorType(typeOf(x).getShape(), nc.b.getI1Type()), x)};
-    };
-    t["IsInf"] = [](NodeContext &nc) -> Values {
-      Value x = nc.input(0);
-      return {nc.create<IsInfOp>(
-          nc.tensorType(typeOf(x).getShape(), nc.b.getI1Type()), x,
-          nc.b.getBoolAttr(nc.intAttr("detect_positive", 1)),
-          nc.b.getBoolAttr(nc.intAttr("detect_negative", 1)))};
-    };
-    t["LeakyRelu"] = [](NodeContext &nc) {
-      return unaryAlpha<LeakyReluOp>(nc, "alpha", 0.01);
-    };
-    t["Elu"] = [](NodeContext &nc) {
-      return unaryAlpha<EluOp>(nc, "alpha", 1.0);
-    };
-    t["Celu"] = [](NodeContext &nc) {
-      return unaryAlpha<CeluOp>(nc, "alpha", 1.0);
-    };
-    t["ThresholdedRelu"] = [](NodeContext &nc) {
-      return unaryAlpha<ThresholdedReluOp>(nc, "alpha", 1.0);
-    };
-    t["Selu"] = [](NodeContext &nc) -> Values {
-      Value x = nc.input(0);
-      return {nc.create<SeluOp>(
-          x.getType(), x,
-          nc.b.getF64FloatAttr(nc.floatAttr("alpha", 1.67326319217681884765625)),
-          nc.b.getF64FloatAttr(nc.floatAttr("gamma", 1.05070102214813232421875)))};
-    };
-    t["HardSigmoid"] = [](NodeContext &nc) -> Values {
-      Value x = nc.input(0);
-      return {nc.create<HardSigmoidOp>(
-          x.getType(), x, nc.b.getF64FloatAttr(nc.floatAttr("alpha", 0.2)),
-          nc.b.getF64FloatAttr(nc.floatAttr("beta", 0.5)))};
-    };
-    t["Shrink"] = [](NodeContext &nc) -> Values {
-      Value x = nc.input(0);
-      return {nc.create<ShrinkOp>(
-          x.getType(), x, nc.b.getF64FloatAttr(nc.floatAttr("lambd", 0.5)),
-          nc.b.getF64FloatAttr(nc.floatAttr("bias", 0.0)))};
-    };
-    t["Cast"] = [](NodeContext &nc) {
-      return convertCast(nc, elementTypeFromOnnx(*nc.b.getContext(),
-                                                 nc.intAttr("to", 0),
-                                                 nodeLabel(nc.node)));
-    };
-    t["CastLike"] = [](NodeContext &nc) {
-      return convertCast(nc, nc.inputType(1).getElementType());
-    };
-    t["Identity"] = convertIdentity;
-    t["Dropout"] = convertIdentity;
-    // Binary.
-    t["Add"] = binary<AddOp>;
-    t["Sub"] = binary<SubOp>;
-    t["Mul"] = binary<MulOp>;
-    t["Div"] = binary<DivOp>;
-    t["Pow"] = binary<PowOp>;
-    t["And"] = binary<AndOp>;
-    t["Or"] = binary<OrOp>;
-    t["Xor"] = binary<XorOp>;
-    t["PRelu"] = [](NodeContext &nc) -> Values {
-      Value x = nc.input(0), slope = nc.input(1);
-      auto xs = typeOf(x).getShape(), ss = typeOf(slope).getShape();
-      // Before opset 7 a 1-D slope of C values applies along axis 1.
-      SmallVector<int64_t> unused;
-      if (ss.size() == 1 && xs.size() > 2 && ss[0] == xs[1] &&
-          !OpTrait::util::getBroadcastedShape(xs, ss, unused)) {
-        SmallVector<int64_t> shape(xs.size() - 1, 1);
-        shape[0] = ss[0];
-        slope = nc.reshape(slope, shape);
-      }
-      return {binaryOp<PReluOp>(nc, x, slope)};
-    };
-    t["Equal"] = compare<EqualOp>;
-    t["Less"] = compare<LessOp>;
-    t["Greater"] = compare<GreaterOp>;
-    t["LessOrEqual"] = compare<LessEqualOp>;
-    t["GreaterOrEqual"] = compare<GreaterEqualOp>;
-    t["Mod"] = [](NodeContext &nc) -> Values {
-      Value a = nc.input(0), b = nc.input(1);
-      auto shape = broadcastShape(nc, typeOf(a).getShape(), typeOf(b).getShape());
-      return {nc.create<ModOp>(nc.tensorType(shape, typeOf(a).getElementType()),
-                               a, b, nc.b.getBoolAttr(nc.intAttr("fmod", 0)))};
-    };
-    t["BitShift"] = [](NodeContext &nc) -> Values {
-      Value a = nc.input(0), b = nc.input(1);
-      auto shape = broadcastShape(nc, typeOf(a).getShape(), typeOf(b).getShape());
-      return {nc.create<BitShiftOp>(
-          nc.tensorType(shape, typeOf(a).getElementType()), a, b,
-          nc.b.getBoolAttr(nc.stringAttr("direction", "") == "LEFT"))};
-    };
-    t["Min"] = [](NodeContext &nc) -> Values { return {variadicFold<MinOp>(nc)}; };
-    t["Max"] = [](NodeContext &nc) -> Values { return {variadicFold<MaxOp>(nc)}; };
-    t["Sum"] = [](NodeContext &nc) -> Values { return {variadicFold<AddOp>(nc)}; };
-    t["Mean"] = convertMean;
-    t["Clip"] = convertClip;
-    t["Where"] = convertWhere;
-    // Reductions and normalisations.
-    t["ReduceSum"] = [](NodeContext &nc) { return reduce<ReduceSumOp>(nc, 13); };
-    t["ReduceMean"] = [](NodeContext &nc) { return reduce<ReduceMeanOp>(nc, 18); };
-    t["ReduceMax"] = [](NodeContext &nc) { return reduce<ReduceMaxOp>(nc, 18); };
-    t["ReduceMin"] = [](NodeContext &nc) { return reduce<ReduceMinOp>(nc, 18); };
-    t["ReduceProd"] = [](NodeContext &nc) { return reduce<ReduceProdOp>(nc, 18); };
-    t["ReduceL1"] = [](NodeContext &nc) { return reduce<ReduceL1Op>(nc, 18); };
-    t["ReduceL2"] = [](NodeContext &nc) { return reduce<ReduceL2Op>(nc, 18); };
-    t["ReduceSumSquare"] = [](NodeContext &nc) {
-      return reduce<ReduceSumSquareOp>(nc, 18);
-    };
-    t["ReduceLogSum"] = [](NodeContext &nc) {
-      return reduce<ReduceLogSumOp>(nc, 18);
-    };
-    t["ReduceLogSumExp"] = [](NodeContext &nc) {
-      return reduce<ReduceLogSumExpOp>(nc, 18);
-    };
-    t["ArgMax"] = argReduce<ArgMaxOp>;
-    t["ArgMin"] = argReduce<ArgMinOp>;
-    t["Softmax"] = softmaxLike<SoftmaxOp>;
-    t["LogSoftmax"] = softmaxLike<LogSoftmaxOp>;
-    t["Hardmax"] = softmaxLike<HardmaxOp>;
-    t["CumSum"] = convertCumSum;
-    t["BatchNormalization"] = convertBatchNorm;
-    t["LayerNormalization"] = convertLayerNorm;
-    t["InstanceNormalization"] = convertInstanceNorm;
-    t["GlobalAveragePool"] = [](NodeContext &nc) {
-      return convertGlobalPool(nc, false);
-    };
-    t["GlobalMaxPool"] = [](NodeContext &nc) {
-      return convertGlobalPool(nc, true);
-    };
-    // Linear algebra, convolution, pooling.
-    t["MatMul"] = [](NodeContext &nc) -> Values {
-      return {matmul(nc, nc.input(0), nc.input(1))};
-    };
-    t["Gemm"] = convertGemm;
-    t["Conv"] = convertConv;
-    t["ConvTranspose"] = convertConvTranspose;
-    t["MaxPool"] = [](NodeContext &nc) { return convertPool(nc, true); };
-    t["AveragePool"] = [](NodeContext &nc) { return convertPool(nc, false); };
-    t["Einsum"] = convertEinsum;
-    // Data movement.
-    t["Reshape"] = convertReshape;
-    t["Flatten"] = convertFlatten;
-    t["Squeeze"] = convertSqueeze;
-    t["Unsqueeze"] = convertUnsqueeze;
-    t["Transpose"] = convertTranspose;
-    t["Concat"] = convertConcat;
-    t["Split"] = convertSplit;
-    t["Slice"] = convertSlice;
-    t["Gather"] = [](NodeContext &nc) {
-      return gatherLike<GatherOp>(nc, "axis");
-    };
-    t["GatherElements"] = [](NodeContext &nc) {
-      return gatherLike<GatherElementsOp>(nc, "axis");
-    };
-    t["GatherND"] = convertGatherND;
-    t["ScatterND"] = convertScatterND;
-    t["ScatterElements"] = convertScatterElements;
-    t["Scatter"] = convertScatterElements;
-    t["Expand"] = convertExpand;
-    t["Tile"] = convertTile;
-    t["Pad"] = convertPad;
-    t["TopK"] = convertTopK;
-    t["Trilu"] = convertTrilu;
-    t["Resize"] = convertResize;
-    t["Upsample"] = convertResize;
-    t["DepthToSpace"] = convertDepthToSpace;
-    t["SpaceToDepth"] = convertSpaceToDepth;
-    t["OneHot"] = convertOneHot;
-    t["QuantizeLinear"] = convertQuantize;
-    t["DequantizeLinear"] = convertDequantize;
-    // Folded at import.
-    t["Shape"] = convertShape;
-    t["Size"] = convertSize;
-    t["ConstantOfShape"] = convertConstantOfShape;
-    t["Constant"] = convertConstant;
-    t["Range"] = convertRange;
-    t["EyeLike"] = convertEyeLike;
+    addUnaryConverters(t);
+    addBinaryConverters(t);
+    addReductionConverters(t);
+    addLinearAlgebraConverters(t);
+    addMovementConverters(t);
+    addFoldedConverters(t);
     return t;
   }();
   return table;
