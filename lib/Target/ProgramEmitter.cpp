@@ -64,6 +64,30 @@ private:
   flatbuffers::Offset<fb::Op> buildOp(Operation *op);
   flatbuffers::Offset<fb::Kernel> buildKernel(spatial::KernelOp kernel);
 
+  /// The scheduled function's kernels, instructions, buffers and summary.
+  struct Scheduled {
+    std::vector<spatial::KernelOp> kernels;
+    sched::SummaryOp summary;
+    std::vector<sched::InstrOp> instrs;
+    std::vector<sched::BufferOp> buffers;
+  };
+  /// Names the tensors (inputs, weights, kernel results; outputs by
+  /// `outNames`) and collects the ops to write into `s`.
+  LogicalResult collect(func::FuncOp func,
+                        const std::vector<std::string> &outNames,
+                        Scheduled &s);
+  /// The instructions in start order, built.
+  std::vector<flatbuffers::Offset<fb::Instr>>
+  buildInstrs(std::vector<sched::InstrOp> &instrs);
+  /// The buffers in id order, built.
+  std::vector<flatbuffers::Offset<fb::Buffer>>
+  buildBuffers(std::vector<sched::BufferOp> &buffers);
+  /// The mesh links of each of `chips` chips, then the chip links; sets
+  /// `topology` to the chip network's name.
+  std::vector<flatbuffers::Offset<fb::Link>>
+  buildLinks(func::FuncOp func, int64_t chips,
+             flatbuffers::Offset<flatbuffers::String> &topology);
+
   const TargetModel &target_;
   const ProgramSource &source_;
   flatbuffers::FlatBufferBuilder fbb_;
@@ -267,16 +291,11 @@ fb::Unit unitOf(StringRef unit) {
   return fb::Unit_MeshLink;
 }
 
-LogicalResult ProgramWriter::write(
-    func::FuncOp func,
-    const std::function<void(const uint8_t *, size_t)> &sink) {
+LogicalResult ProgramWriter::collect(func::FuncOp func,
+                                     const std::vector<std::string> &outNames,
+                                     Scheduled &s) {
   Block &entry = func.getBody().front();
   auto ret = cast<func::ReturnOp>(entry.getTerminator());
-  // Output names come from the function's result attributes.
-  std::vector<std::string> outNames(ret.getNumOperands());
-  for (unsigned i = 0; i < ret.getNumOperands(); ++i)
-    if (auto n = func.getResultAttrOfType<StringAttr>(i, "graph.name"))
-      outNames[i] = n.str();
   auto outputName = [&](Value v) -> std::string {
     for (unsigned i = 0; i < ret.getNumOperands(); ++i)
       if (ret.getOperand(i) == v)
@@ -301,10 +320,6 @@ LogicalResult ProgramWriter::write(
   for (unsigned i = 0; i < ret.getNumOperands(); ++i)
     outParts[ret.getOperand(i).getAsOpaquePointer()] =
         partOf(func.getResultAttrOfType<DenseI64ArrayAttr>(i, graph::kPartAttr));
-  std::vector<spatial::KernelOp> kernels;
-  sched::SummaryOp summary;
-  std::vector<sched::InstrOp> instrs;
-  std::vector<sched::BufferOp> buffers;
   for (Operation &op : entry) {
     if (auto w = dyn_cast<spatial::WeightOp>(op)) {
       std::string out = outputName(w);
@@ -323,43 +338,27 @@ LogicalResult ProgramWriter::write(
       }
       if (failed(collectKernel(k)))
         return failure();
-      kernels.push_back(k);
+      s.kernels.push_back(k);
     } else if (auto i = dyn_cast<sched::InstrOp>(op)) {
-      instrs.push_back(i);
+      s.instrs.push_back(i);
     } else if (auto b = dyn_cast<sched::BufferOp>(op)) {
-      buffers.push_back(b);
-    } else if (auto s = dyn_cast<sched::SummaryOp>(op)) {
-      summary = s;
+      s.buffers.push_back(b);
+    } else if (auto sum = dyn_cast<sched::SummaryOp>(op)) {
+      s.summary = sum;
     } else if (!isa<spatial::TransferOp, func::ReturnOp>(op)) {
       return op.emitError() << "emit-program: unexpected '" << op.getName()
                             << "' in a scheduled function";
     }
   }
-  if (!summary)
+  if (!s.summary)
     return func.emitError()
            << "emit-program: the function has no schedule (run "
               "spatial-to-sched first)";
+  return success();
+}
 
-  std::vector<flatbuffers::Offset<fb::Tensor>> tensorOffsets;
-  for (const TensorInfo &t : tensors_) {
-    std::string error;
-    auto off = buildTensor(t, error);
-    if (!error.empty()) {
-      Operation *at = t.value.getDefiningOp();
-      return (at ? at->emitError() : func.emitError())
-             << "emit-program: constant '" << t.name << "': " << error;
-    }
-    tensorOffsets.push_back(off);
-  }
-  std::vector<int32_t> inputs, outputs;
-  for (BlockArgument arg : func.getArguments())
-    inputs.push_back(idOf(arg));
-  for (Value v : ret.getOperands())
-    outputs.push_back(idOf(v));
-  std::vector<flatbuffers::Offset<fb::Kernel>> kernelOffsets;
-  for (spatial::KernelOp k : kernels)
-    kernelOffsets.push_back(buildKernel(k));
-
+std::vector<flatbuffers::Offset<fb::Instr>>
+ProgramWriter::buildInstrs(std::vector<sched::InstrOp> &instrs) {
   std::stable_sort(instrs.begin(), instrs.end(),
                    [](sched::InstrOp a, sched::InstrOp b) {
                      return std::make_pair(a.getStart(), a.getId()) <
@@ -375,6 +374,11 @@ LogicalResult ProgramWriter::write(
         i.getStart(), i.getDuration(), vec(i.getDeps()), vec(i.getReads()),
         vec(i.getWrites()), i.getBytes(), i.getLatency().value_or(0)));
   }
+  return instrOffsets;
+}
+
+std::vector<flatbuffers::Offset<fb::Buffer>>
+ProgramWriter::buildBuffers(std::vector<sched::BufferOp> &buffers) {
   std::stable_sort(buffers.begin(), buffers.end(),
                    [](sched::BufferOp a, sched::BufferOp b) {
                      return a.getId() < b.getId();
@@ -392,15 +396,14 @@ LogicalResult ProgramWriter::write(
         b.getSize(), b.getLiveStart(), b.getLiveEnd(),
         static_cast<int32_t>(b.getCopies()), b.getResident(), lo, hi));
   }
+  return bufferOffsets;
+}
+
+std::vector<flatbuffers::Offset<fb::Link>>
+ProgramWriter::buildLinks(func::FuncOp func, int64_t chips,
+                          flatbuffers::Offset<flatbuffers::String> &topology) {
   // Links, numbered as spatial-to-sched books them: each chip's mesh
   // links, then the chip links.
-  int64_t chips = 1, tp = 1, pp = 1;
-  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kChipsAttr))
-    chips = std::max<int64_t>(1, a.getInt());
-  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kTensorParallelAttr))
-    tp = a.getInt();
-  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kPipelineParallelAttr))
-    pp = a.getInt();
   spatial::Mesh mesh(target_.tileRows(), target_.tileCols());
   const int64_t tilesPerChip = target_.tilesPerChip();
   std::vector<flatbuffers::Offset<fb::Link>> linkOffsets;
@@ -423,7 +426,59 @@ LogicalResult ProgramWriter::write(
           static_cast<int32_t>(l.from), static_cast<int32_t>(l.to),
           l.bytesPerCycle, l.latencyCycles, l.adaptiveBytesPerCycle));
     }
-  auto topology = fbb_.CreateString(net.topologyName());
+  topology = fbb_.CreateString(net.topologyName());
+  return linkOffsets;
+}
+
+LogicalResult ProgramWriter::write(
+    func::FuncOp func,
+    const std::function<void(const uint8_t *, size_t)> &sink) {
+  Block &entry = func.getBody().front();
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  // Output names come from the function's result attributes.
+  std::vector<std::string> outNames(ret.getNumOperands());
+  for (unsigned i = 0; i < ret.getNumOperands(); ++i)
+    if (auto n = func.getResultAttrOfType<StringAttr>(i, "graph.name"))
+      outNames[i] = n.str();
+  Scheduled scheduled;
+  if (failed(collect(func, outNames, scheduled)))
+    return failure();
+  sched::SummaryOp summary = scheduled.summary;
+
+  std::vector<flatbuffers::Offset<fb::Tensor>> tensorOffsets;
+  for (const TensorInfo &t : tensors_) {
+    std::string error;
+    auto off = buildTensor(t, error);
+    if (!error.empty()) {
+      Operation *at = t.value.getDefiningOp();
+      return (at ? at->emitError() : func.emitError())
+             << "emit-program: constant '" << t.name << "': " << error;
+    }
+    tensorOffsets.push_back(off);
+  }
+  std::vector<int32_t> inputs, outputs;
+  for (BlockArgument arg : func.getArguments())
+    inputs.push_back(idOf(arg));
+  for (Value v : ret.getOperands())
+    outputs.push_back(idOf(v));
+  std::vector<flatbuffers::Offset<fb::Kernel>> kernelOffsets;
+  for (spatial::KernelOp k : scheduled.kernels)
+    kernelOffsets.push_back(buildKernel(k));
+
+  std::vector<flatbuffers::Offset<fb::Instr>> instrOffsets =
+      buildInstrs(scheduled.instrs);
+  std::vector<flatbuffers::Offset<fb::Buffer>> bufferOffsets =
+      buildBuffers(scheduled.buffers);
+  int64_t chips = 1, tp = 1, pp = 1;
+  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kChipsAttr))
+    chips = std::max<int64_t>(1, a.getInt());
+  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kTensorParallelAttr))
+    tp = a.getInt();
+  if (auto a = func->getAttrOfType<IntegerAttr>(spatial::kPipelineParallelAttr))
+    pp = a.getInt();
+  flatbuffers::Offset<flatbuffers::String> topology;
+  std::vector<flatbuffers::Offset<fb::Link>> linkOffsets =
+      buildLinks(func, chips, topology);
 
   auto model = fbb_.CreateString(source_.model);
   auto targetName = fbb_.CreateString(target_.name());
