@@ -334,64 +334,57 @@ double CostModel::collectiveBytesPerSecondPerChip(int64_t participants) const {
 // Kernel cost
 //===----------------------------------------------------------------------===//
 
-std::optional<CostBreakdown> CostModel::estimate(const KernelDesc &kernel,
-                                                 const Region &region,
-                                                 std::string *error) const {
-  auto reject = [error](std::string message) -> std::optional<CostBreakdown> {
-    if (error) {
-      *error = std::move(message);
-    }
-    return std::nullopt;
-  };
+/// Why `kernel` cannot be costed on `region` of `target`, or nothing.
+static std::optional<std::string> kernelProblem(const TargetModel &target,
+                                                const KernelDesc &kernel,
+                                                const Region &region) {
   const std::string where =
-      std::string(kernelKindName(kernel.kind)) + " on " + target_.name() + ": ";
+      std::string(kernelKindName(kernel.kind)) + " on " + target.name() + ": ";
   if (region.tileRows < 1 || region.tileCols < 1 || region.chips < 1 ||
       region.sourceHops < 0) {
-    return reject(where + "region sizes must be positive");
+    return where + "region sizes must be positive";
   }
-  if (region.tileRows > target_.tileRows() ||
-      region.tileCols > target_.tileCols()) {
-    return reject(where + "a " + std::to_string(region.tileRows) + " x " +
-                  std::to_string(region.tileCols) +
-                  " region does not fit the chip's " +
-                  std::to_string(target_.tileRows()) + " x " +
-                  std::to_string(target_.tileCols()) + " tiles");
+  if (region.tileRows > target.tileRows() ||
+      region.tileCols > target.tileCols()) {
+    return where + "a " + std::to_string(region.tileRows) + " x " +
+           std::to_string(region.tileCols) +
+           " region does not fit the chip's " +
+           std::to_string(target.tileRows()) + " x " +
+           std::to_string(target.tileCols()) + " tiles";
   }
-  if (region.chips > target_.chips()) {
-    return reject(where + std::to_string(region.chips) +
-                  " chips requested but the system has " +
-                  std::to_string(target_.chips()));
+  if (region.chips > target.chips()) {
+    return where + std::to_string(region.chips) +
+           " chips requested but the system has " +
+           std::to_string(target.chips());
   }
   if (kernel.batch < 0 || kernel.m < 0 || kernel.n < 0 || kernel.k < 0 ||
       kernel.elements < 0 || kernel.opsPerElement < 0 ||
       kernel.epilogueOpsPerOutput < 0 || kernel.sramBytesRead < 0 ||
       kernel.sramBytesWritten < 0 || kernel.meshBytesIn < 0 ||
       kernel.offChipBytes < 0 || kernel.collectiveBytes < 0) {
-    return reject(where + "kernel sizes must not be negative");
+    return where + "kernel sizes must not be negative";
   }
   for (int64_t bytes :
        {kernel.weightBytes, kernel.sramBytesRead, kernel.sramBytesWritten,
         kernel.meshBytesIn, kernel.offChipBytes, kernel.collectiveBytes})
     if (bytes >= kMaxKernelBytes)
-      return reject(where + "the kernel moves 2^60 bytes (1 EiB) or more, " +
-                    "past every chip's memory");
-  if (kernel.offChipBytes > 0 && !target_.hasOffChipMemory()) {
-    return reject(where + "the kernel moves off-chip bytes but the target "
-                          "has no off-chip memory");
+      return where + "the kernel moves 2^60 bytes (1 EiB) or more, " +
+             "past every chip's memory";
+  if (kernel.offChipBytes > 0 && !target.hasOffChipMemory()) {
+    return where + "the kernel moves off-chip bytes but the target "
+                   "has no off-chip memory";
   }
+  return std::nullopt;
+}
 
-  const rt::ChipDesc &chip = target_.desc().chip;
+/// The compute cycles of `kernel` on `tiles` tiles (with its matrix
+/// efficiency and vector fallback) into `cost`; the compute unit's latency.
+static int64_t computeCost(const TargetModel &target, const KernelDesc &kernel,
+                           const Region &region, int64_t tiles,
+                           CostBreakdown &cost) {
+  const rt::ChipDesc &chip = target.desc().chip;
   const rt::MatrixUnitDesc &matrix = chip.tile.matrix;
   const int64_t lanes = chip.tile.vector.lanes;
-  const int64_t tilesPerChip = region.tilesPerChip();
-  const bool isCollective = kernel.kind == KernelKind::Collective;
-  // A collective's work and bytes are per chip; every other kernel's are
-  // totals spread evenly over all tiles of all chips of the region.
-  const int64_t tiles =
-      isCollective ? tilesPerChip : tilesPerChip * region.chips;
-  const double chipsSharing = isCollective ? 1.0 : double(region.chips);
-
-  CostBreakdown cost;
   int64_t unitLatency = 0;
 
   // Compute: the matrix unit in whole blocks, the vector unit in whole lanes.
@@ -412,7 +405,7 @@ std::optional<CostBreakdown> CostModel::estimate(const KernelDesc &kernel,
         std::ceil(std::ceil(outputs / double(tiles)) * double(kernel.k) /
                   double(lanes));
     double epilogueOnly = vectorCycles(kernel.vectorOps());
-    if (usefulMacs > 0 && target_.matrixSupports(kernel.format)) {
+    if (usefulMacs > 0 && target.matrixSupports(kernel.format)) {
       int64_t macs = matrix.macs(kernel.format);
       int64_t outputBlocks = kernel.batch * ceilDiv(kernel.m, matrix.blockM) *
                              ceilDiv(kernel.n, matrix.blockN);
@@ -469,6 +462,34 @@ std::optional<CostBreakdown> CostModel::estimate(const KernelDesc &kernel,
       unitLatency = chip.tile.vector.latencyCycles;
     }
   }
+  return unitLatency;
+}
+
+std::optional<CostBreakdown> CostModel::estimate(const KernelDesc &kernel,
+                                                 const Region &region,
+                                                 std::string *error) const {
+  auto reject = [error](std::string message) -> std::optional<CostBreakdown> {
+    if (error) {
+      *error = std::move(message);
+    }
+    return std::nullopt;
+  };
+  if (std::optional<std::string> problem =
+          kernelProblem(target_, kernel, region)) {
+    return reject(*problem);
+  }
+
+  const rt::ChipDesc &chip = target_.desc().chip;
+  const int64_t tilesPerChip = region.tilesPerChip();
+  const bool isCollective = kernel.kind == KernelKind::Collective;
+  // A collective's work and bytes are per chip; every other kernel's are
+  // totals spread evenly over all tiles of all chips of the region.
+  const int64_t tiles =
+      isCollective ? tilesPerChip : tilesPerChip * region.chips;
+  const double chipsSharing = isCollective ? 1.0 : double(region.chips);
+
+  CostBreakdown cost;
+  int64_t unitLatency = computeCost(target_, kernel, region, tiles, cost);
 
   // SRAM: every byte read or written once, spread over the region's tiles.
   double sramBytes =
