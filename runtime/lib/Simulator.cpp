@@ -258,6 +258,138 @@ static std::string omittedLine(size_t shown, size_t total, const char *what) {
          " (--verbose lists all)\n";
 }
 
+/// The hazards line and the first hazards found.
+static void writeHazards(std::ostream &os, const SimStats &stats) {
+  if (stats.hazards > 0) {
+    os << "hazards:          " << stats.hazards << " (";
+    bool first = true;
+    for (int k = 0; k < kNumHazardKinds; ++k)
+      if (stats.hazardsByKind[k] > 0) {
+        os << (first ? "" : ", ") << hazardKindName(static_cast<HazardKind>(k))
+           << " " << stats.hazardsByKind[k];
+        first = false;
+      }
+    os << "); silicon would compute garbage\n";
+    const size_t shown = std::min<size_t>(stats.hazardRecords.size(), 10);
+    for (size_t i = 0; i < shown; ++i)
+      os << "  " << stats.hazardRecords[i].message << "\n";
+    if (static_cast<int64_t>(shown) < stats.hazards)
+      os << "  ... and " << stats.hazards - static_cast<int64_t>(shown)
+         << " more (--stats=FILE.json lists the first "
+         << SimStats::kMaxHazardRecords << ")\n";
+  }
+}
+
+/// The mesh links and chip links in use.
+static void writeLinks(std::ostream &os, const SimStats &stats, bool verbose) {
+  // The links that carry anything; the busiest first when there are many.
+  auto usedLinks = [](const std::vector<LinkStats> &all) {
+    std::vector<const LinkStats *> used;
+    for (const LinkStats &l : all)
+      if (l.bytes > 0 || l.busyCycles > 0)
+        used.push_back(&l);
+    return used;
+  };
+  auto byBytes = [](const std::vector<const LinkStats *> &used) {
+    return [&used](size_t a, size_t b) {
+      if (used[a]->bytes != used[b]->bytes)
+        return used[a]->bytes > used[b]->bytes;
+      return used[a]->busyCycles > used[b]->busyCycles;
+    };
+  };
+  std::vector<const LinkStats *> mesh = usedLinks(stats.links);
+  std::vector<size_t> meshRows = shownRows(mesh.size(), verbose, byBytes(mesh));
+  os << "mesh links:       " << stats.links.size() << ", busiest carries "
+     << stats.maxLinkBytes << " bytes";
+  if (meshRows.size() < mesh.size())
+    os << "; the " << meshRows.size() << " busiest of the " << mesh.size()
+       << " in use";
+  os << "\n";
+  for (size_t i : meshRows) {
+    const LinkStats &l = *mesh[i];
+    os << "  link " << l.id << " (" << l.fromTile << " -> " << l.toTile
+       << "): " << l.bytes << " bytes, " << l.busyCycles << " busy cycles\n";
+  }
+  os << omittedLine(meshRows.size(), mesh.size(), "mesh links in use");
+  if (stats.chips > 1 || !stats.chipLinks.empty()) {
+    std::vector<const LinkStats *> chip = usedLinks(stats.chipLinks);
+    std::vector<size_t> chipRows =
+        shownRows(chip.size(), verbose, byBytes(chip));
+    os << "chip links:       " << stats.chipLinks.size() << ", busiest carries "
+       << stats.maxChipLinkBytes << " bytes";
+    if (chipRows.size() < chip.size())
+      os << "; the " << chipRows.size() << " busiest of the " << chip.size()
+         << " in use";
+    os << "\n";
+    for (size_t i : chipRows) {
+      const LinkStats &l = *chip[i];
+      os << "  chip link " << l.id << " (chip " << l.fromChip << " -> chip "
+         << l.toChip << "): " << l.bytes << " bytes, " << l.busyCycles
+         << " busy cycles\n";
+    }
+    os << omittedLine(chipRows.size(), chip.size(), "chip links in use");
+  }
+}
+
+/// Each chip's busy cycles and share.
+static void writeChips(std::ostream &os, const SimStats &stats, bool verbose) {
+  if (!stats.chipStats.empty()) {
+    std::vector<size_t> rows =
+        shownRows(stats.chipStats.size(), verbose, [&](size_t a, size_t b) {
+          return stats.chipStats[a].busyCycles > stats.chipStats[b].busyCycles;
+        });
+    os << "per chip (tile units busy, share of all)"
+       << (rows.size() < stats.chipStats.size() ? ", the busiest" : "")
+       << ":\n";
+    for (size_t i : rows) {
+      const ChipStats &c = stats.chipStats[i];
+      os << "  chip " << std::left << std::setw(6) << c.chip << std::right
+         << std::setw(14) << c.busyCycles << " busy cycles  " << std::setw(6)
+         << fixed(100.0 * c.utilisation, 2) << "%  share " << std::setw(6)
+         << fixed(100.0 * c.share, 2) << "%\n";
+    }
+    os << omittedLine(rows.size(), stats.chipStats.size(), "chips");
+  }
+}
+
+/// The kernels, those a hazard happened in first, then the longest.
+static void writeKernels(std::ostream &os, const SimStats &stats,
+                         bool verbose) {
+  std::vector<size_t> kernelRows =
+      shownRows(stats.kernels.size(), verbose, [&](size_t a, size_t b) {
+        // Kernels a hazard happened in first: they are what to look at.
+        if ((stats.kernels[a].hazards > 0) != (stats.kernels[b].hazards > 0))
+          return stats.kernels[a].hazards > 0;
+        return stats.kernels[a].cycles() > stats.kernels[b].cycles();
+      });
+  os << "kernels"
+     << (kernelRows.size() < stats.kernels.size() ? ", the longest" : "")
+     << ":\n";
+  os << "  " << std::setw(5) << "id"
+     << "  " << std::setw(12) << "start" << std::setw(12) << "cycles"
+     << std::setw(12) << "simulated" << std::setw(12) << "estimate";
+  if (stats.hazards > 0)
+    os << std::setw(9) << "hazards";
+  os << "  name (onnx nodes)\n";
+  for (size_t row : kernelRows) {
+    const KernelStats &k = stats.kernels[row];
+    os << "  " << std::setw(5) << k.id << "  " << std::setw(12) << k.startCycle
+       << std::setw(12) << k.cycles() << std::setw(12) << k.simulatedCycles
+       << std::setw(12) << k.estimatedCycles;
+    if (stats.hazards > 0)
+      os << std::setw(9) << k.hazards;
+    os << "  " << k.name;
+    if (!k.onnxNodes.empty()) {
+      os << " (";
+      for (size_t i = 0; i < k.onnxNodes.size(); ++i)
+        os << (i ? ", " : "") << k.onnxNodes[i];
+      os << ")";
+    }
+    os << "\n";
+  }
+  os << omittedLine(kernelRows.size(), stats.kernels.size(), "kernels");
+}
+
 std::string SimStats::toText(bool verbose) const {
   std::ostringstream os;
   os << "model:            " << model << "\n";
@@ -295,24 +427,7 @@ std::string SimStats::toText(bool verbose) const {
                 1)
        << "% of roofline)\n";
   os << "instrs:           " << numInstrs << "\n";
-  if (hazards > 0) {
-    os << "hazards:          " << hazards << " (";
-    bool first = true;
-    for (int k = 0; k < kNumHazardKinds; ++k)
-      if (hazardsByKind[k] > 0) {
-        os << (first ? "" : ", ") << hazardKindName(static_cast<HazardKind>(k))
-           << " " << hazardsByKind[k];
-        first = false;
-      }
-    os << "); silicon would compute garbage\n";
-    const size_t shown = std::min<size_t>(hazardRecords.size(), 10);
-    for (size_t i = 0; i < shown; ++i)
-      os << "  " << hazardRecords[i].message << "\n";
-    if (static_cast<int64_t>(shown) < hazards)
-      os << "  ... and " << hazards - static_cast<int64_t>(shown)
-         << " more (--stats=FILE.json lists the first "
-         << kMaxHazardRecords << ")\n";
-  }
+  writeHazards(os, *this);
   if (chips > 1)
     os << "chips:            " << chips << "\n";
   os << "utilisation:\n";
@@ -342,101 +457,9 @@ std::string SimStats::toText(bool verbose) const {
     os << "\n";
   }
   os << "dma bytes:        " << dmaBytes << "\n";
-  // The links that carry anything; the busiest first when there are many.
-  auto usedLinks = [](const std::vector<LinkStats> &all) {
-    std::vector<const LinkStats *> used;
-    for (const LinkStats &l : all)
-      if (l.bytes > 0 || l.busyCycles > 0)
-        used.push_back(&l);
-    return used;
-  };
-  auto byBytes = [](const std::vector<const LinkStats *> &used) {
-    return [&used](size_t a, size_t b) {
-      if (used[a]->bytes != used[b]->bytes)
-        return used[a]->bytes > used[b]->bytes;
-      return used[a]->busyCycles > used[b]->busyCycles;
-    };
-  };
-  std::vector<const LinkStats *> mesh = usedLinks(links);
-  std::vector<size_t> meshRows = shownRows(mesh.size(), verbose, byBytes(mesh));
-  os << "mesh links:       " << links.size() << ", busiest carries "
-     << maxLinkBytes << " bytes";
-  if (meshRows.size() < mesh.size())
-    os << "; the " << meshRows.size() << " busiest of the " << mesh.size()
-       << " in use";
-  os << "\n";
-  for (size_t i : meshRows) {
-    const LinkStats &l = *mesh[i];
-    os << "  link " << l.id << " (" << l.fromTile << " -> " << l.toTile
-       << "): " << l.bytes << " bytes, " << l.busyCycles << " busy cycles\n";
-  }
-  os << omittedLine(meshRows.size(), mesh.size(), "mesh links in use");
-  if (chips > 1 || !chipLinks.empty()) {
-    std::vector<const LinkStats *> chip = usedLinks(chipLinks);
-    std::vector<size_t> chipRows =
-        shownRows(chip.size(), verbose, byBytes(chip));
-    os << "chip links:       " << chipLinks.size() << ", busiest carries "
-       << maxChipLinkBytes << " bytes";
-    if (chipRows.size() < chip.size())
-      os << "; the " << chipRows.size() << " busiest of the " << chip.size()
-         << " in use";
-    os << "\n";
-    for (size_t i : chipRows) {
-      const LinkStats &l = *chip[i];
-      os << "  chip link " << l.id << " (chip " << l.fromChip << " -> chip "
-         << l.toChip << "): " << l.bytes << " bytes, " << l.busyCycles
-         << " busy cycles\n";
-    }
-    os << omittedLine(chipRows.size(), chip.size(), "chip links in use");
-  }
-  if (!chipStats.empty()) {
-    std::vector<size_t> rows =
-        shownRows(chipStats.size(), verbose, [&](size_t a, size_t b) {
-          return chipStats[a].busyCycles > chipStats[b].busyCycles;
-        });
-    os << "per chip (tile units busy, share of all)"
-       << (rows.size() < chipStats.size() ? ", the busiest" : "") << ":\n";
-    for (size_t i : rows) {
-      const ChipStats &c = chipStats[i];
-      os << "  chip " << std::left << std::setw(6) << c.chip << std::right
-         << std::setw(14) << c.busyCycles << " busy cycles  " << std::setw(6)
-         << fixed(100.0 * c.utilisation, 2) << "%  share " << std::setw(6)
-         << fixed(100.0 * c.share, 2) << "%\n";
-    }
-    os << omittedLine(rows.size(), chipStats.size(), "chips");
-  }
-  std::vector<size_t> kernelRows =
-      shownRows(kernels.size(), verbose, [&](size_t a, size_t b) {
-        // Kernels a hazard happened in first: they are what to look at.
-        if ((kernels[a].hazards > 0) != (kernels[b].hazards > 0))
-          return kernels[a].hazards > 0;
-        return kernels[a].cycles() > kernels[b].cycles();
-      });
-  os << "kernels"
-     << (kernelRows.size() < kernels.size() ? ", the longest" : "") << ":\n";
-  os << "  " << std::setw(5) << "id" << "  " << std::setw(12) << "start"
-     << std::setw(12) << "cycles" << std::setw(12) << "simulated"
-     << std::setw(12) << "estimate";
-  if (hazards > 0)
-    os << std::setw(9) << "hazards";
-  os << "  name (onnx nodes)\n";
-  for (size_t row : kernelRows) {
-    const KernelStats &k = kernels[row];
-    os << "  " << std::setw(5) << k.id << "  " << std::setw(12) << k.startCycle
-       << std::setw(12) << k.cycles() << std::setw(12) << k.simulatedCycles
-       << std::setw(12) << k.estimatedCycles;
-    if (hazards > 0)
-      os << std::setw(9) << k.hazards;
-    os << "  " << k.name;
-    if (!k.onnxNodes.empty()) {
-      os << " (";
-      for (size_t i = 0; i < k.onnxNodes.size(); ++i)
-        os << (i ? ", " : "") << k.onnxNodes[i];
-      os << ")";
-    }
-    os << "\n";
-  }
-  os << omittedLine(kernelRows.size(), kernels.size(), "kernels");
+  writeLinks(os, *this, verbose);
+  writeChips(os, *this, verbose);
+  writeKernels(os, *this, verbose);
   return os.str();
 }
 
