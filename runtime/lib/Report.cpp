@@ -317,6 +317,62 @@ static std::string linkLabel(const ProgramLink &l) {
          std::to_string(l.fromChip) + " -> " + std::to_string(l.toChip) + ")";
 }
 
+/// The critical path: from the instruction that finishes last, back
+/// through whatever held up each one's start, the latest of its
+/// dependences' arrivals and the instruction before it on its unit.
+static std::unordered_set<int32_t> criticalPath(
+    const std::map<int64_t, std::vector<const ProgramInstr *>> &rows) {
+  std::unordered_set<int32_t> critical;
+  std::unordered_map<int32_t, const ProgramInstr *> byId;
+  std::unordered_map<int32_t, int64_t> rowOf;
+  std::map<int64_t, std::vector<const ProgramInstr *>> byEnd = rows;
+  for (auto &[row, instrs] : byEnd) {
+    std::sort(instrs.begin(), instrs.end(),
+              [](const ProgramInstr *a, const ProgramInstr *b) {
+                return a->end() != b->end() ? a->end() < b->end()
+                                            : a->id < b->id;
+              });
+    for (const ProgramInstr *in : instrs) {
+      byId.emplace(in->id, in);
+      rowOf.emplace(in->id, row);
+    }
+  }
+  const ProgramInstr *cur = nullptr;
+  for (const auto &[id, in] : byId)
+    if (!cur || in->arrival() > cur->arrival() ||
+        (in->arrival() == cur->arrival() && in->id < cur->id))
+      cur = in;
+  while (cur && critical.insert(cur->id).second) {
+    const ProgramInstr *next = nullptr;
+    int64_t latest = -1;
+    for (int32_t d : cur->deps) {
+      auto it = byId.find(d);
+      if (it == byId.end() || it->second->arrival() > cur->start)
+        continue;
+      if (it->second->arrival() > latest) {
+        latest = it->second->arrival();
+        next = it->second;
+      }
+    }
+    const auto &unit = byEnd[rowOf[cur->id]];
+    auto after = std::upper_bound(
+        unit.begin(), unit.end(), cur->start,
+        [](int64_t t, const ProgramInstr *in) { return t < in->end(); });
+    for (auto it = after; it != unit.begin();) {
+      --it;
+      if ((*it)->id == cur->id)
+        continue;
+      if ((*it)->end() > latest) {
+        latest = (*it)->end();
+        next = *it;
+      }
+      break;
+    }
+    cur = next;
+  }
+  return critical;
+}
+
 void ReportWriter::timeline() {
   // One row per resource with work, tiles' units first, then links.
   std::map<int64_t, std::vector<const ProgramInstr *>> rows;
@@ -339,59 +395,8 @@ void ReportWriter::timeline() {
   std::unordered_map<int32_t, std::vector<const std::string *>> hazardsAt;
   for (const HazardRecord &h : s_.hazardRecords)
     hazardsAt[h.hazard.instr].push_back(&h.message);
-  // The critical path: from the instruction that finishes last, back
-  // through whatever held up each one's start, the latest of its
-  // dependences' arrivals and the instruction before it on its unit.
-  std::unordered_set<int32_t> critical;
-  {
-    std::unordered_map<int32_t, const ProgramInstr *> byId;
-    std::unordered_map<int32_t, int64_t> rowOf;
-    std::map<int64_t, std::vector<const ProgramInstr *>> byEnd = rows;
-    for (auto &[row, instrs] : byEnd) {
-      std::sort(instrs.begin(), instrs.end(),
-                [](const ProgramInstr *a, const ProgramInstr *b) {
-                  return a->end() != b->end() ? a->end() < b->end()
-                                              : a->id < b->id;
-                });
-      for (const ProgramInstr *in : instrs) {
-        byId.emplace(in->id, in);
-        rowOf.emplace(in->id, row);
-      }
-    }
-    const ProgramInstr *cur = nullptr;
-    for (const auto &[id, in] : byId)
-      if (!cur || in->arrival() > cur->arrival() ||
-          (in->arrival() == cur->arrival() && in->id < cur->id))
-        cur = in;
-    while (cur && critical.insert(cur->id).second) {
-      const ProgramInstr *next = nullptr;
-      int64_t latest = -1;
-      for (int32_t d : cur->deps) {
-        auto it = byId.find(d);
-        if (it == byId.end() || it->second->arrival() > cur->start)
-          continue;
-        if (it->second->arrival() > latest) {
-          latest = it->second->arrival();
-          next = it->second;
-        }
-      }
-      const auto &unit = byEnd[rowOf[cur->id]];
-      auto after = std::upper_bound(
-          unit.begin(), unit.end(), cur->start,
-          [](int64_t t, const ProgramInstr *in) { return t < in->end(); });
-      for (auto it = after; it != unit.begin();) {
-        --it;
-        if ((*it)->id == cur->id)
-          continue;
-        if ((*it)->end() > latest) {
-          latest = (*it)->end();
-          next = *it;
-        }
-        break;
-      }
-      cur = next;
-    }
-  }
+  // The critical path: from the instruction that finishes last.
+  std::unordered_set<int32_t> critical = criticalPath(rows);
   const size_t kMaxRows = 160;
   size_t shown = std::min(rows.size(), kMaxRows);
   section("timeline", "Timeline",
