@@ -106,9 +106,42 @@ private:
   /// Plans the mapping of the whole function (see Mapping.h); sets
   /// `plan_` for a packed mapping and the function's mapping attributes.
   LogicalResult planMapping(func::FuncOp func);
+  /// planMapping across chips: each chip's kernels one at a time on its
+  /// tiles, pipeline stages overlapping inputs when there are several.
+  LogicalResult planAcrossChips(func::FuncOp func,
+                                std::optional<MappingMode> forced);
+  /// The planner's view of every kernel of `func`, and its region in the
+  /// sequential mapping.
+  LogicalResult mappingKernels(func::FuncOp func,
+                               std::vector<MappingKernel> &kernels,
+                               std::vector<TileRegion> &sequentialRegions);
   /// Places every kernel, weight and collective of `func` (the IR
   /// rewrite); sets `overfull_` when some kernel found no tile with room.
   LogicalResult placeAll(func::FuncOp func);
+  /// The spatial.weight of constant `c` in placement `p`, made at its first
+  /// use (in front of that kernel) and kept in `weights`.
+  Value weightFor(OpBuilder &b, std::map<void *, Value> &weights,
+                  graph::ConstantOp c, const Placement &p);
+  /// The region of kernel number `nextId`: the plan's for a packed mapping,
+  /// else sized and placed here; sets its `cost` and pipeline `group`.
+  std::optional<TileRegion> kernelRegion(graph::KernelOp kernel,
+                                         const std::optional<KernelDesc> &desc,
+                                         int64_t nextId, CostBreakdown &cost,
+                                         int64_t &group, std::string &error);
+  /// How `kernel` splits over `region` of `chip`, within the weight room
+  /// left; takes its own weights off `pendingWeights`.
+  Decomposition decompose(graph::KernelOp kernel, const TileRegion &region,
+                          int64_t chip, const std::map<void *, Value> &weights,
+                          std::map<int64_t, int64_t> &pendingWeights);
+  /// `kernel`'s inputs in the placements `dec` asks for.
+  SmallVector<Value> placeInputs(func::FuncOp func, graph::KernelOp kernel,
+                                 const Decomposition &dec,
+                                 const TileRegion &region, int64_t chip,
+                                 OpBuilder &b,
+                                 std::map<void *, Value> &weights);
+  /// Places what no kernel did: returned constants and unused arguments.
+  void finishPlacement(func::FuncOp func, OpBuilder &b,
+                       std::map<void *, Value> &weights);
   /// Marks `overfull_` the chips with a tile whose weights, program outputs
   /// and model inputs leave it less than weightRoom's share for the rest.
   void checkRoom(func::FuncOp func);
@@ -375,78 +408,56 @@ TileRegion GraphToSpatialPass::chooseOrigin(graph::KernelOp kernel,
   return region;
 }
 
-LogicalResult GraphToSpatialPass::planMapping(func::FuncOp func) {
-  plan_.reset();
-  std::optional<MappingMode> forced;
-  if (mapping == "sequential")
-    forced = MappingMode::Sequential;
-  else if (mapping == "pipelined")
-    forced = MappingMode::Pipelined;
-  else if (mapping == "hybrid")
-    forced = MappingMode::Hybrid;
-  else if (mapping != "auto")
-    return func.emitError() << "graph-to-spatial: mapping '" << mapping
-                            << "' is not auto, sequential, pipelined or "
-                               "hybrid";
-  if (objective != "latency" && objective != "throughput")
-    return func.emitError() << "graph-to-spatial: objective '" << objective
-                            << "' is not latency or throughput";
-  MappingObjective goal = objective == "latency"
-                              ? MappingObjective::Latency
-                              : MappingObjective::Throughput;
+LogicalResult
+GraphToSpatialPass::planAcrossChips(func::FuncOp func,
+                                    std::optional<MappingMode> forced) {
   Builder b(func.getContext());
-  auto record = [&](const Mapping &m, const std::string &report) {
-    func->setAttr(kMappingAttr, b.getStringAttr(mappingModeName(m.mode)));
-    func->setAttr(kPipelineGroupsAttr, b.getI64IntegerAttr(m.groups));
-    func->setAttr("spatial.mapping_report", b.getStringAttr(report));
-  };
+  // Across chips: each chip's kernels take turns on its tiles, and the
+  // pipeline stages (on different chips) overlap successive inputs.
+  int64_t pp = 1, tp = 1;
+  if (auto a = func->getAttrOfType<IntegerAttr>(graph::kPipelineParallelAttr))
+    pp = a.getInt();
+  if (auto a = func->getAttrOfType<IntegerAttr>(graph::kTensorParallelAttr))
+    tp = a.getInt();
+  // Sequential: one input at a time (list scheduled, the least latency);
+  // pipelined: the stages overlap successive inputs (modulo scheduled).
+  if (forced == MappingMode::Hybrid)
+    return func.emitError()
+           << "graph-to-spatial: no hybrid mapping across " << chips_
+           << " chips: each chip's kernels are placed one at a time on "
+              "its tiles";
+  if (forced == MappingMode::Pipelined && pp == 1)
+    return func.emitError()
+           << "graph-to-spatial: no pipelined mapping across " << chips_
+           << " chips with one pipeline stage (pp 1): every chip works on "
+              "every input";
+  bool pipelineStages =
+      forced ? *forced == MappingMode::Pipelined : pp > 1;
+  func->setAttr(kMappingAttr, b.getStringAttr(pipelineStages ? "pipelined"
+                                                             : "sequential"));
+  func->setAttr(kPipelineGroupsAttr, b.getI64IntegerAttr(1));
+  func->setAttr(kChipsAttr, b.getI64IntegerAttr(chips_));
+  if (net_->systemChips() > chips_)
+    func->setAttr(kSystemChipsAttr, b.getI64IntegerAttr(net_->systemChips()));
+  func->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(tp));
+  func->setAttr(kPipelineParallelAttr, b.getI64IntegerAttr(pp));
+  std::string report = "across " + std::to_string(chips_) + " chips (tp " +
+                       std::to_string(tp) + " x pp " + std::to_string(pp) +
+                       ", " + net_->topologyName() +
+                       " network): each chip's kernels one at a time on "
+                       "its tiles" +
+                       (pipelineStages
+                            ? ", pipeline stages overlapping inputs"
+                            : ", one input at a time");
+  if (auto r = func->getAttrOfType<StringAttr>(graph::kPartitionReportAttr))
+    report += "; partition: " + r.getValue().str();
+  func->setAttr("spatial.mapping_report", b.getStringAttr(report));
+  return success();
+}
 
-  if (chips_ > 1) {
-    // Across chips: each chip's kernels take turns on its tiles, and the
-    // pipeline stages (on different chips) overlap successive inputs.
-    int64_t pp = 1, tp = 1;
-    if (auto a = func->getAttrOfType<IntegerAttr>(graph::kPipelineParallelAttr))
-      pp = a.getInt();
-    if (auto a = func->getAttrOfType<IntegerAttr>(graph::kTensorParallelAttr))
-      tp = a.getInt();
-    // Sequential: one input at a time (list scheduled, the least latency);
-    // pipelined: the stages overlap successive inputs (modulo scheduled).
-    if (forced == MappingMode::Hybrid)
-      return func.emitError()
-             << "graph-to-spatial: no hybrid mapping across " << chips_
-             << " chips: each chip's kernels are placed one at a time on "
-                "its tiles";
-    if (forced == MappingMode::Pipelined && pp == 1)
-      return func.emitError()
-             << "graph-to-spatial: no pipelined mapping across " << chips_
-             << " chips with one pipeline stage (pp 1): every chip works on "
-                "every input";
-    bool pipelineStages =
-        forced ? *forced == MappingMode::Pipelined : pp > 1;
-    func->setAttr(kMappingAttr, b.getStringAttr(pipelineStages ? "pipelined"
-                                                               : "sequential"));
-    func->setAttr(kPipelineGroupsAttr, b.getI64IntegerAttr(1));
-    func->setAttr(kChipsAttr, b.getI64IntegerAttr(chips_));
-    if (net_->systemChips() > chips_)
-      func->setAttr(kSystemChipsAttr, b.getI64IntegerAttr(net_->systemChips()));
-    func->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(tp));
-    func->setAttr(kPipelineParallelAttr, b.getI64IntegerAttr(pp));
-    std::string report = "across " + std::to_string(chips_) + " chips (tp " +
-                         std::to_string(tp) + " x pp " + std::to_string(pp) +
-                         ", " + net_->topologyName() +
-                         " network): each chip's kernels one at a time on "
-                         "its tiles" +
-                         (pipelineStages
-                              ? ", pipeline stages overlapping inputs"
-                              : ", one input at a time");
-    if (auto r = func->getAttrOfType<StringAttr>(graph::kPartitionReportAttr))
-      report += "; partition: " + r.getValue().str();
-    func->setAttr("spatial.mapping_report", b.getStringAttr(report));
-    return success();
-  }
-  // The planner's view of every kernel, and its sequential region.
-  std::vector<MappingKernel> kernels;
-  std::vector<TileRegion> sequentialRegions;
+LogicalResult GraphToSpatialPass::mappingKernels(
+    func::FuncOp func, std::vector<MappingKernel> &kernels,
+    std::vector<TileRegion> &sequentialRegions) {
   std::map<void *, size_t> indexOf;
   std::string error;
   for (Operation &op : func.getBody().front()) {
@@ -484,6 +495,42 @@ LogicalResult GraphToSpatialPass::planMapping(func::FuncOp func) {
     kernels.push_back(std::move(mk));
     sequentialRegions.push_back(*size);
   }
+  return success();
+}
+
+LogicalResult GraphToSpatialPass::planMapping(func::FuncOp func) {
+  plan_.reset();
+  std::optional<MappingMode> forced;
+  if (mapping == "sequential")
+    forced = MappingMode::Sequential;
+  else if (mapping == "pipelined")
+    forced = MappingMode::Pipelined;
+  else if (mapping == "hybrid")
+    forced = MappingMode::Hybrid;
+  else if (mapping != "auto")
+    return func.emitError() << "graph-to-spatial: mapping '" << mapping
+                            << "' is not auto, sequential, pipelined or "
+                               "hybrid";
+  if (objective != "latency" && objective != "throughput")
+    return func.emitError() << "graph-to-spatial: objective '" << objective
+                            << "' is not latency or throughput";
+  MappingObjective goal = objective == "latency"
+                              ? MappingObjective::Latency
+                              : MappingObjective::Throughput;
+  Builder b(func.getContext());
+  auto record = [&](const Mapping &m, const std::string &report) {
+    func->setAttr(kMappingAttr, b.getStringAttr(mappingModeName(m.mode)));
+    func->setAttr(kPipelineGroupsAttr, b.getI64IntegerAttr(m.groups));
+    func->setAttr("spatial.mapping_report", b.getStringAttr(report));
+  };
+
+  if (chips_ > 1)
+    return planAcrossChips(func, forced);
+  // The planner's view of every kernel, and its sequential region.
+  std::vector<MappingKernel> kernels;
+  std::vector<TileRegion> sequentialRegions;
+  if (failed(mappingKernels(func, kernels, sequentialRegions)))
+    return failure();
   MappingPlanner planner(*model_, std::move(kernels));
   Mapping sequential = planner.sequential(sequentialRegions);
   auto describe = [](const Mapping &m) {
@@ -813,27 +860,175 @@ void GraphToSpatialPass::checkRoom(func::FuncOp func) {
       overfull_[t / perChip] = true;
 }
 
+/// Per chip, the stored bytes of the weights the kernels of `entry` use.
+static std::map<int64_t, int64_t> pendingWeightsOf(Block &entry) {
+  std::map<int64_t, int64_t> pendingWeights;
+  std::set<Operation *> counted;
+  for (Operation &op : entry)
+    if (auto k = dyn_cast<graph::KernelOp>(op))
+      for (Value in : k.getInputs())
+        if (auto c = in.getDefiningOp<graph::ConstantOp>())
+          if (counted.insert(c.getOperation()).second)
+            pendingWeights[chipOf(k)] +=
+                cast<ShapedType>(in.getType()).getNumElements() * storedElementBytes(in);
+  return pendingWeights;
+}
+
+// Weight placement is decided at first use: the constant's own place is
+// in front of that kernel.
+Value GraphToSpatialPass::weightFor(OpBuilder &b,
+                                    std::map<void *, Value> &weights,
+                                    graph::ConstantOp c, const Placement &p) {
+  auto it = weights.find(c.getOperation());
+  if (it != weights.end())
+    return it->second;
+  auto w = WeightOp::create(b, c.getLoc(), c.getType(), c.getValue(),
+                            regionAttr(b, p.region),
+                            b.getI64IntegerAttr(p.shardDim),
+                            b.getI64IntegerAttr(p.chip),
+                            b.getDenseI64ArrayAttr(p.layout()));
+  addResident(shapeOf(w), storedElementBytes(c), p);
+  weights[c.getOperation()] = w;
+  return w;
+}
+
+std::optional<TileRegion> GraphToSpatialPass::kernelRegion(
+    graph::KernelOp kernel, const std::optional<KernelDesc> &desc,
+    int64_t nextId, CostBreakdown &cost, int64_t &group, std::string &error) {
+  std::optional<TileRegion> region;
+  if (desc && plan_) {
+    size_t index = static_cast<size_t>(nextId);
+    region = plan_->regions[index];
+    group = plan_->group[index];
+    Region shape;
+    shape.tileRows = region->rows;
+    shape.tileCols = region->cols;
+    if (std::optional<CostBreakdown> est =
+            model_->estimate(*desc, shape, &error))
+      cost = *est;
+    else
+      region.reset();
+  } else if (desc) {
+    region = chooseSize(*desc, cost, error);
+    if (region)
+      region = fitWeights(kernel, *desc, *region, cost, error);
+    if (region)
+      region = chooseOrigin(kernel, *region);
+  }
+  return region;
+}
+
+Decomposition GraphToSpatialPass::decompose(
+    graph::KernelOp kernel, const TileRegion &region, int64_t chip,
+    const std::map<void *, Value> &weights,
+    std::map<int64_t, int64_t> &pendingWeights) {
+  // What each tile computes and which bytes of each input that takes.
+  Block &body = kernel.getBody().front();
+  std::vector<KernelInputInfo> infos;
+  for (Value in : kernel.getInputs()) {
+    bool constant = static_cast<bool>(in.getDefiningOp<graph::ConstantOp>());
+    KernelInputInfo info{constant ? storedElementBytes(in) : elemBytesOf(in),
+                         constant, std::nullopt};
+    if (std::optional<Placement> have = placementOf(in);
+        have && have->chip == chip)
+      info.current = have;
+    infos.push_back(info);
+  }
+  // Balanced by the matrix unit's timing rule where it runs the kernel's
+  // format (its contractions in whole native blocks).
+  MatrixTiming timing;
+  if (std::optional<rt::NumericFormat> f =
+          rt::kernelPrecisionFormat(kernel.getPrecision())) {
+    timing.tile = &model_->target().desc().chip.tile;
+    timing.format = *f;
+  }
+  // The weights may take what the region's fullest tile has left of its
+  // weight room (a split that copies weights to every tile must still
+  // fit beside the weights placed before it).
+  int64_t placedBefore = 0;
+  if (!resident_.empty())
+    for (int64_t i = 0; i < region.tiles(); ++i)
+      placedBefore = std::max(
+          placedBefore,
+          resident_[chip * model_->target().tilesPerChip() +
+                    region.tileIndex(i, mesh_->cols())]);
+  int64_t own = 0;
+  for (Value in : kernel.getInputs())
+    if (auto c = in.getDefiningOp<graph::ConstantOp>())
+      if (!weights.count(c.getOperation()))
+        own += cast<ShapedType>(in.getType()).getNumElements() * storedElementBytes(in);
+  const int64_t toCome =
+      std::max<int64_t>(0, pendingWeights[chip] - own) /
+      std::max<int64_t>(1, model_->target().tilesPerChip());
+  Decomposition dec = decomposeKernel(
+      body, region, mesh_->cols(), infos,
+      std::max<int64_t>(1, weightRoom(chip) - placedBefore - toCome),
+      model_->target().sramBytesPerTile(), timing);
+  pendingWeights[chip] -= own;
+  return dec;
+}
+
+SmallVector<Value> GraphToSpatialPass::placeInputs(
+    func::FuncOp func, graph::KernelOp kernel, const Decomposition &dec,
+    const TileRegion &region, int64_t chip, OpBuilder &b,
+    std::map<void *, Value> &weights) {
+  SmallVector<Value> inputs;
+  for (auto [i, in] : llvm::enumerate(kernel.getInputs())) {
+    Placement want = placementFor(dec.inputs[i], shapeOf(in), region, chip);
+    if (auto c = in.getDefiningOp<graph::ConstantOp>()) {
+      inputs.push_back(
+          placed(weightFor(b, weights, c, want), want, b, kernel.getLoc()));
+      continue;
+    }
+    if (auto arg = dyn_cast<BlockArgument>(in)) {
+      if (!func.getArgAttr(arg.getArgNumber(), kArgRegionAttr)) {
+        func.setArgAttr(arg.getArgNumber(), kArgRegionAttr,
+                        regionAttr(b, want.region));
+        func.setArgAttr(arg.getArgNumber(), kArgShardDimAttr,
+                        b.getI64IntegerAttr(want.shardDim));
+        if (!want.plain() && want.shardDim >= 0)
+          func.setArgAttr(arg.getArgNumber(), kArgLayoutAttr,
+                          b.getDenseI64ArrayAttr(want.layout()));
+        if (chips_ > 1)
+          func.setArgAttr(arg.getArgNumber(), kArgChipAttr,
+                          b.getI64IntegerAttr(chip));
+      }
+    }
+    inputs.push_back(placed(in, want, b, kernel.getLoc()));
+  }
+  return inputs;
+}
+
+void GraphToSpatialPass::finishPlacement(func::FuncOp func, OpBuilder &b,
+                                         std::map<void *, Value> &weights) {
+  Block &entry = func.getBody().front();
+  // Values returned without passing through a kernel stay where they are;
+  // a constant returned directly becomes a weight on the first tile.
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  b.setInsertionPoint(ret);
+  for (OpOperand &operand : ret->getOpOperands()) {
+    if (auto c = operand.get().getDefiningOp<graph::ConstantOp>())
+      operand.set(weightFor(b, weights, c, Placement{TileRegion{}, -1}));
+  }
+  for (BlockArgument arg : func.getArguments()) {
+    if (func.getArgAttr(arg.getArgNumber(), kArgRegionAttr))
+      continue;
+    func.setArgAttr(arg.getArgNumber(), kArgRegionAttr,
+                    regionAttr(b, TileRegion{}));
+    func.setArgAttr(arg.getArgNumber(), kArgShardDimAttr,
+                    b.getI64IntegerAttr(-1));
+  }
+  for (Operation &op : llvm::make_early_inc_range(entry))
+    if (isa<graph::ConstantOp>(op) && op.use_empty())
+      op.erase();
+}
+
 LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
   Block &entry = func.getBody().front();
   std::string error;
   OpBuilder b(func.getContext());
   std::map<void *, Value> weights; // graph.constant -> spatial.weight
   int64_t nextId = 0;
-  // Weight placement is decided at first use: the constant's own place is
-  // in front of that kernel.
-  auto weightFor = [&](graph::ConstantOp c, const Placement &p) -> Value {
-    auto it = weights.find(c.getOperation());
-    if (it != weights.end())
-      return it->second;
-    auto w = WeightOp::create(b, c.getLoc(), c.getType(), c.getValue(),
-                              regionAttr(b, p.region),
-                              b.getI64IntegerAttr(p.shardDim),
-                              b.getI64IntegerAttr(p.chip),
-                              b.getDenseI64ArrayAttr(p.layout()));
-    addResident(shapeOf(w), storedElementBytes(c), p);
-    weights[c.getOperation()] = w;
-    return w;
-  };
 
   // The kernels placed, in steps of at most 5% (the driver's bar shows
   // them).
@@ -844,17 +1039,7 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
   // Per chip, the stored bytes of the weights not placed yet: a kernel's
   // split may copy its weights to every tile only while each tile keeps
   // its even share of these (the weights still to come) free.
-  std::map<int64_t, int64_t> pendingWeights;
-  {
-    std::set<Operation *> counted;
-    for (Operation &op : entry)
-      if (auto k = dyn_cast<graph::KernelOp>(op))
-        for (Value in : k.getInputs())
-          if (auto c = in.getDefiningOp<graph::ConstantOp>())
-            if (counted.insert(c.getOperation()).second)
-              pendingWeights[chipOf(k)] +=
-                  cast<ShapedType>(in.getType()).getNumElements() * storedElementBytes(in);
-  }
+  std::map<int64_t, int64_t> pendingWeights = pendingWeightsOf(entry);
   for (Operation &op : llvm::make_early_inc_range(entry)) {
     if (isa<graph::AllReduceOp, graph::AllGatherOp>(op)) {
       if (failed(placeCollective(&op, b)))
@@ -870,96 +1055,16 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
         kernel.getKind(), kernel.getPrecision(), kernel.getBody(), error,
         kernel.getStorage());
     CostBreakdown cost;
-    std::optional<TileRegion> region;
     int64_t group = 0;
-    if (desc && plan_) {
-      size_t index = static_cast<size_t>(nextId);
-      region = plan_->regions[index];
-      group = plan_->group[index];
-      Region shape;
-      shape.tileRows = region->rows;
-      shape.tileCols = region->cols;
-      if (std::optional<CostBreakdown> est =
-              model_->estimate(*desc, shape, &error))
-        cost = *est;
-      else
-        region.reset();
-    } else if (desc) {
-      region = chooseSize(*desc, cost, error);
-      if (region)
-        region = fitWeights(kernel, *desc, *region, cost, error);
-      if (region)
-        region = chooseOrigin(kernel, *region);
-    }
+    std::optional<TileRegion> region =
+        kernelRegion(kernel, desc, nextId, cost, group, error);
     if (!region)
       return kernel.emitError() << "graph-to-spatial: " << error;
     b.setInsertionPoint(kernel);
-    // What each tile computes and which bytes of each input that takes.
-    Block &body = kernel.getBody().front();
-    std::vector<KernelInputInfo> infos;
-    for (Value in : kernel.getInputs()) {
-      bool constant = static_cast<bool>(in.getDefiningOp<graph::ConstantOp>());
-      KernelInputInfo info{constant ? storedElementBytes(in) : elemBytesOf(in),
-                           constant, std::nullopt};
-      if (std::optional<Placement> have = placementOf(in);
-          have && have->chip == chip)
-        info.current = have;
-      infos.push_back(info);
-    }
-    // Balanced by the matrix unit's timing rule where it runs the kernel's
-    // format (its contractions in whole native blocks).
-    MatrixTiming timing;
-    if (std::optional<rt::NumericFormat> f =
-            rt::kernelPrecisionFormat(kernel.getPrecision())) {
-      timing.tile = &model_->target().desc().chip.tile;
-      timing.format = *f;
-    }
-    // The weights may take what the region's fullest tile has left of its
-    // weight room (a split that copies weights to every tile must still
-    // fit beside the weights placed before it).
-    int64_t placedBefore = 0;
-    if (!resident_.empty())
-      for (int64_t i = 0; i < region->tiles(); ++i)
-        placedBefore = std::max(
-            placedBefore,
-            resident_[chip * model_->target().tilesPerChip() +
-                      region->tileIndex(i, mesh_->cols())]);
-    int64_t own = 0;
-    for (Value in : kernel.getInputs())
-      if (auto c = in.getDefiningOp<graph::ConstantOp>())
-        if (!weights.count(c.getOperation()))
-          own += cast<ShapedType>(in.getType()).getNumElements() * storedElementBytes(in);
-    const int64_t toCome =
-        std::max<int64_t>(0, pendingWeights[chip] - own) /
-        std::max<int64_t>(1, model_->target().tilesPerChip());
-    Decomposition dec = decomposeKernel(
-        body, *region, mesh_->cols(), infos,
-        std::max<int64_t>(1, weightRoom(chip) - placedBefore - toCome),
-        model_->target().sramBytesPerTile(), timing);
-    pendingWeights[chip] -= own;
-    SmallVector<Value> inputs;
-    for (auto [i, in] : llvm::enumerate(kernel.getInputs())) {
-      Placement want = placementFor(dec.inputs[i], shapeOf(in), *region, chip);
-      if (auto c = in.getDefiningOp<graph::ConstantOp>()) {
-        inputs.push_back(placed(weightFor(c, want), want, b, kernel.getLoc()));
-        continue;
-      }
-      if (auto arg = dyn_cast<BlockArgument>(in)) {
-        if (!func.getArgAttr(arg.getArgNumber(), kArgRegionAttr)) {
-          func.setArgAttr(arg.getArgNumber(), kArgRegionAttr,
-                          regionAttr(b, want.region));
-          func.setArgAttr(arg.getArgNumber(), kArgShardDimAttr,
-                          b.getI64IntegerAttr(want.shardDim));
-          if (!want.plain() && want.shardDim >= 0)
-            func.setArgAttr(arg.getArgNumber(), kArgLayoutAttr,
-                            b.getDenseI64ArrayAttr(want.layout()));
-          if (chips_ > 1)
-            func.setArgAttr(arg.getArgNumber(), kArgChipAttr,
-                            b.getI64IntegerAttr(chip));
-        }
-      }
-      inputs.push_back(placed(in, want, b, kernel.getLoc()));
-    }
+    Decomposition dec =
+        decompose(kernel, *region, chip, weights, pendingWeights);
+    SmallVector<Value> inputs =
+        placeInputs(func, kernel, dec, *region, chip, b, weights);
     SmallVector<int64_t> shardDims(dec.resultDims.begin(),
                                    dec.resultDims.end());
     std::string name = onnxNodeName(kernel.getLoc());
@@ -992,25 +1097,7 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
     kernel.erase();
   }
 
-  // Values returned without passing through a kernel stay where they are;
-  // a constant returned directly becomes a weight on the first tile.
-  auto ret = cast<func::ReturnOp>(entry.getTerminator());
-  b.setInsertionPoint(ret);
-  for (OpOperand &operand : ret->getOpOperands()) {
-    if (auto c = operand.get().getDefiningOp<graph::ConstantOp>())
-      operand.set(weightFor(c, Placement{TileRegion{}, -1}));
-  }
-  for (BlockArgument arg : func.getArguments()) {
-    if (func.getArgAttr(arg.getArgNumber(), kArgRegionAttr))
-      continue;
-    func.setArgAttr(arg.getArgNumber(), kArgRegionAttr,
-                    regionAttr(b, TileRegion{}));
-    func.setArgAttr(arg.getArgNumber(), kArgShardDimAttr,
-                    b.getI64IntegerAttr(-1));
-  }
-  for (Operation &op : llvm::make_early_inc_range(entry))
-    if (isa<graph::ConstantOp>(op) && op.use_empty())
-      op.erase();
+  finishPlacement(func, b, weights);
   return success();
 }
 
