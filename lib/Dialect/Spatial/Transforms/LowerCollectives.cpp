@@ -69,6 +69,19 @@ private:
   FailureOr<Value> sum(ArrayRef<Value> parts, int64_t chip);
   FailureOr<Value> concat(ArrayRef<Value> parts, int64_t chip, int64_t axis);
 
+  /// Ring all-reduce of `inputs[i]` (on chips[i]) in chunks along `axis`
+  /// (`size` long): reduce-scatter round the ring, then all-gather.
+  FailureOr<std::vector<Value>> allReduceRing(ArrayRef<int64_t> chips,
+                                              ArrayRef<Value> inputs,
+                                              int64_t axis, int64_t size);
+  /// Hierarchical all-reduce in chunks along `axis` (`size` long) over the
+  /// nodes `byNode` (node -> operand indices, as many on each):
+  /// reduce-scatter inside each node, all-reduce between the chips of equal
+  /// rank, all-gather inside each node.
+  FailureOr<std::vector<Value>>
+  allReduceHierarchical(ArrayRef<int64_t> chips, ArrayRef<Value> inputs,
+                        int64_t axis, int64_t size,
+                        const std::map<int64_t, std::vector<int64_t>> &byNode);
   /// Direct all-gather of `pieces[i]` (on chip group[i]): per member, every
   /// piece in group order (its own, or received).
   std::vector<std::vector<Value>> gatherDirect(ArrayRef<int64_t> group,
@@ -262,6 +275,112 @@ FailureOr<std::vector<Value>> Lowering::reduceScatterDirect(
   return reduced;
 }
 
+FailureOr<std::vector<Value>>
+Lowering::allReduceRing(ArrayRef<int64_t> chips, ArrayRef<Value> inputs,
+                        int64_t axis, int64_t size) {
+  const int64_t n = static_cast<int64_t>(chips.size());
+  std::vector<Value> results(n);
+  auto ranges = cut(size, n);
+  std::vector<SmallVector<Value>> acc; // acc[i][j]: chunk j held at chip i
+  for (int64_t i = 0; i < n; ++i) {
+    FailureOr<SmallVector<Value>> c = slices(inputs[i], chips[i], axis, ranges);
+    if (failed(c))
+      return failure();
+    acc.push_back(*c);
+  }
+  for (int64_t s = 0; s < n - 1; ++s) {
+    std::vector<std::pair<int64_t, Value>> arriving; // (chip index, value)
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t j = ((i - s) % n + n) % n, next = (i + 1) % n;
+      arriving.push_back({next, send(acc[i][j], chips[i], chips[next])});
+    }
+    for (auto [next, v] : arriving) {
+      int64_t j = ((next - 1 - s) % n + n) % n;
+      FailureOr<Value> r = sum({acc[next][j], v}, chips[next]);
+      if (failed(r))
+        return failure();
+      acc[next][j] = *r;
+    }
+  }
+  // Chunk j is complete at chip j - 1; pass the complete chunks round.
+  for (int64_t s = 0; s < n - 1; ++s) {
+    std::vector<std::tuple<int64_t, int64_t, Value>> arriving;
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t j = ((i + 1 - s) % n + n) % n, next = (i + 1) % n;
+      arriving.push_back({next, j, send(acc[i][j], chips[i], chips[next])});
+    }
+    for (auto [next, j, v] : arriving)
+      acc[next][j] = v;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    FailureOr<Value> r = concat(acc[i], chips[i], axis);
+    if (failed(r))
+      return failure();
+    results[i] = *r;
+  }
+  return results;
+}
+
+FailureOr<std::vector<Value>> Lowering::allReduceHierarchical(
+    ArrayRef<int64_t> chips, ArrayRef<Value> inputs, int64_t axis,
+    int64_t size, const std::map<int64_t, std::vector<int64_t>> &byNode) {
+  const int64_t n = static_cast<int64_t>(chips.size());
+  std::vector<Value> results(n);
+  size_t m = byNode.begin()->second.size();
+  auto ranges = cut(size, int64_t(m));
+  // 1. Reduce-scatter inside each node.
+  std::map<int64_t, std::vector<Value>> chunkOf; // operand index -> chunk
+  for (auto &[node, members] : byNode) {
+    SmallVector<int64_t> group;
+    SmallVector<Value> whole;
+    for (int64_t i : members) {
+      group.push_back(chips[i]);
+      whole.push_back(inputs[i]);
+    }
+    FailureOr<std::vector<Value>> red =
+        reduceScatterDirect(group, whole, axis, ranges);
+    if (failed(red))
+      return failure();
+    for (size_t t = 0; t < m; ++t)
+      chunkOf[members[t]] = {(*red)[t]};
+  }
+  // 2. All-reduce each chunk between the chips of equal rank.
+  std::map<int64_t, Value> reduced;
+  for (size_t t = 0; t < m; ++t) {
+    SmallVector<int64_t> group;
+    SmallVector<Value> pieces;
+    for (auto &[node, members] : byNode) {
+      group.push_back(chips[members[t]]);
+      pieces.push_back(chunkOf[members[t]][0]);
+    }
+    std::vector<std::vector<Value>> got = gatherDirect(group, pieces);
+    size_t k = 0;
+    for (auto &[node, members] : byNode) {
+      FailureOr<Value> s = sum(got[k++], chips[members[t]]);
+      if (failed(s))
+        return failure();
+      reduced[members[t]] = *s;
+    }
+  }
+  // 3. All-gather inside each node.
+  for (auto &[node, members] : byNode) {
+    SmallVector<int64_t> group;
+    SmallVector<Value> pieces;
+    for (int64_t i : members) {
+      group.push_back(chips[i]);
+      pieces.push_back(reduced[i]);
+    }
+    std::vector<std::vector<Value>> got = gatherDirect(group, pieces);
+    for (size_t t = 0; t < m; ++t) {
+      FailureOr<Value> r = concat(got[t], chips[members[t]], axis);
+      if (failed(r))
+        return failure();
+      results[members[t]] = *r;
+    }
+  }
+  return results;
+}
+
 FailureOr<std::vector<Value>> Lowering::allReduce() {
   ArrayRef<int64_t> chips = op_.getChips();
   const int64_t n = static_cast<int64_t>(chips.size());
@@ -278,47 +397,8 @@ FailureOr<std::vector<Value>> Lowering::allReduce() {
     alg = "direct";
   std::vector<Value> results(n);
 
-  if (alg == "ring") {
-    auto ranges = cut(size, n);
-    std::vector<SmallVector<Value>> acc; // acc[i][j]: chunk j held at chip i
-    for (int64_t i = 0; i < n; ++i) {
-      FailureOr<SmallVector<Value>> c = slices(inputs[i], chips[i], axis, ranges);
-      if (failed(c))
-        return failure();
-      acc.push_back(*c);
-    }
-    for (int64_t s = 0; s < n - 1; ++s) {
-      std::vector<std::pair<int64_t, Value>> arriving; // (chip index, value)
-      for (int64_t i = 0; i < n; ++i) {
-        int64_t j = ((i - s) % n + n) % n, next = (i + 1) % n;
-        arriving.push_back({next, send(acc[i][j], chips[i], chips[next])});
-      }
-      for (auto [next, v] : arriving) {
-        int64_t j = ((next - 1 - s) % n + n) % n;
-        FailureOr<Value> r = sum({acc[next][j], v}, chips[next]);
-        if (failed(r))
-          return failure();
-        acc[next][j] = *r;
-      }
-    }
-    // Chunk j is complete at chip j - 1; pass the complete chunks round.
-    for (int64_t s = 0; s < n - 1; ++s) {
-      std::vector<std::tuple<int64_t, int64_t, Value>> arriving;
-      for (int64_t i = 0; i < n; ++i) {
-        int64_t j = ((i + 1 - s) % n + n) % n, next = (i + 1) % n;
-        arriving.push_back({next, j, send(acc[i][j], chips[i], chips[next])});
-      }
-      for (auto [next, j, v] : arriving)
-        acc[next][j] = v;
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      FailureOr<Value> r = concat(acc[i], chips[i], axis);
-      if (failed(r))
-        return failure();
-      results[i] = *r;
-    }
-    return results;
-  }
+  if (alg == "ring")
+    return allReduceRing(chips, inputs, axis, size);
 
   if (alg == "hierarchical") {
     // Members per node, in chip order; every node must have as many.
@@ -329,60 +409,8 @@ FailureOr<std::vector<Value>> Lowering::allReduce() {
     bool even = byNode.size() > 1 && m > 1 && size >= int64_t(m);
     for (auto &[node, members] : byNode)
       even = even && members.size() == m;
-    if (even) {
-      auto ranges = cut(size, int64_t(m));
-      // 1. Reduce-scatter inside each node.
-      std::map<int64_t, std::vector<Value>> chunkOf; // operand index -> chunk
-      for (auto &[node, members] : byNode) {
-        SmallVector<int64_t> group;
-        SmallVector<Value> whole;
-        for (int64_t i : members) {
-          group.push_back(chips[i]);
-          whole.push_back(inputs[i]);
-        }
-        FailureOr<std::vector<Value>> red =
-            reduceScatterDirect(group, whole, axis, ranges);
-        if (failed(red))
-          return failure();
-        for (size_t t = 0; t < m; ++t)
-          chunkOf[members[t]] = {(*red)[t]};
-      }
-      // 2. All-reduce each chunk between the chips of equal rank.
-      std::map<int64_t, Value> reduced;
-      for (size_t t = 0; t < m; ++t) {
-        SmallVector<int64_t> group;
-        SmallVector<Value> pieces;
-        for (auto &[node, members] : byNode) {
-          group.push_back(chips[members[t]]);
-          pieces.push_back(chunkOf[members[t]][0]);
-        }
-        std::vector<std::vector<Value>> got = gatherDirect(group, pieces);
-        size_t k = 0;
-        for (auto &[node, members] : byNode) {
-          FailureOr<Value> s = sum(got[k++], chips[members[t]]);
-          if (failed(s))
-            return failure();
-          reduced[members[t]] = *s;
-        }
-      }
-      // 3. All-gather inside each node.
-      for (auto &[node, members] : byNode) {
-        SmallVector<int64_t> group;
-        SmallVector<Value> pieces;
-        for (int64_t i : members) {
-          group.push_back(chips[i]);
-          pieces.push_back(reduced[i]);
-        }
-        std::vector<std::vector<Value>> got = gatherDirect(group, pieces);
-        for (size_t t = 0; t < m; ++t) {
-          FailureOr<Value> r = concat(got[t], chips[members[t]], axis);
-          if (failed(r))
-            return failure();
-          results[members[t]] = *r;
-        }
-      }
-      return results;
-    }
+    if (even)
+      return allReduceHierarchical(chips, inputs, axis, size, byNode);
   }
 
   // Direct: reduce-scatter then all-gather, each in one step.
