@@ -1218,37 +1218,11 @@ void convertNode(GraphBuilder &gb, const onnx::NodeProto &node,
   }
 }
 
-OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
-                                  const ImportOptions &options,
-                                  std::string &lastDiagnostic) {
-  onnx::GraphProto &graph = *model.mutable_graph();
-  std::map<std::string, int64_t> opsets;
-  for (const auto &o : model.opset_import())
-    opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
-  if (!opsets.count(""))
-    opsets[""] = 1;
-  // Newer opsets change ops' meaning; converting them with older schemas
-  // would give wrong answers, so they are refused.
-  // Opsets past libonnx's own are read in its forms where they mean the
-  // same (NewerOpsets.cpp).
-  auto [minOpset, schemaOpset] =
-      onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("");
-  int64_t maxOpset = std::max<int64_t>(schemaOpset, kMaxOpset);
-  if (opsets[""] < minOpset || opsets[""] > maxOpset)
-    throw ImportError("opset_import: version " + std::to_string(opsets[""]) +
-                      " of the default ONNX domain is not supported (" +
-                      std::to_string(minOpset) + " to " +
-                      std::to_string(maxOpset) + ")");
-
-  freezeInputs(graph, options.frozenInputs);
-  downgradeNewerOpsets(graph, opsets[""], schemaOpset);
-  llvm::StringSet<> initializerNames;
-  for (const auto &init : graph.initializer())
-    initializerNames.insert(init.name());
-  bindDynamicDims(graph, options.dims, initializerNames);
-
-  // Check node domains and ops before shape inference, which would give a
-  // less direct message. Ops ONNX defines as functions are expanded.
+/// Checks the nodes' domains and ops before shape inference, which would
+/// give a less direct message; true when some op ONNX defines as a function
+/// needs expanding.
+bool checkNodeOps(const onnx::GraphProto &graph,
+                  std::map<std::string, int64_t> &opsets) {
   bool needsExpansion = false;
   for (const auto &node : graph.node()) {
     std::string domain = domainOf(node);
@@ -1285,6 +1259,41 @@ OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
                       (known ? ": unsupported operator '" + node.op_type() + "'"
                              : ": unknown operator '" + node.op_type() + "'"));
   }
+  return needsExpansion;
+}
+
+OwningOpRef<ModuleOp> importModel(MLIRContext &ctx, onnx::ModelProto &model,
+                                  const ImportOptions &options,
+                                  std::string &lastDiagnostic) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  std::map<std::string, int64_t> opsets;
+  for (const auto &o : model.opset_import())
+    opsets[o.domain() == "ai.onnx" ? "" : o.domain()] = o.version();
+  if (!opsets.count(""))
+    opsets[""] = 1;
+  // Newer opsets change ops' meaning; converting them with older schemas
+  // would give wrong answers, so they are refused.
+  // Opsets past libonnx's own are read in its forms where they mean the
+  // same (NewerOpsets.cpp).
+  auto [minOpset, schemaOpset] =
+      onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map().at("");
+  int64_t maxOpset = std::max<int64_t>(schemaOpset, kMaxOpset);
+  if (opsets[""] < minOpset || opsets[""] > maxOpset)
+    throw ImportError("opset_import: version " + std::to_string(opsets[""]) +
+                      " of the default ONNX domain is not supported (" +
+                      std::to_string(minOpset) + " to " +
+                      std::to_string(maxOpset) + ")");
+
+  freezeInputs(graph, options.frozenInputs);
+  downgradeNewerOpsets(graph, opsets[""], schemaOpset);
+  llvm::StringSet<> initializerNames;
+  for (const auto &init : graph.initializer())
+    initializerNames.insert(init.name());
+  bindDynamicDims(graph, options.dims, initializerNames);
+
+  // Check node domains and ops before shape inference, which would give a
+  // less direct message. Ops ONNX defines as functions are expanded.
+  bool needsExpansion = checkNodeOps(graph, opsets);
   checkSubgraphDepth(graph);
   // Attributes before shape inference, whose functions read them unchecked.
   for (auto &node : *graph.mutable_node())
