@@ -33,14 +33,22 @@
 
 namespace loom {
 
-int runRunCommand(int argc, char **argv) {
-  using rt::Error;
+namespace {
+
+/// What `loom run`'s command line asks for.
+struct RunFlags {
   std::string programPath, outputDir, tracePath, statsPath, reportPath;
   bool timingOnly = false, json = false, verbose = false;
   rt::SimOptions options;
   rt::LoadOptions loadOptions;
   int64_t stream = 1;
   std::map<std::string, std::string> inputFiles;
+};
+
+/// Reads `loom run`'s flags; throws rt::Error at a bad one.
+RunFlags parseRunFlags(int argc, char **argv) {
+  using rt::Error;
+  RunFlags f;
   std::set<std::string> seen;
   for (int i = 0; i < argc; ++i) {
     std::string a = argv[i];
@@ -65,52 +73,61 @@ int runRunCommand(int argc, char **argv) {
       size_t eq = v.find('=');
       if (eq == std::string::npos || eq == 0)
         throw Error("--input expects NAME=FILE, got '" + v + "'");
-      if (!inputFiles.emplace(v.substr(0, eq), v.substr(eq + 1)).second)
+      if (!f.inputFiles.emplace(v.substr(0, eq), v.substr(eq + 1)).second)
         throw Error("--input " + v + ": input '" + v.substr(0, eq) +
                     "' is given twice");
     } else if (is("--output-dir")) {
-      outputDir = value("--output-dir");
+      f.outputDir = value("--output-dir");
     } else if (is("--trace")) {
-      tracePath = value("--trace");
+      f.tracePath = value("--trace");
     } else if (is("--stats")) {
-      statsPath = value("--stats");
+      f.statsPath = value("--stats");
     } else if (is("--report")) {
-      reportPath = value("--report");
+      f.reportPath = value("--report");
     } else if (is("--stream")) {
       std::string v = value("--stream");
       char *end = nullptr;
       long long n = std::strtoll(v.c_str(), &end, 10);
       if (v.empty() || *end != '\0' || n < 1 || n > (1LL << 40))
         throw Error("--stream=" + v + ": expected a number of inputs >= 1");
-      stream = n;
+      f.stream = n;
     } else if (is("--timing-only") && a == "--timing-only") {
-      timingOnly = true;
+      f.timingOnly = true;
     } else if (is("--no-verify") && a == "--no-verify") {
-      options.verify = false;
+      f.options.verify = false;
     } else if (is("--ignore-checksum") && a == "--ignore-checksum") {
-      loadOptions.checkIntegrity = false;
+      f.loadOptions.checkIntegrity = false;
     } else if (is("--hazards")) {
       std::string v = value("--hazards");
       if (v != "stop" && v != "count")
         throw Error("--hazards=" + v + ": expected 'stop' or 'count'");
-      options.stopOnHazard = v == "stop";
+      f.options.stopOnHazard = v == "stop";
     } else if (is("--json") && a == "--json") {
-      json = true;
+      f.json = true;
     } else if (is("--verbose") && a == "--verbose") {
-      verbose = true;
+      f.verbose = true;
     } else if (a.rfind("--", 0) == 0) {
       throw Error(cli::unknownFlag(*cli::findCommand("run"), a));
-    } else if (programPath.empty()) {
-      programPath = a;
+    } else if (f.programPath.empty()) {
+      f.programPath = a;
     } else {
-      throw Error("expected one program file, got '" + programPath +
+      throw Error("expected one program file, got '" + f.programPath +
                   "' and '" + a + "'");
     }
   }
-  if (programPath.empty())
+  if (f.programPath.empty())
     throw Error("expected a program file (OUT.loom)");
-  if (!timingOnly && outputDir.empty())
+  if (!f.timingOnly && f.outputDir.empty())
     throw Error("--output-dir DIR is required (or --timing-only)");
+
+  return f;
+}
+
+} // namespace
+
+int runRunCommand(int argc, char **argv) {
+  using rt::Error;
+  RunFlags f = parseRunFlags(argc, argv);
 
   using Clock = std::chrono::steady_clock;
   auto seconds = [](Clock::time_point a, Clock::time_point b) {
@@ -122,24 +139,24 @@ int runRunCommand(int argc, char **argv) {
   // functional run draws its own line, kernel by kernel.)
   std::optional<rt::Progress> bar;
   std::optional<rt::ProgressTicker> ticker;
-  bar.emplace("run " + programPath, 0);
+  bar.emplace("run " + f.programPath, 0);
   ticker.emplace(*bar);
   bar->update(0, "load");
-  rt::Program program = rt::Program::load(programPath, loadOptions);
+  rt::Program program = rt::Program::load(f.programPath, f.loadOptions);
   // Before anything runs: two outputs must not be written to one file.
-  if (!timingOnly) {
+  if (!f.timingOnly) {
     try {
       rt::outputFileNames(program.outputNames);
     } catch (const Error &e) {
-      throw Error(programPath + ": " + e.what());
+      throw Error(f.programPath + ": " + e.what());
     }
   }
-  rt::Simulator sim(program, options);
+  rt::Simulator sim(program, f.options);
   rt::SimResult result;
   double loadSeconds = seconds(loadStart, Clock::now());
   auto simStart = Clock::now();
   double simSeconds = 0;
-  if (timingOnly) {
+  if (f.timingOnly) {
     bar->update(0, "verify and simulate the timing");
     result = sim.runTiming();
     simSeconds = seconds(simStart, Clock::now());
@@ -150,53 +167,53 @@ int runRunCommand(int argc, char **argv) {
     bar.reset();
     std::map<std::string, rt::Tensor> inputs;
     for (const std::string &name : sim.inputNames()) {
-      auto it = inputFiles.find(name);
-      if (it == inputFiles.end())
-        throw Error(programPath + ": input '" + name +
+      auto it = f.inputFiles.find(name);
+      if (it == f.inputFiles.end())
+        throw Error(f.programPath + ": input '" + name +
                     "' is not given (--input " + name + "=FILE.npy)");
       inputs[name] = rt::readTensorFile(it->second, name);
-      inputFiles.erase(it);
+      f.inputFiles.erase(it);
     }
-    if (!inputFiles.empty())
-      throw Error(programPath + ": the model has no input named '" +
-                  inputFiles.begin()->first + "'");
+    if (!f.inputFiles.empty())
+      throw Error(f.programPath + ": the model has no input named '" +
+                  f.inputFiles.begin()->first + "'");
     simStart = Clock::now();
     result = sim.runFunctional(inputs);
     simSeconds = seconds(simStart, Clock::now());
     std::error_code ec;
-    std::filesystem::create_directories(outputDir, ec);
+    std::filesystem::create_directories(f.outputDir, ec);
     if (ec)
-      throw Error(outputDir + ": cannot create directory: " + ec.message());
+      throw Error(f.outputDir + ": cannot create directory: " + ec.message());
     std::vector<std::string> names;
     for (const rt::SimOutput &out : result.outputs)
       names.push_back(out.name);
     std::vector<std::string> files = rt::outputFileNames(names);
     for (size_t i = 0; i < result.outputs.size(); ++i)
-      rt::writeNpy(outputDir + "/" + files[i], result.outputs[i].value);
+      rt::writeNpy(f.outputDir + "/" + files[i], result.outputs[i].value);
   }
-  result.stats.setStream(stream);
+  result.stats.setStream(f.stream);
   // The trace shows the first inputs of a stream (fill and steady state).
-  if (!tracePath.empty())
-    rt::writeTextFile(tracePath, sim.traceJson(std::min<int64_t>(stream, 16)));
-  if (!statsPath.empty())
-    rt::writeTextFile(statsPath, result.stats.toJson());
-  if (!reportPath.empty()) {
+  if (!f.tracePath.empty())
+    rt::writeTextFile(f.tracePath, sim.traceJson(std::min<int64_t>(f.stream, 16)));
+  if (!f.statsPath.empty())
+    rt::writeTextFile(f.statsPath, result.stats.toJson());
+  if (!f.reportPath.empty()) {
     rt::ReportInput report;
     report.program = &program;
     report.stats = &result.stats;
     report.producer = "loom run";
-    rt::writeTextFile(reportPath, rt::renderReportHtml(report));
+    rt::writeTextFile(f.reportPath, rt::renderReportHtml(report));
   }
   // With --json, stdout is the statistics alone (as --stats writes them),
   // deterministic: the host's times are left out.
-  if (json) {
+  if (f.json) {
     std::cout << result.stats.toJson();
     return 0;
   }
-  std::cout << result.stats.toText(verbose);
+  std::cout << result.stats.toText(f.verbose);
   // Host time, kept out of the statistics so those stay byte-identical.
   std::printf("host: program loaded in %.3f s, simulated (%s) in %.3f s\n",
-              loadSeconds, timingOnly ? "timing only" : "functional",
+              loadSeconds, f.timingOnly ? "timing only" : "functional",
               simSeconds);
   return 0;
 }
