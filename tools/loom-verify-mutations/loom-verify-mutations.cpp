@@ -1163,6 +1163,105 @@ int usage() {
   return 2;
 }
 
+/// What the run found so far.
+struct Results {
+  Tally tally[kNumKinds];
+  int64_t failures = 0, total = 0;
+  std::string firstFailure;
+  void fail(const std::string &msg) {
+    std::cout << "  FAIL: " << msg << "\n";
+    if (firstFailure.empty())
+      firstFailure = msg;
+    ++failures;
+  }
+};
+
+/// Draws kind `k`'s mutations of `original` (program number `pi`, read
+/// from `path`), applies each to a copy and checks the verifier rejects it.
+void mutateKind(Results &r, const std::string &path, size_t pi, size_t k,
+                const Program &original, const Index &ix, bool hasChipLinks,
+                uint64_t seed, int64_t perKind, bool verbose) {
+  // One stream per (seed, program, kind): a kind's mutations do not
+  // depend on which kinds ran before it.
+  std::seed_seq seq{seed, uint64_t(pi), uint64_t(k)};
+  std::vector<uint64_t> s(1);
+  seq.generate(s.begin(), s.end());
+  Rng rng(s[0]);
+  std::string note;
+  std::vector<Mutation> muts = mutationsOf(k, ix, rng, perKind, note);
+  if (muts.empty()) {
+    Needs needs = kKinds[k].needs;
+    if ((needs != Needs::Pipelined || original.pipelined()) &&
+        (needs != Needs::ChipLinks || hasChipLinks)) {
+      ++r.tally[k].skipped;
+      std::cout << "  " << kKinds[k].name << ": no target in this program\n";
+    }
+    return;
+  }
+  ++r.tally[k].programs;
+  if (!note.empty())
+    std::cout << "  " << kKinds[k].name << ": " << note << "\n";
+  for (const Mutation &m : muts) {
+    Program mutant = original;
+    m.apply(mutant);
+    std::vector<Violation> v = verifySchedule(mutant, kMaxViolations);
+    ++r.tally[k].applied;
+    ++r.total;
+    const bool hazard = replayHazards(mutant) > 0;
+    r.tally[k].replayed += hazard;
+    const std::string kindName = kKinds[k].name;
+    if (!hazard &&
+        (kindName == "work-too-fast" || kindName == "bytes-too-fast"))
+      r.fail(path + ": " + kindName +
+             " mutation has no hazard in the replay: " + m.what);
+    bool expected = std::any_of(v.begin(), v.end(), [&](const Violation &x) {
+      return x.kind == m.expected;
+    });
+    if (verbose)
+      std::cout << "  " << kKinds[k].name << ": " << m.what << ": "
+                << (v.empty() ? "ACCEPTED"
+                              : std::string("rejected (") +
+                                    violationKindName(v.front().kind) + ")")
+                << "\n";
+    if (v.empty()) {
+      r.fail(path + ": " + kKinds[k].name +
+             " mutation not rejected: " + m.what);
+      continue;
+    }
+    ++r.tally[k].rejected;
+    if (expected) {
+      ++r.tally[k].expected;
+    } else {
+      std::cout << "  " << kKinds[k].name << ": " << m.what << ": rejected as "
+                << violationKindName(v.front().kind) << ", not "
+                << violationKindName(m.expected) << ": "
+                << v.front().message.substr(0, 300) << "\n";
+    }
+  }
+}
+
+/// Prints the table of kinds; returns its totals.
+Tally printTally(const Results &r) {
+  std::printf("\n%-22s %9s %9s %9s %9s %9s %9s\n", "kind", "programs",
+              "applied", "rejected", "expected", "skipped", "replay");
+  Tally sum;
+  for (size_t k = 0; k < kNumKinds; ++k) {
+    const Tally &t = r.tally[k];
+    std::printf("%-22s %9lld %9lld %9lld %9lld %9lld %9lld\n", kKinds[k].name,
+                (long long)t.programs, (long long)t.applied,
+                (long long)t.rejected, (long long)t.expected,
+                (long long)t.skipped, (long long)t.replayed);
+    sum.replayed += t.replayed;
+    sum.applied += t.applied;
+    sum.rejected += t.rejected;
+    sum.expected += t.expected;
+  }
+  std::printf("%-22s %9s %9lld %9lld %9lld %9s %9lld\n\n", "total", "",
+              (long long)sum.applied, (long long)sum.rejected,
+              (long long)sum.expected, "", (long long)sum.replayed);
+  return sum;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -1195,16 +1294,7 @@ int main(int argc, char **argv) {
   if (paths.empty() || perKind < 1)
     return usage();
 
-  Tally tally[kNumKinds];
-  int64_t failures = 0, total = 0;
-  std::string firstFailure;
-  auto fail = [&](const std::string &msg) {
-    std::cout << "  FAIL: " << msg << "\n";
-    if (firstFailure.empty())
-      firstFailure = msg;
-    ++failures;
-  };
-
+  Results r;
   for (size_t pi = 0; pi < paths.size(); ++pi) {
     Program original;
     try {
@@ -1231,102 +1321,28 @@ int main(int argc, char **argv) {
       for (const Violation &v : clean)
         std::cout << "  unmutated: " << violationKindName(v.kind) << ": "
                   << v.message << "\n";
-      fail(paths[pi] + ": the unmutated program fails the verifier");
+      r.fail(paths[pi] + ": the unmutated program fails the verifier");
       continue;
     }
     if (size_t n = replayHazards(original)) {
-      fail(paths[pi] + ": the unmutated program has " + std::to_string(n) +
-           " hazards in the replay");
+      r.fail(paths[pi] + ": the unmutated program has " + std::to_string(n) +
+             " hazards in the replay");
       continue;
     }
     Index ix(original);
-    for (size_t k = 0; k < kNumKinds; ++k) {
-      // One stream per (seed, program, kind): a kind's mutations do not
-      // depend on which kinds ran before it.
-      std::seed_seq seq{seed, uint64_t(pi), uint64_t(k)};
-      std::vector<uint64_t> s(1);
-      seq.generate(s.begin(), s.end());
-      Rng rng(s[0]);
-      std::string note;
-      std::vector<Mutation> muts = mutationsOf(k, ix, rng, perKind, note);
-      if (muts.empty()) {
-        Needs needs = kKinds[k].needs;
-        if ((needs != Needs::Pipelined || original.pipelined()) &&
-            (needs != Needs::ChipLinks || hasChipLinks)) {
-          ++tally[k].skipped;
-          std::cout << "  " << kKinds[k].name
-                    << ": no target in this program\n";
-        }
-        continue;
-      }
-      ++tally[k].programs;
-      if (!note.empty())
-        std::cout << "  " << kKinds[k].name << ": " << note << "\n";
-      for (const Mutation &m : muts) {
-        Program mutant = original;
-        m.apply(mutant);
-        std::vector<Violation> v = verifySchedule(mutant, kMaxViolations);
-        ++tally[k].applied;
-        ++total;
-        const bool hazard = replayHazards(mutant) > 0;
-        tally[k].replayed += hazard;
-        const std::string kindName = kKinds[k].name;
-        if (!hazard && (kindName == "work-too-fast" ||
-                        kindName == "bytes-too-fast"))
-          fail(paths[pi] + ": " + kindName +
-               " mutation has no hazard in the replay: " + m.what);
-        bool expected =
-            std::any_of(v.begin(), v.end(), [&](const Violation &x) {
-              return x.kind == m.expected;
-            });
-        if (verbose)
-          std::cout << "  " << kKinds[k].name << ": " << m.what << ": "
-                    << (v.empty() ? "ACCEPTED"
-                                  : std::string("rejected (") +
-                                        violationKindName(v.front().kind) + ")")
-                    << "\n";
-        if (v.empty()) {
-          fail(paths[pi] + ": " + kKinds[k].name +
-               " mutation not rejected: " + m.what);
-          continue;
-        }
-        ++tally[k].rejected;
-        if (expected) {
-          ++tally[k].expected;
-        } else {
-          std::cout << "  " << kKinds[k].name << ": " << m.what
-                    << ": rejected as " << violationKindName(v.front().kind)
-                    << ", not " << violationKindName(m.expected) << ": "
-                    << v.front().message.substr(0, 300) << "\n";
-        }
-      }
-    }
+    for (size_t k = 0; k < kNumKinds; ++k)
+      mutateKind(r, paths[pi], pi, k, original, ix, hasChipLinks, seed, perKind,
+                 verbose);
   }
 
-  std::printf("\n%-22s %9s %9s %9s %9s %9s %9s\n", "kind", "programs",
-              "applied", "rejected", "expected", "skipped", "replay");
-  Tally sum;
-  for (size_t k = 0; k < kNumKinds; ++k) {
-    const Tally &t = tally[k];
-    std::printf("%-22s %9lld %9lld %9lld %9lld %9lld %9lld\n", kKinds[k].name,
-                (long long)t.programs, (long long)t.applied,
-                (long long)t.rejected, (long long)t.expected,
-                (long long)t.skipped, (long long)t.replayed);
-    sum.replayed += t.replayed;
-    sum.applied += t.applied;
-    sum.rejected += t.rejected;
-    sum.expected += t.expected;
-  }
-  std::printf("%-22s %9s %9lld %9lld %9lld %9s %9lld\n\n", "total", "",
-              (long long)sum.applied, (long long)sum.rejected,
-              (long long)sum.expected, "", (long long)sum.replayed);
+  Tally sum = printTally(r);
 
-  if (failures) {
-    std::cout << "loom-verify-mutations: FAIL: " << failures
-              << " failure(s); first: " << firstFailure << "\n";
+  if (r.failures) {
+    std::cout << "loom-verify-mutations: FAIL: " << r.failures
+              << " failure(s); first: " << r.firstFailure << "\n";
     return 1;
   }
-  std::cout << total << " mutations over " << paths.size()
+  std::cout << r.total << " mutations over " << paths.size()
             << " programs: all rejected";
   if (sum.expected != sum.rejected)
     std::cout << " (" << sum.rejected - sum.expected
