@@ -1,4 +1,15 @@
 //===- Driver.cpp - Compile, evaluate: the library behind loom and Python ===//
+//
+// The steps behind Driver.h's functions: read an ONNX model's inputs and
+// dynamic dimensions without loading its weights, apply --bind values,
+// import, run the pipelines with pass timings and a progress line, check
+// the mapping options, and summarise the mapping the passes chose.
+//
+// It is long (over 1,000 lines) because compile, evaluate and the planner's
+// layer compile share these steps and the pass pipeline; each step is a
+// function of its own.
+//
+//===----------------------------------------------------------------------===//
 #include "loom/Driver/Driver.h"
 #include "loom/Frontend/LLM.h"
 

@@ -6,6 +6,10 @@
 // no printf), so the output is a fixed function of the program. See
 // Floorplan.h.
 //
+// It is long (over 1,000 lines) because it draws one picture: the panels,
+// regions, shared tiles, links and legends all read the one renderer's
+// layout and the text and number helpers at the top.
+//
 //===----------------------------------------------------------------------===//
 
 #include "loom/Runtime/Floorplan.h"

@@ -4,6 +4,10 @@
 // start) and one sweep over each tile's buffers; functional execution walks
 // the kernels in order through rt::executeOp. See Simulator.h.
 //
+// It is long (over 1,000 lines) because it holds the Simulator and every
+// form of a run's results it writes (the statistics as text and JSON, and
+// the trace), which share the helpers at the top.
+//
 //===----------------------------------------------------------------------===//
 
 #include "loom/Runtime/Simulator.h"

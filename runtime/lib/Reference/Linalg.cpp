@@ -13,6 +13,10 @@
 // `t.raw() == nullptr` (a default-constructed Tensor) or when they hold no
 // elements.
 //
+// It is long (over 1,000 lines) because these kernels share the accumulator
+// widening, the dtype dispatch and the convolution window at the top; split
+// by kernel, each file would repeat them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Common.h"

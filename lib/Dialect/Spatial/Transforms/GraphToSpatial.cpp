@@ -4,6 +4,11 @@
 // order, each on the smallest rectangle of tiles whose cost-model estimate
 // is within a tolerance of the best rectangle's. See Passes.td.
 //
+// It is long (over 1,000 lines) because it is one pass whose steps (sizes
+// and origins, split contractions, the mapping plan, placement, the chips'
+// budgets) share its state: the cost model, the mesh, the chip network and
+// the bytes resident on each tile.
+//
 //===----------------------------------------------------------------------===//
 #include "loom/Dialect/Graph/IR/Graph.h"
 #include "loom/Dialect/Spatial/IR/Spatial.h"
