@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "PlannerInternal.h"
 
+#include "loom/Runtime/Floorplan.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -285,29 +287,6 @@ std::string formatParetoTable(const Result &result, const Request &r) {
 }
 
 namespace {
-std::string htmlEscape(const std::string &s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '&':
-      out += "&amp;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
-
 /// Ticks for an axis from `lo` to `hi`: 1, 2, 5 x a power of ten, about
 /// five of them, never a zero on a log axis.
 std::vector<double> axisTicks(double lo, double hi, bool log) {
@@ -348,14 +327,14 @@ std::string formatParetoHtml(const Result &result, const Request &r) {
   const std::string title =
       "loom plan --pareto: " + result.model + " on " + result.system;
   o << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
-    << htmlEscape(title)
+    << rt::xmlEscape(title)
     << "</title><style>body{font-family:sans-serif;margin:24px;color:#222;"
        "max-width:1100px}h1{font-size:20px}.note{color:#555;font-size:13px;"
        "white-space:pre-wrap}"
        "table{border-collapse:collapse;font-size:12px}td,th{border:1px "
        "solid #ccc;padding:2px 6px;text-align:right}</style></head><body>\n"
-    << "<h1>" << htmlEscape(title) << "</h1>\n<pre class=\"note\">"
-    << htmlEscape(requestText(result, r)) << "</pre>\n";
+    << "<h1>" << rt::xmlEscape(title) << "</h1>\n<pre class=\"note\">"
+    << rt::xmlEscape(requestText(result, r)) << "</pre>\n";
   const std::vector<Plan> &front = result.front;
   if (front.empty()) {
     o << "<p>no plan meets the targets: the front is empty</p></body></html>\n";
@@ -444,7 +423,7 @@ std::string formatParetoHtml(const Result &result, const Request &r) {
                   "TTFT %.1f ms",
                   (long long)p.chips, splitText(p).c_str(),
                   p.tokensPerSecondPerUser, perChip(p), p.ttft * 1e3);
-    o << htmlEscape(buf) << "</title></circle>";
+    o << rt::xmlEscape(buf) << "</title></circle>";
   }
   o << "</svg>\n<table><tr><th>tok/s/usr</th><th>tok/s/chip</th><th>chips</th>"
        "<th>split</th><th>TTFT ms</th><th>TPOT ms</th><th>priced "
@@ -454,7 +433,7 @@ std::string formatParetoHtml(const Result &result, const Request &r) {
                   "<tr><td>%.1f</td><td>%.1f</td><td>%lld</td><td>%s</td>"
                   "<td>%.1f</td><td>%.3f</td><td>%s</td></tr>\n",
                   p.tokensPerSecondPerUser, perChip(p), (long long)p.chips,
-                  htmlEscape(splitText(p)).c_str(), p.ttft * 1e3,
+                  rt::xmlEscape(splitText(p)).c_str(), p.ttft * 1e3,
                   p.tpotLoaded * 1e3,
                   p.compiled ? "compiled layer" : "cost model");
     o << buf;
