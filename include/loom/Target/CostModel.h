@@ -13,6 +13,7 @@
 #ifndef LOOM_TARGET_COSTMODEL_H
 #define LOOM_TARGET_COSTMODEL_H
 
+#include "loom/Target/KernelKind.h"
 #include "loom/Target/TargetModel.h"
 
 #include <cstdint>
@@ -23,16 +24,6 @@
 
 namespace loom {
 
-enum class KernelKind {
-  MatMul,        ///< batch x (M x K) * (K x N), with an optional epilogue.
-  Conv,          ///< A convolution, costed as an implicit GEMM.
-  Elementwise,   ///< Element-wise vector work.
-  Reduction,     ///< Reduces `elements` inputs to fewer outputs.
-  Softmax,       ///< max, subtract, exp, sum, divide.
-  Normalization, ///< Layer/RMS/batch normalisation.
-  DataMovement,  ///< Transpose, concat, gather, copy: bytes, few operations.
-  Collective,    ///< A chip-to-chip collective over `Region::chips` chips.
-};
 
 enum class CollectiveKind {
   AllReduce,
@@ -46,7 +37,6 @@ enum class CollectiveKind {
 /// The resource that bounds a kernel (or a graph, for the roofline).
 enum class CostBound { Compute, Sram, Mesh, Link, OffChip, FillDrain };
 
-const char *kernelKindName(KernelKind kind);
 const char *collectiveKindName(CollectiveKind kind);
 const char *costBoundName(CostBound bound);
 

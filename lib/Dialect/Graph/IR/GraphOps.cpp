@@ -618,9 +618,32 @@ bool isElementwise(mlir::Operation *op) {
 }
 
 bool isReduction(mlir::Operation *op) {
-  return llvm::isa<ReduceSumOp, ReduceMeanOp, ReduceMaxOp, ReduceMinOp,
-                   ReduceProdOp, ReduceL1Op, ReduceL2Op, ReduceSumSquareOp,
-                   ReduceLogSumOp, ReduceLogSumExpOp>(op);
+  return op->hasTrait<traits::Reduce>();
+}
+
+namespace {
+template <loom::KernelKind K> bool statesKind(mlir::Operation *op) {
+  return op->hasTrait<traits::KernelKindIs<K>::template Impl>();
+}
+} // namespace
+
+std::optional<loom::KernelKind> kernelKindOf(mlir::Operation *op) {
+  using loom::KernelKind;
+  if (isElementwise(op))
+    return KernelKind::Elementwise;
+  if (statesKind<KernelKind::MatMul>(op))
+    return KernelKind::MatMul;
+  if (statesKind<KernelKind::Conv>(op))
+    return KernelKind::Conv;
+  if (statesKind<KernelKind::Reduction>(op))
+    return KernelKind::Reduction;
+  if (statesKind<KernelKind::Softmax>(op))
+    return KernelKind::Softmax;
+  if (statesKind<KernelKind::Normalization>(op))
+    return KernelKind::Normalization;
+  if (statesKind<KernelKind::DataMovement>(op))
+    return KernelKind::DataMovement;
+  return std::nullopt;
 }
 
 } // namespace loom::graph

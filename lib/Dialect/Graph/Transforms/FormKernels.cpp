@@ -34,26 +34,12 @@ bool isAnchor(mlir::Operation *op) {
          op->getNumResults() == 1;
 }
 
-/// The kernel kind of a group started by `op`, or nullopt if `op` has none.
+/// The kernel kind of a group started by `op`, as the kernel attribute
+/// spells it (ODS's Graph_KernelKind on the op, read by kernelKindOf), or
+/// nullopt if `op` states none.
 std::optional<llvm::StringRef> kindOf(mlir::Operation *op) {
-  if (llvm::isa<MatMulOp, EinsumOp>(op))
-    return llvm::StringRef("matmul");
-  if (llvm::isa<ConvOp, ConvTransposeOp>(op))
-    return llvm::StringRef("conv");
-  if (isElementwise(op))
-    return llvm::StringRef("elementwise");
-  if (isReduction(op) ||
-      llvm::isa<ArgMaxOp, ArgMinOp, MaxPoolOp, AvgPoolOp>(op))
-    return llvm::StringRef("reduction");
-  if (llvm::isa<SoftmaxOp, LogSoftmaxOp, HardmaxOp>(op))
-    return llvm::StringRef("softmax");
-  if (llvm::isa<BatchNormOp, LayerNormOp, InstanceNormOp>(op))
-    return llvm::StringRef("normalization");
-  if (llvm::isa<ReshapeOp, TransposeOp, BroadcastToOp, ConcatOp, SliceOp,
-                GatherOp, GatherElementsOp, GatherNDOp, ScatterNDOp,
-                ScatterElementsOp, TileOp, PadOp, TopKOp, TriluOp, ResizeOp,
-                DepthToSpaceOp, SpaceToDepthOp, OneHotOp, CumSumOp>(op))
-    return llvm::StringRef("data_movement");
+  if (std::optional<loom::KernelKind> k = kernelKindOf(op))
+    return llvm::StringRef(kernelKindName(*k));
   return std::nullopt;
 }
 

@@ -3,6 +3,7 @@
 #define LOOM_DIALECT_GRAPH_IR_GRAPH_H
 
 #include "loom/Runtime/TargetDesc.h"
+#include "loom/Target/KernelKind.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -23,6 +24,15 @@ namespace loom::graph::traits {
 template <typename ConcreteType>
 class Elementwise
     : public mlir::OpTrait::TraitBase<ConcreteType, Elementwise> {};
+/// ODS's Graph_Reduce: a reduce_* op (axes and keepdims attributes).
+template <typename ConcreteType>
+class Reduce : public mlir::OpTrait::TraitBase<ConcreteType, Reduce> {};
+/// ODS's Graph_KernelKind<kind>: the kind of kernel the op's
+/// graph-form-kernels kernel takes. Read through graph::kernelKindOf.
+template <loom::KernelKind Kind> struct KernelKindIs {
+  template <typename ConcreteType>
+  class Impl : public mlir::OpTrait::TraitBase<ConcreteType, Impl> {};
+};
 } // namespace loom::graph::traits
 
 #define GET_OP_CLASSES

@@ -34,6 +34,27 @@ def Graph_Elementwise : NativeOpTrait<"Elementwise"> {
   let cppNamespace = "::loom::graph::traits";
 }
 
+// The kind of kernel an op's graph-form-kernels kernel takes, its cost
+// class (loom::KernelKind, Target/KernelKind.h); graph::kernelKindOf
+// (OpClasses.h) reads it. Every op that compiles has one (elementwise ops
+// take theirs from Graph_Elementwise); graph-form-kernels refuses an op
+// without. A new op states it on its .td line or its class.
+class Graph_KernelKind<string kind>
+    : ParamNativeOpTrait<"KernelKindIs", "::loom::KernelKind::" # kind> {
+  let cppNamespace = "::loom::graph::traits";
+}
+def Graph_MatMulKind : Graph_KernelKind<"MatMul">;
+def Graph_ConvKind : Graph_KernelKind<"Conv">;
+def Graph_ReductionKind : Graph_KernelKind<"Reduction">;
+def Graph_SoftmaxKind : Graph_KernelKind<"Softmax">;
+def Graph_NormalizationKind : Graph_KernelKind<"Normalization">;
+def Graph_DataMovementKind : Graph_KernelKind<"DataMovement">;
+
+// The reduce_* ops (axes and keepdims attributes): graph::isReduction.
+def Graph_Reduce : NativeOpTrait<"Reduce"> {
+  let cppNamespace = "::loom::graph::traits";
+}
+
 class Graph_Op<string mnemonic, list<Trait> traits = []>
     : Op<Graph_Dialect, mnemonic, traits> {
   let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";

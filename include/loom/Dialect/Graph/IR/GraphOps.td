@@ -179,7 +179,7 @@ def Graph_SelectOp : Graph_Op<"select", [Pure, Graph_Elementwise]> {
 //===----------------------------------------------------------------------===//
 
 class Graph_ReduceOp<string mnemonic, string what>
-    : Graph_Op<mnemonic, [Pure]> {
+    : Graph_Op<mnemonic, [Pure, Graph_Reduce, Graph_ReductionKind]> {
   let summary = "Reduction: " # what # " over the given axes";
   let description = [{
     Reduces over `axes` (sorted, non-negative, no repeats; an empty list means
@@ -207,7 +207,8 @@ def Graph_ReduceSumSquareOp : Graph_ReduceOp<"reduce_sum_square", "sum of square
 def Graph_ReduceLogSumOp : Graph_ReduceOp<"reduce_log_sum", "log of the sum">;
 def Graph_ReduceLogSumExpOp : Graph_ReduceOp<"reduce_log_sum_exp", "log of the sum of exponentials">;
 
-class Graph_ArgOp<string mnemonic, string what> : Graph_Op<mnemonic, [Pure]> {
+class Graph_ArgOp<string mnemonic, string what>
+    : Graph_Op<mnemonic, [Pure, Graph_ReductionKind]> {
   let summary = "Index (i64) of the " # what # " along an axis";
   let arguments = (ins Graph_Tensor:$input, I64Attr:$axis, BoolAttr:$keepdims,
                        BoolAttr:$select_last_index);
@@ -217,7 +218,7 @@ def Graph_ArgMaxOp : Graph_ArgOp<"arg_max", "maximum">;
 def Graph_ArgMinOp : Graph_ArgOp<"arg_min", "minimum">;
 
 class Graph_AxisOp<string mnemonic, string what>
-    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Graph_Op<mnemonic, [Pure, SameOperandsAndResultType, Graph_SoftmaxKind]> {
   let summary = what # " along one axis";
   let arguments = (ins Graph_Tensor:$input, I64Attr:$axis);
   let results = (outs Graph_Tensor:$output);
@@ -227,14 +228,14 @@ def Graph_SoftmaxOp : Graph_AxisOp<"softmax", "Softmax">;
 def Graph_LogSoftmaxOp : Graph_AxisOp<"log_softmax", "Log-softmax">;
 def Graph_HardmaxOp : Graph_AxisOp<"hardmax", "One-hot of the first maximum">;
 
-def Graph_CumSumOp : Graph_Op<"cumsum", [Pure, SameOperandsAndResultType]> {
+def Graph_CumSumOp : Graph_Op<"cumsum", [Pure, SameOperandsAndResultType, Graph_DataMovementKind]> {
   let summary = "Cumulative sum along an axis";
   let arguments = (ins Graph_Tensor:$input, I64Attr:$axis, BoolAttr:$exclusive,
                        BoolAttr:$reverse);
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_BatchNormOp : Graph_Op<"batch_norm", [Pure]> {
+def Graph_BatchNormOp : Graph_Op<"batch_norm", [Pure, Graph_NormalizationKind]> {
   let summary = "Inference batch normalisation over channel axis 1";
   let description = [{
     y = scale[c] * (x - mean[c]) / sqrt(var[c] + epsilon) + bias[c].
@@ -247,7 +248,7 @@ def Graph_BatchNormOp : Graph_Op<"batch_norm", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_LayerNormOp : Graph_Op<"layer_norm", [Pure]> {
+def Graph_LayerNormOp : Graph_Op<"layer_norm", [Pure, Graph_NormalizationKind]> {
   let summary = "Layer normalisation over the axes from `axis` to the last";
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$scale,
                        Optional<Graph_Tensor>:$bias, I64Attr:$axis,
@@ -256,7 +257,7 @@ def Graph_LayerNormOp : Graph_Op<"layer_norm", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_InstanceNormOp : Graph_Op<"instance_norm", [Pure]> {
+def Graph_InstanceNormOp : Graph_Op<"instance_norm", [Pure, Graph_NormalizationKind]> {
   let summary = "Instance normalisation over the spatial axes";
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$scale,
                        Graph_Tensor:$bias, F64Attr:$epsilon);
@@ -267,7 +268,7 @@ def Graph_InstanceNormOp : Graph_Op<"instance_norm", [Pure]> {
 // Linear algebra, convolution, pooling
 //===----------------------------------------------------------------------===//
 
-def Graph_MatMulOp : Graph_Op<"matmul", [Pure]> {
+def Graph_MatMulOp : Graph_Op<"matmul", [Pure, Graph_MatMulKind]> {
   let summary = "Matrix product with numpy batching and 1-D promotion";
   let description = [{
     Example:
@@ -280,7 +281,7 @@ def Graph_MatMulOp : Graph_Op<"matmul", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_ConvOp : Graph_Op<"conv", [Pure]> {
+def Graph_ConvOp : Graph_Op<"conv", [Pure, Graph_ConvKind]> {
   let summary = "N-d grouped convolution with explicit padding";
   let description = [{
     x: [N, C, D1..Dn], weight: [M, C/group, K1..Kn], optional bias [M].
@@ -299,7 +300,7 @@ def Graph_ConvOp : Graph_Op<"conv", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_ConvTransposeOp : Graph_Op<"conv_transpose", [Pure]> {
+def Graph_ConvTransposeOp : Graph_Op<"conv_transpose", [Pure, Graph_ConvKind]> {
   let summary = "N-d grouped transposed convolution";
   let description = [{
     x: [N, C, D1..Dn], weight: [C, M/group, K1..Kn], optional bias [M]. The
@@ -314,7 +315,7 @@ def Graph_ConvTransposeOp : Graph_Op<"conv_transpose", [Pure]> {
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_MaxPoolOp : Graph_Op<"max_pool", [Pure]> {
+def Graph_MaxPoolOp : Graph_Op<"max_pool", [Pure, Graph_ReductionKind]> {
   let summary = "N-d max pooling with explicit padding";
   let description = [{
     The output shape is the result type (ceil_mode resolved at import). The
@@ -326,7 +327,7 @@ def Graph_MaxPoolOp : Graph_Op<"max_pool", [Pure]> {
   let results = (outs Graph_Tensor:$output, Optional<Graph_Tensor>:$indices);
 }
 
-def Graph_AvgPoolOp : Graph_Op<"avg_pool", [Pure]> {
+def Graph_AvgPoolOp : Graph_Op<"avg_pool", [Pure, Graph_ReductionKind]> {
   let summary = "N-d average pooling with explicit padding";
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$kernel_shape,
                        DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$dilations,
@@ -334,7 +335,7 @@ def Graph_AvgPoolOp : Graph_Op<"avg_pool", [Pure]> {
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_EinsumOp : Graph_Op<"einsum", [Pure]> {
+def Graph_EinsumOp : Graph_Op<"einsum", [Pure, Graph_MatMulKind]> {
   let summary = "Einstein summation with an explicit output";
   let description = [{
     `equation` always has `->`, no spaces; `...` stands for broadcast axes.
@@ -347,7 +348,7 @@ def Graph_EinsumOp : Graph_Op<"einsum", [Pure]> {
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
+def Graph_ReshapeOp : Graph_Op<"reshape", [Pure, Graph_DataMovementKind]> {
   let summary = "Reshape to the result type (same element count)";
   let arguments = (ins Graph_Tensor:$input);
   let results = (outs Graph_Tensor:$output);
@@ -355,7 +356,7 @@ def Graph_ReshapeOp : Graph_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Graph_TransposeOp : Graph_Op<"transpose", [Pure]> {
+def Graph_TransposeOp : Graph_Op<"transpose", [Pure, Graph_DataMovementKind]> {
   let summary = "Permute axes: output axis i is input axis perm[i]";
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$perm);
   let results = (outs Graph_Tensor:$output);
@@ -363,21 +364,21 @@ def Graph_TransposeOp : Graph_Op<"transpose", [Pure]> {
   let hasFolder = 1;
 }
 
-def Graph_BroadcastToOp : Graph_Op<"broadcast_to", [Pure]> {
+def Graph_BroadcastToOp : Graph_Op<"broadcast_to", [Pure, Graph_DataMovementKind]> {
   let summary = "Broadcast numpy-style to the result shape (ONNX Expand)";
   let arguments = (ins Graph_Tensor:$input);
   let results = (outs Graph_Tensor:$output);
   let hasVerifier = 1;
 }
 
-def Graph_ConcatOp : Graph_Op<"concat", [Pure]> {
+def Graph_ConcatOp : Graph_Op<"concat", [Pure, Graph_DataMovementKind]> {
   let summary = "Concatenate along an axis";
   let arguments = (ins Variadic<Graph_Tensor>:$inputs, I64Attr:$axis);
   let results = (outs Graph_Tensor:$output);
   let hasVerifier = 1;
 }
 
-def Graph_SliceOp : Graph_Op<"slice", [Pure]> {
+def Graph_SliceOp : Graph_Op<"slice", [Pure, Graph_DataMovementKind]> {
   let summary = "Strided slice with static, clamped bounds";
   let description = [{
     For each axis in `axes`, takes `starts[i]` up to (not including) `ends[i]`
@@ -391,62 +392,62 @@ def Graph_SliceOp : Graph_Op<"slice", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Graph_GatherOp : Graph_Op<"gather", [Pure]> {
+def Graph_GatherOp : Graph_Op<"gather", [Pure, Graph_DataMovementKind]> {
   let summary = "Gather slices along an axis (ONNX Gather)";
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$indices, I64Attr:$axis);
   let results = (outs Graph_Tensor:$output);
 }
-def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure]> {
+def Graph_GatherElementsOp : Graph_Op<"gather_elements", [Pure, Graph_DataMovementKind]> {
   let summary = "Gather single elements along an axis";
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$indices, I64Attr:$axis);
   let results = (outs Graph_Tensor:$output);
 }
-def Graph_GatherNDOp : Graph_Op<"gather_nd", [Pure]> {
+def Graph_GatherNDOp : Graph_Op<"gather_nd", [Pure, Graph_DataMovementKind]> {
   let summary = "Gather by index tuples (ONNX GatherND)";
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$indices, I64Attr:$batch_dims);
   let results = (outs Graph_Tensor:$output);
 }
-def Graph_ScatterNDOp : Graph_Op<"scatter_nd", [Pure]> {
+def Graph_ScatterNDOp : Graph_Op<"scatter_nd", [Pure, Graph_DataMovementKind]> {
   let summary = "Scatter updates at index tuples; reduction none|add|mul|max|min";
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$indices,
                        Graph_Tensor:$updates, StrAttr:$reduction);
   let results = (outs Graph_Tensor:$output);
 }
-def Graph_ScatterElementsOp : Graph_Op<"scatter_elements", [Pure]> {
+def Graph_ScatterElementsOp : Graph_Op<"scatter_elements", [Pure, Graph_DataMovementKind]> {
   let summary = "Scatter single elements along an axis";
   let arguments = (ins Graph_Tensor:$input, Graph_Tensor:$indices,
                        Graph_Tensor:$updates, I64Attr:$axis, StrAttr:$reduction);
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_TileOp : Graph_Op<"tile", [Pure]> {
+def Graph_TileOp : Graph_Op<"tile", [Pure, Graph_DataMovementKind]> {
   let summary = "Repeat the tensor along each axis";
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$repeats);
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_PadOp : Graph_Op<"pad", [Pure]> {
+def Graph_PadOp : Graph_Op<"pad", [Pure, Graph_DataMovementKind]> {
   let summary = "Pad (constant|reflect|edge|wrap); pads may be negative";
   let arguments = (ins Graph_Tensor:$input, DenseI64ArrayAttr:$pads,
                        StrAttr:$mode, F64Attr:$value);
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_TopKOp : Graph_Op<"topk", [Pure]> {
+def Graph_TopKOp : Graph_Op<"topk", [Pure, Graph_DataMovementKind]> {
   let summary = "The k largest (or smallest) values along an axis and their indices";
   let arguments = (ins Graph_Tensor:$input, I64Attr:$k, I64Attr:$axis,
                        BoolAttr:$largest, BoolAttr:$sorted);
   let results = (outs Graph_Tensor:$values, Graph_Tensor:$indices);
 }
 
-def Graph_TriluOp : Graph_Op<"trilu", [Pure, SameOperandsAndResultType]> {
+def Graph_TriluOp : Graph_Op<"trilu", [Pure, SameOperandsAndResultType, Graph_DataMovementKind]> {
   let summary = "Keep the upper or lower triangle (offset k) of the last two axes";
   let arguments = (ins Graph_Tensor:$input, I64Attr:$k, BoolAttr:$upper);
   let results = (outs Graph_Tensor:$output);
   let hasVerifier = 1;
 }
 
-def Graph_ResizeOp : Graph_Op<"resize", [Pure]> {
+def Graph_ResizeOp : Graph_Op<"resize", [Pure, Graph_DataMovementKind]> {
   let summary = "Resize (nearest|linear|cubic) to the result shape";
   let description = [{
     The output shape is the result type. `scales` are the per-axis factors the
@@ -460,18 +461,18 @@ def Graph_ResizeOp : Graph_Op<"resize", [Pure]> {
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_DepthToSpaceOp : Graph_Op<"depth_to_space", [Pure]> {
+def Graph_DepthToSpaceOp : Graph_Op<"depth_to_space", [Pure, Graph_DataMovementKind]> {
   let summary = "Move channel blocks into spatial blocks (mode DCR or CRD)";
   let arguments = (ins Graph_Tensor:$input, I64Attr:$blocksize, StrAttr:$mode);
   let results = (outs Graph_Tensor:$output);
 }
-def Graph_SpaceToDepthOp : Graph_Op<"space_to_depth", [Pure]> {
+def Graph_SpaceToDepthOp : Graph_Op<"space_to_depth", [Pure, Graph_DataMovementKind]> {
   let summary = "Move spatial blocks into channels";
   let arguments = (ins Graph_Tensor:$input, I64Attr:$blocksize);
   let results = (outs Graph_Tensor:$output);
 }
 
-def Graph_OneHotOp : Graph_Op<"one_hot", [Pure]> {
+def Graph_OneHotOp : Graph_Op<"one_hot", [Pure, Graph_DataMovementKind]> {
   let summary = "One-hot encoding along an output axis; values = [off, on]";
   let arguments = (ins Graph_Tensor:$indices, Graph_Tensor:$values,
                        I64Attr:$depth, I64Attr:$axis);

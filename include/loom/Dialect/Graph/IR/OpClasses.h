@@ -7,6 +7,10 @@
 #ifndef LOOM_DIALECT_GRAPH_IR_OPCLASSES_H
 #define LOOM_DIALECT_GRAPH_IR_OPCLASSES_H
 
+#include "loom/Target/KernelKind.h"
+
+#include <optional>
+
 namespace mlir {
 class Operation;
 } // namespace mlir
@@ -19,8 +23,14 @@ namespace loom::graph {
 /// Graph_Elementwise trait (GraphBase.td), the one list of them.
 bool isElementwise(mlir::Operation *op);
 
-/// True for the reduce_* ops (axes and keepdims attributes).
+/// True for the reduce_* ops (axes and keepdims attributes): ODS's
+/// Graph_Reduce, on the Graph_ReduceOp class.
 bool isReduction(mlir::Operation *op);
+
+/// The kind of kernel `op`'s graph-form-kernels kernel takes: ODS's
+/// Graph_KernelKind on its .td line or class, elementwise for the
+/// Graph_Elementwise ops; std::nullopt for an op that states none.
+std::optional<loom::KernelKind> kernelKindOf(mlir::Operation *op);
 
 } // namespace loom::graph
 
