@@ -103,6 +103,12 @@ std::string requestText(const Result &result, const Request &r) {
   return out;
 }
 
+/// The degrees as the tables' "tp x pp x ep x dp" column writes them.
+std::string degreesText(const Plan &p) {
+  return std::to_string(p.tp) + " x " + std::to_string(p.pp) + " x " +
+         std::to_string(p.ep) + " x " + std::to_string(p.dp);
+}
+
 std::string splitText(const Plan &p) {
   return "tp " + std::to_string(p.tp) + " x pp " + std::to_string(p.pp) +
          " x ep " + std::to_string(p.ep) + " x dp " + std::to_string(p.dp) +
@@ -174,9 +180,7 @@ std::string formatTable(const Result &result, const Request &r) {
       "tok/s/chip", "tok/s/W", "mem/chip", "bound", "");
   out += buf;
   for (const Plan &p : result.plans) {
-    std::string split = std::to_string(p.tp) + " x " + std::to_string(p.pp) +
-                        " x " + std::to_string(p.ep) + " x " +
-                        std::to_string(p.dp);
+    std::string split = degreesText(p);
     char p99[32] = "";
     if (server)
       std::snprintf(p99, sizeof p99, " %9.3f", p.tpotP99 * 1e3);
@@ -262,9 +266,7 @@ std::string formatParetoTable(const Result &result, const Request &r) {
                 "batch", "micro", "TTFT ms", "TPOT ms", "");
   out += buf;
   for (const Plan &p : result.front) {
-    std::string split = std::to_string(p.tp) + " x " + std::to_string(p.pp) +
-                        " x " + std::to_string(p.ep) + " x " +
-                        std::to_string(p.dp);
+    std::string split = degreesText(p);
     std::snprintf(buf, sizeof buf,
                   "%9.1f %10.1f %-5lld %-20s %6lld %5lld %9.1f %9.3f %s\n",
                   p.tokensPerSecondPerUser, perChip(p), (long long)p.chips,
