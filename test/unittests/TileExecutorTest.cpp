@@ -858,6 +858,13 @@ TEST(TileExecutorErrors, SliceReadsInsideItsInput) {
   EXPECT_EQ(refusal(sliceAttrs(-1, 1)),
             "slice: axis 0: start -1 and step 1 over 4 elements read outside "
             "the input's 16");
+  try {
+    operandRegions("slice", sliceAttrs(0, 1), {x}, {Shape{4, 1}},
+                   {box({0, 0}, {4, 1})});
+    ADD_FAILURE() << "a result of another rank was accepted";
+  } catch (const Error &e) {
+    EXPECT_STREQ(e.what(), "slice: operand and result ranks differ");
+  }
 }
 
 TEST(TileExecutorErrors, ConcatOperandsFitTheResult) {
