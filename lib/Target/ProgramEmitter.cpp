@@ -30,13 +30,23 @@ namespace fb = loom::program;
 namespace loom {
 namespace {
 
+/// Why a program of `bytes` bytes (at least) is refused: past `limit`,
+/// what a program file may hold (kMaxProgramBytes, FlatBuffers' 2 GiB).
+std::string tooLarge(int64_t bytes, int64_t limit) {
+  return "the program takes at least " + std::to_string(bytes) +
+         " bytes, past the " + std::to_string(limit) +
+         " a program file may hold (FlatBuffers' 2 GiB limit); Loom does "
+         "not split a program's constants over several files";
+}
+
 class ProgramWriter {
 public:
   /// `sizeHint` is the expected file size: the builder starts that large, so
   /// the weights are not copied again each time its buffer doubles.
   ProgramWriter(const TargetModel &target, const ProgramSource &source,
                 size_t sizeHint)
-      : target_(target), source_(source), fbb_(sizeHint) {}
+      : target_(target), source_(source),
+        fbb_(std::min<size_t>(sizeHint, size_t(source.maxBytes))) {}
 
   /// Builds the program and hands its bytes to `sink` (they live until
   /// the writer is destroyed).
@@ -169,6 +179,14 @@ flatbuffers::Offset<fb::Tensor> ProgramWriter::buildTensor(const TensorInfo &t,
     std::optional<rt::Tensor> host = tryTensorFromAttr(attr, error);
     if (!host)
       return 0;
+    // The file so far, this constant and its alignment must stay within
+    // what a program file holds (FlatBuffers only asserts it).
+    if (int64_t(fbb_.GetSize()) + int64_t(host->byteSize()) + 16 >
+        source_.maxBytes) {
+      error = tooLarge(int64_t(fbb_.GetSize()) + int64_t(host->byteSize()),
+                       source_.maxBytes);
+      return 0;
+    }
     fbb_.ForceVectorAlignment(host->byteSize(), 1, 16);
     data = fbb_.CreateVector(static_cast<const uint8_t *>(host->raw()),
                              host->byteSize());
@@ -452,7 +470,9 @@ LogicalResult ProgramWriter::write(
     if (!error.empty()) {
       Operation *at = t.value.getDefiningOp();
       return (at ? at->emitError() : func.emitError())
-             << "emit-program: constant '" << t.name << "': " << error;
+             << "emit-program: constant"
+             << (t.name.empty() ? std::string() : " '" + t.name + "'")
+             << ": " << error;
     }
     tensorOffsets.push_back(off);
   }
@@ -530,6 +550,10 @@ LogicalResult ProgramWriter::write(
   pb.add_file_size(1);
   pb.add_checksum(1);
   fb::FinishProgramBuffer(fbb_, pb.Finish());
+  if (int64_t(fbb_.GetSize()) > source_.maxBytes)
+    return func.emitError() << "emit-program: "
+                            << tooLarge(int64_t(fbb_.GetSize()),
+                                        source_.maxBytes);
   if (!rt::sealProgram(fbb_.GetBufferPointer(), fbb_.GetSize()))
     return func.emitError() << "emit-program: the program buffer lost its "
                                "integrity fields";

@@ -124,6 +124,7 @@ struct EmitProgramPass
     ProgramSource source;
     source.model = model;
     source.targetJson = TargetModel::fileText(target);
+    source.maxBytes = maxBytes;
     std::vector<uint8_t> bytes;
     if (failed(emitProgram(getOperation(), *t, bytes, source)))
       return signalPassFailure();
@@ -143,6 +144,11 @@ struct EmitProgramPass
                              llvm::cl::init("tiny")};
   Option<std::string> out{*this, "out",
                           llvm::cl::desc("The program file to write")};
+  Option<int64_t> maxBytes{
+      *this, "max-bytes",
+      llvm::cl::desc("The most bytes the file may take (default: "
+                     "FlatBuffers' 2 GiB; smaller to test the refusal)"),
+      llvm::cl::init(kMaxProgramBytes)};
   Option<std::string> model{*this, "model",
                             llvm::cl::desc("The model it was compiled from")};
 };
