@@ -7,6 +7,8 @@
 
 #include "loom/Target/CostModel.h"
 
+#include "loom/Target/ChipNetwork.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -634,6 +636,42 @@ int64_t CostModel::epilogueCycles(const KernelDesc &kernel,
   double perTile = std::ceil(kernel.vectorOps() /
                              double(std::max<int64_t>(1, tiles)));
   return static_cast<int64_t>(std::ceil(perTile / lanes));
+}
+
+//===----------------------------------------------------------------------===//
+// graph-partition's prices
+//===----------------------------------------------------------------------===//
+
+double CostModel::opSecondsOnChip(const ChipOpWork &op) const {
+  const bool matrix = op.matmul && target_.matrixSupports(op.format);
+  double peak = matrix ? target_.peakMatrixFlopsPerChip(op.format)
+                       : target_.peakVectorOpsPerChip();
+  double bw = target_.sramBytesPerSecondPerChip();
+  const rt::TileDesc &tile = target_.desc().chip.tile;
+  double fixed =
+      double(std::max(tile.matrix.latencyCycles, tile.vector.latencyCycles)) /
+      target_.clockHz();
+  return std::max(op.flops / op.split / std::max(peak, 1.0), op.bytes / bw) +
+         fixed;
+}
+
+double CostModel::collectiveSecondsOnNetwork(const ChipNetwork &net,
+                                             int64_t ranks, int64_t bytes,
+                                             bool reduce) const {
+  const int64_t n = ranks;
+  std::vector<int64_t> group;
+  for (int64_t i = 0; i < n; ++i)
+    group.push_back(i);
+  std::string alg = net.collectiveAlgorithm(group);
+  int64_t chunk = (bytes + n - 1) / n;
+  // One step: every rank sends a chunk to a neighbour (ring) or to every
+  // other rank at once (direct); the slowest pair sets the pace.
+  double step = net.transferCycles(0, 1 % n, chunk);
+  double steps = alg == "ring" ? double(n - 1) : alg == "direct" ? 1.0 : 2.0;
+  if (alg == "hierarchical")
+    step = net.transferCycles(0, n - 1, chunk);
+  double phases = reduce ? 2.0 : 1.0;
+  return (phases * steps * step + double(net.syncCycles())) / target_.clockHz();
 }
 
 } // namespace loom

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "loom/Target/CostModel.h"
+#include "loom/Target/ChipNetwork.h"
 
 #include "TargetHelpers.h"
 
@@ -427,4 +428,88 @@ TEST(CostModelWeightLoad, FewRowsWaitForTheWeights) {
   EXPECT_TRUE(compute(model, 1).usedVectorFallback);
   CostModel without(tiny);
   EXPECT_DOUBLE_EQ(compute(without, 4).computeCycles, 1024);
+}
+
+//===----------------------------------------------------------------------===//
+// graph-partition's prices: ops on one chip, collectives on the network
+//===----------------------------------------------------------------------===//
+//
+// tiny per chip: 16 tiles x 1024 fp16 MACs x 2 x 1 GHz = 3.2768e13 FLOP/s on
+// the matrix unit, 16 x 64 lanes x 1 GHz = 1.024e12 op/s on the vector
+// unit, 16 x 256 B x 1 GHz = 4.096e12 B/s of SRAM; the fixed cost of an op
+// is the longer unit latency, 16 cycles = 16 ns.
+
+// A 64x64x64 fp16 matmul: 524288 FLOPs / 3.2768e13 = 16 ns against its
+// 24576 B / 4.096e12 = 6 ns, plus 16 ns.
+TEST_F(TinyCostModel, OpOnChipMatmulIsComputeBound) {
+  ChipOpWork op;
+  op.flops = 2.0 * 64 * 64 * 64;
+  op.matmul = true;
+  op.format = NumericFormat::F16;
+  op.bytes = 24576;
+  EXPECT_DOUBLE_EQ(model.opSecondsOnChip(op), 32e-9);
+  // Divided over 2 ranks: 8 ns, still above the 6 ns of bytes.
+  op.split = 2;
+  EXPECT_DOUBLE_EQ(model.opSecondsOnChip(op), 24e-9);
+  // Over 4: 4 ns, below them; the bytes bound it.
+  op.split = 4;
+  EXPECT_DOUBLE_EQ(model.opSecondsOnChip(op), 22e-9);
+}
+
+// fp4 has no matrix rate on tiny: the matmul runs at the vector unit's
+// 1.024e12 op/s, 524288 / 1.024e12 = 512 ns, plus 16 ns.
+TEST_F(TinyCostModel, OpOnChipMatmulInAFormatTheMatrixUnitLacks) {
+  ChipOpWork op;
+  op.flops = 2.0 * 64 * 64 * 64;
+  op.matmul = true;
+  op.format = NumericFormat::F4;
+  op.bytes = 24576;
+  EXPECT_DOUBLE_EQ(model.opSecondsOnChip(op), 528e-9);
+}
+
+// An add of two 4096-element fp32 tensors: 4096 / 1.024e12 = 4 ns of vector
+// work against 3 x 16384 B / 4.096e12 = 12 ns of SRAM, plus 16 ns. The
+// format is the matrix unit's and does not matter to a non-matmul.
+TEST_F(TinyCostModel, OpOnChipElementwiseIsBandwidthBound) {
+  ChipOpWork op;
+  op.flops = 4096;
+  op.format = NumericFormat::F16;
+  op.bytes = 3 * 4096 * 4;
+  EXPECT_DOUBLE_EQ(model.opSecondsOnChip(op), 28e-9);
+}
+
+// The ring of 4: each neighbour gets 2 of the 4 links, 2 x 10 GB/s / 1 GHz
+// = 20 B/cycle, after 1000 cycles of latency. An all-reduce of 4000 B: 1000
+// B chunks, a step 1000 + 1000 / 20 = 1050 cycles, 3 steps a phase, 2
+// phases: 6300 cycles = 6.3 us. Without the reduction one phase: 3.15 us.
+TEST_F(TinyCostModel, CollectiveOnTheRingNetwork) {
+  ChipNetwork net(model.target(), 4);
+  EXPECT_DOUBLE_EQ(model.collectiveSecondsOnNetwork(net, 4, 4000, true),
+                   6300e-9);
+  EXPECT_DOUBLE_EQ(model.collectiveSecondsOnNetwork(net, 4, 4000, false),
+                   3150e-9);
+}
+
+// Two chips of a ring are linked by all 4 links, 40 B/cycle, and exchange
+// directly: one step of a 2000 B chunk, 1000 + 2000 / 40 = 1050 cycles; a
+// reduction's two phases 2100. sync_seconds of 0.5 us adds 500 cycles once.
+TEST_F(TinyCostModel, CollectiveOfTwoChipsAndItsSync) {
+  ChipNetwork pair(model.target(), 2);
+  EXPECT_DOUBLE_EQ(model.collectiveSecondsOnNetwork(pair, 2, 4000, false),
+                   1050e-9);
+  EXPECT_DOUBLE_EQ(model.collectiveSecondsOnNetwork(pair, 2, 4000, true),
+                   2100e-9);
+  rt::TargetDesc desc = model.target().desc();
+  desc.system.links.syncSeconds = 0.5e-6;
+  std::string error;
+  CostModel synced(
+      loom::testing::requireTarget(TargetModel::fromDesc(desc, error), error));
+  ChipNetwork syncedPair(synced.target(), 2);
+  EXPECT_DOUBLE_EQ(synced.collectiveSecondsOnNetwork(syncedPair, 2, 4000, true),
+                   2600e-9);
+}
+
+// graph-partition's hop between stages: the link latency, 1 us.
+TEST_F(TinyCostModel, StageHopIsOneLinkLatency) {
+  EXPECT_DOUBLE_EQ(model.stageHopSeconds(), 1e-6);
 }

@@ -9,6 +9,11 @@
 // a list of kernels. Every hardware number comes from the TargetModel. The
 // formulas, with a worked example, are in docs/targets.md.
 //
+// graph-partition prices graph ops on one chip before any kernel exists,
+// at a coarser grain than a kernel on a region; its prices live here too,
+// under their own names (CostModel::opSecondsOnChip,
+// collectiveSecondsOnNetwork, stageHopSeconds).
+//
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_TARGET_COSTMODEL_H
 #define LOOM_TARGET_COSTMODEL_H
@@ -16,6 +21,7 @@
 #include "loom/Target/KernelKind.h"
 #include "loom/Target/TargetModel.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,6 +30,7 @@
 
 namespace loom {
 
+class ChipNetwork;
 
 enum class CollectiveKind {
   AllReduce,
@@ -180,6 +187,23 @@ struct RooflineBound {
   CostBound bound = CostBound::Compute;
 };
 
+/// One graph op's work on one chip, as graph-partition counts it before any
+/// kernel is formed (PartitionCost.cpp): its arithmetic and the bytes the
+/// chip reads and writes of its share of each value.
+struct ChipOpWork {
+  /// A matmul's FLOPs (2 x outputs x K), else one vector operation per
+  /// result element.
+  double flops = 0;
+  /// A matmul: it runs on the matrix unit when the unit has `format`, else
+  /// on the vector unit.
+  bool matmul = false;
+  NumericFormat format = NumericFormat::F32;
+  /// Bytes read and written by the chip.
+  double bytes = 0;
+  /// The ranks the op's arithmetic is divided over (1: not divided).
+  double split = 1;
+};
+
 class CostModel {
 public:
   explicit CostModel(TargetModel target) : target_(std::move(target)) {}
@@ -219,6 +243,31 @@ public:
   /// `participants` chips uses (the scale-out network once it leaves the
   /// link domain).
   double collectiveBytesPerSecondPerChip(int64_t participants) const;
+
+  //===--------------------------------------------------------------------===//
+  // graph-partition's prices: ops on one chip, before kernels exist
+  //===--------------------------------------------------------------------===//
+
+  /// Seconds of `op` on one chip: a roofline of its arithmetic (divided
+  /// over `op.split` ranks) against the chip's matrix peak at its format
+  /// (a matmul the matrix unit runs) or its vector peak, and of its bytes
+  /// against the chip's SRAM bandwidth, plus a fixed cost, the longest unit
+  /// pipeline latency of the tile (a kernel's fill and drain), which keeps
+  /// many tiny ops from looking free.
+  double opSecondsOnChip(const ChipOpWork &op) const;
+  /// Seconds of a collective of `bytes` (per rank, at the format they
+  /// cross in) over ranks 0..ranks-1 of `net`, which stand for every group
+  /// of consecutive ranks: the chips synchronise (ChipNetwork::syncCycles,
+  /// as the tile program waits), then one or two phases (`reduce`: a
+  /// reduce-scatter and an all-gather) of the algorithm `net` picks, each
+  /// step every rank sending a 1/ranks chunk: ring, ranks - 1 steps to a
+  /// neighbour; direct, one step to every rank at once; hierarchical, two
+  /// steps at the pace of the farthest pair.
+  double collectiveSecondsOnNetwork(const ChipNetwork &net, int64_t ranks,
+                                    int64_t bytes, bool reduce) const;
+  /// graph-partition's hop between pipeline stages: the activations
+  /// crossing it (small for decode) cost about one link latency.
+  double stageHopSeconds() const { return target_.chipLinkLatencySeconds(); }
 
 private:
   TargetModel target_;

@@ -14,11 +14,10 @@ namespace loom::graph::partition {
 OpCost PartitionPricer::costOf(Operation *op, const Propagation &prop,
                                std::set<void *> &seenArgs) {
   OpCost c;
-  const TargetModel &t = *target_;
-  NumericFormat format = matrixFormat(precision);
   int64_t weightElemBytes = weightElementBytes(precision);
-  double flops = 0, bytes = 0;
-  bool matrix = false;
+  ChipOpWork work;
+  work.format = matrixFormat(precision);
+  double &flops = work.flops, &bytes = work.bytes;
   // Each chip reads and writes its share of every value: its piece of a
   // split (a piece shared by several ranks is read by each), the whole of
   // anything else (a partial sum is whole on every chip). An input split
@@ -34,7 +33,7 @@ OpCost PartitionPricer::costOf(Operation *op, const Propagation &prop,
     ArrayRef<int64_t> a = typeOf(mm.getLhs()).getShape();
     int64_t k = a.empty() ? 1 : a.back();
     flops = 2.0 * double(typeOf(mm.getResult()).getNumElements()) * double(k);
-    matrix = t.matrixSupports(format);
+    work.matmul = true;
   } else {
     for (Value r : op->getResults())
       flops += double(typeOf(r).getNumElements());
@@ -58,23 +57,11 @@ OpCost PartitionPricer::costOf(Operation *op, const Propagation &prop,
                                    : plan->gatherAfter >= 0
                                        ? double(prop.tp)
                                        : share(r, plan->result));
-  double peak =
-      matrix ? t.peakMatrixFlopsPerChip(format) : t.peakVectorOpsPerChip();
-  double bw = t.sramBytesPerSecondPerChip();
-  double split = prop.divided.count(op) ? double(prop.divided.at(op)) : 1.0;
-  // A fixed cost per op keeps many tiny ops from looking free: the
-  // longest unit pipeline latency of the tile (a kernel's fill and drain).
-  const auto &tile = t.desc().chip.tile;
-  double fixed =
-      double(std::max(tile.matrix.latencyCycles, tile.vector.latencyCycles)) /
-      t.clockHz();
+  work.split = prop.divided.count(op) ? double(prop.divided.at(op)) : 1.0;
   // A transpose of a matmul operand is read in place by the matmul's kernel
   // (graph-form-kernels): no copy is made, so it takes no time (its
   // weights, a Gemm's transposed B, still count).
-  c.seconds =
-      isMatmulOperandTranspose(op)
-          ? 0.0
-          : std::max(flops / split / std::max(peak, 1.0), bytes / bw) + fixed;
+  c.seconds = isMatmulOperandTranspose(op) ? 0.0 : model_.opSecondsOnChip(work);
   return c;
 }
 
@@ -86,27 +73,12 @@ double PartitionPricer::collectiveSeconds(const CollectiveNeed &c, int64_t tp) {
   const ChipNetwork &net = *cached;
   // A group's ranks are consecutive: the first group stands for all.
   int64_t n = c.ranks ? c.ranks : tp;
-  std::vector<int64_t> group;
-  for (int64_t i = 0; i < n; ++i)
-    group.push_back(i);
-  std::string alg = net.collectiveAlgorithm(group);
   // A narrow policy's f32 activations cross chips at its wire format.
   std::optional<NumericFormat> wire = rt::activationWireFormat(precision);
   int64_t bytes = c.f32 && wire
                       ? c.bytes / 4 * int64_t(rt::numericFormatBytes(*wire))
                       : c.bytes;
-  int64_t chunk = (bytes + n - 1) / n;
-  // One step: every rank sends a chunk to a neighbour (ring) or to every
-  // other rank at once (direct); the slowest pair sets the pace.
-  double step = net.transferCycles(0, 1 % n, chunk);
-  double steps = alg == "ring" ? double(n - 1) : alg == "direct" ? 1.0 : 2.0;
-  if (alg == "hierarchical")
-    step = net.transferCycles(0, n - 1, chunk);
-  double phases = c.reduce ? 2.0 : 1.0;
-  // Its chips synchronise before the first exchange, as the tile program
-  // waits (ChipNetwork::syncCycles, lower-collectives).
-  return (phases * steps * step + double(net.syncCycles())) /
-         target_->clockHz();
+  return model_.collectiveSecondsOnNetwork(net, n, bytes, c.reduce);
 }
 
 namespace {
@@ -353,9 +325,8 @@ Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
   // Where stages may be cut, and the runs of ops between allowed cuts.
   std::vector<double> crossing = cutCrossings(ops_);
   std::vector<Segment> segments = makeSegments(crossing, seconds, costs);
-  // A hop between stages: the activations crossing it (small for decode)
-  // cost about one link latency.
-  const double hop = target_->chipLinkLatencySeconds();
+  // A hop between stages (CostModel::stageHopSeconds).
+  const double hop = model_.stageHopSeconds();
   e.latency = total + double(pp - 1) * hop;
   const bool throughput = objective == "throughput";
   const StageBound bound{capacity, e.latency, throughput};

@@ -4,6 +4,9 @@
 // Step 2 of graph-partition: the estimated seconds and SRAM of each op on
 // one chip under a sharding (Sharding.h), the collectives' time on the chip
 // network, and the pp stages cut to balance them under each chip's SRAM.
+// Every price comes from the cost model (CostModel::opSecondsOnChip,
+// collectiveSecondsOnNetwork, stageHopSeconds); this file counts the work
+// and bytes it prices.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_LIB_DIALECT_GRAPH_TRANSFORMS_PARTITIONCOST_H
@@ -12,6 +15,7 @@
 #include "Sharding.h"
 
 #include "loom/Target/ChipNetwork.h"
+#include "loom/Target/CostModel.h"
 #include "loom/Target/PassProgress.h"
 #include "loom/Target/TargetModel.h"
 
@@ -43,9 +47,9 @@ public:
   PartitionPricer(const TargetModel &target,
                   const std::vector<Operation *> &ops, std::string precision,
                   std::string objective, int64_t systemChips, int64_t chips)
-      : target_(&target), ops_(ops), precision(std::move(precision)),
-        objective(std::move(objective)), systemChips(systemChips),
-        chips(chips) {}
+      : target_(&target), model_(target), ops_(ops),
+        precision(std::move(precision)), objective(std::move(objective)),
+        systemChips(systemChips), chips(chips) {}
 
   OpCost costOf(Operation *op, const Propagation &prop,
                 std::set<void *> &seenArgs);
@@ -56,6 +60,9 @@ public:
 
 private:
   const TargetModel *target_;
+  /// Prices every op, collective and stage hop (CostModel's
+  /// graph-partition prices).
+  CostModel model_;
   const std::vector<Operation *> &ops_;
   std::string precision;
   std::string objective;
