@@ -69,7 +69,8 @@ bool compilePrefill(
     const std::string &systemName, const std::string &precision,
     const std::string &kvStorage, const Request &r, double wattsPerChip,
     const LayerCompiler &compileLayer, const std::function<void()> &order,
-    const std::function<System::Hop(const Plan &, int64_t)> &chunkHop) {
+    const std::function<SystemCostModel::Hop(const Plan &, int64_t)>
+        &chunkHop) {
   using Prefill = PrefillState::Prefill;
   using Key = PrefillState::Key;
   std::map<Key, Prefill> &compiled = state.compiled;
@@ -129,7 +130,7 @@ bool compilePrefill(
                    bool syncInLayer) {
     p.prompt.layerSync = syncInLayer ? 0.0 : estimateSync[idOf(p)];
     if (pipelineChunk > 0) {
-      const System::Hop hop = chunkHop(p, pipelineChunk);
+      const SystemCostModel::Hop hop = chunkHop(p, pipelineChunk);
       p.prompt.chunks = double(L) / double(pipelineChunk);
       p.prompt.hop = hop.latency + hop.transfer;
       p.prompt.hopTransfer = hop.transfer;
@@ -275,9 +276,10 @@ struct LayerCalibration {
   Key keyOf(const Plan &p) const {
     return Key{group(p), p.batch, past, p.chips};
   }
-  /// What a layer of `p` waits at its collectives (System::syncSeconds).
+  /// What a layer of `p` waits at its collectives
+  /// (SystemCostModel::syncSeconds).
   double layerSync(const Plan &p) const {
-    return s.syncSeconds(p.tp, p.ep, p.kvGathered);
+    return s.cost.syncSeconds(p.tp, p.ep, p.kvGathered);
   }
   /// The stage hops and the LM head of `p`'s step, compiled or estimated.
   /// `withSync`: the estimate's layers, and those scaled by compiled ones
@@ -288,8 +290,9 @@ struct LayerCalibration {
   double fixed(const Plan &p, bool compiled, bool withSync) const {
     double vec = double(p.batch) * m.hidden *
                  (compiled ? wireBytes : precisionBytes(r.activations));
-    return double(p.pp - 1) * s.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
-           s.lmHead(m.headParams, double(p.batch), p.tp, s.bytesPerWeight) +
+    return double(p.pp - 1) * s.cost.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
+           s.cost.lmHead(m.headParams, double(p.batch), p.tp,
+                         s.bytesPerWeight) +
            (withSync ? double(m.layers) * layerSync(p) : 0.0);
   }
   /// A compiled layer's time over its estimate, the synchronisation it
@@ -326,14 +329,15 @@ struct LayerCalibration {
 
 bool LayerCalibration::prefillPass() {
   return !r.decodeOnly &&
-         compilePrefill(prefill, result, result.front, m, configPath,
-                        systemName, precision, kvStorage, r, s.power,
-                        compileLayer, [&] { orderPlans(result, r); },
-                        [&](const Plan &p, int64_t chunk) {
-                          return s.hopParts(double(chunk) * m.hidden *
-                                                precisionBytes(r.activations),
-                                            p.tp * p.pp * p.ep, p.tp * p.ep);
-                        });
+         compilePrefill(
+             prefill, result, result.front, m, configPath, systemName,
+             precision, kvStorage, r, s.power, compileLayer,
+             [&] { orderPlans(result, r); },
+             [&](const Plan &p, int64_t chunk) {
+               return s.cost.hopParts(double(chunk) * m.hidden *
+                                          precisionBytes(r.activations),
+                                      p.tp * p.pp * p.ep, p.tp * p.ep);
+             });
 }
 
 void LayerCalibration::compile(const Plan &p, bool &compiledAny) {

@@ -195,11 +195,8 @@ planDisaggregated(const LlmConfig &config, const std::string &configPath,
   ModelCost m = modelCost(config);
   double kvBytes = double(r.inputLen) * m.layers * m.kvElementsPerTokenLayer() *
                    precisionBytes(r.kv);
-  const auto &so = prefillSystem.desc().system.scaleOut;
-  double bw = so ? so->bytesPerSecond : prefillSystem.chipLinkBytesPerSecondPerChip();
-  double lat = so ? so->latencySeconds : prefillSystem.chipLinkLatencySeconds();
   auto moveOf = [&](const Plan &q) {
-    return lat + kvBytes / (bw * double(q.chips));
+    return SystemCostModel::moveOutSeconds(prefillSystem, kvBytes, q.chips);
   };
   // The prompt's pass yields the first token: a prefill plan's time to it
   // is its prefill alone (without the decode step its batch would take)

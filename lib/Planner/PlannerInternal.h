@@ -3,17 +3,19 @@
 // Private to lib/Planner: what its files hand each other. Formats.cpp
 // holds the precisions, weight mixes and matrix formats and a model's
 // cost; Queueing.cpp the queues of the server scenario; Pricing.cpp the
-// cost model (System, price() and the rates that follow from a plan's
-// step); Search.cpp plan(), its candidates, ranking and Pareto front;
-// CompiledLayers.cpp the re-pricing of spatial plans by compiled layers
-// and prefill chunks; Disaggregated.cpp planDisaggregated(); Report.cpp
-// the table, the Pareto pages and the JSON.
+// pricing (System, price() and the rates that follow from a plan's step),
+// whose every price comes from the Target library's SystemCostModel; Search.cpp
+// plan(), its candidates, ranking and Pareto front; CompiledLayers.cpp the
+// re-pricing of spatial plans by compiled layers and prefill chunks;
+// Disaggregated.cpp planDisaggregated(); Report.cpp the table, the Pareto pages
+// and the JSON.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_LIB_PLANNER_PLANNERINTERNAL_H
 #define LOOM_LIB_PLANNER_PLANNERINTERNAL_H
 
 #include "loom/Planner/Planner.h"
+#include "loom/Target/CostModel.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -54,117 +56,30 @@ template <typename Pred> double highestMeeting(double hi, Pred meets) {
 /// chips, nodes, racks and sequences in flight.
 void setReplicas(Plan &p, int64_t dp, const TargetModel &target);
 
-/// What the cost model knows of a system for one request: a chip's memory
-/// (SRAM on spatial chips, else HBM) and its bandwidth, the chip links,
-/// the power, the rates the matrix unit multiplies the request's formats
-/// at and the target's efficiency factors; and the times of the
-/// collectives and stage hops over its links.
+/// What the planner knows of a system for one request: a chip's memory
+/// (SRAM on spatial chips, else HBM), what of it the plan may fill and the
+/// power, beside the cost model's prices of the system (SystemCostModel:
+/// its rates with the target's efficiency factors, the matrix unit's rates
+/// for the request's formats, the collectives and stage hops over its
+/// links), which every price the planner computes comes from.
 struct System {
   const TargetModel &t;
   bool spatial;
-  double capacity, usable, memBw, linkBw, latency, power;
-  /// system.links.sync_seconds: what a layer's chips wait at each of its
-  /// collectives (syncSeconds()).
-  double sync = 0;
-  /// A format the matrix unit runs the weights in: its share of the
-  /// weights (weightMix), the FLOP/s its matmuls reach as their rows grow
-  /// (the format's peak times its efficiency) and its
-  /// `efficiency.matrix_half_rows` (0: none).
-  struct MatmulFormat {
-    double share = 1, rate = 0, halfRows = 0;
-  };
-  std::vector<MatmulFormat> weightFormats;
+  double capacity, usable, power;
   /// The weights' mean bytes (weightBytes; 0 for a spec weightMix
   /// rejects, which price() refuses).
   double bytesPerWeight = 0;
-  /// The FLOP/s of attention's matmuls (q.k, p.v), which read the KV cache
-  /// and run in its format (an fp8 cache beside fp4 weights: the fp8 rate).
-  double attnRate = 0;
-  /// The efficiency factors of docs/planner.md, the target's `efficiency`
-  /// (TargetModel::efficiency): statically scheduled spatial chips run
-  /// near their peaks (the compiled schedule then replaces the estimate);
-  /// GPUs get the fractions of their peaks that published kernels reach,
-  /// the matrix unit's depending on the format it runs.
-  rt::EfficiencyDesc eff;
+  /// The prices: the matrix unit runs each format of the weights in a
+  /// format it has (fp8 weights on tsp-v1 as int8, fp4 on H100 as fp8),
+  /// as the compiled layers do, and the attention's matmuls in the KV
+  /// cache's.
+  SystemCostModel cost;
 
   System(const TargetModel &target, const Request &r);
 
-  /// The synchronisation a layer of `tp` x `ep` chips waits beyond its
-  /// collectives' transfers: system.links.sync_seconds at each collective
-  /// in series, the two all-reduces of tensor parallelism (after
-  /// attention, after the MLP or experts), the all-gathers of the heads
-  /// where tp exceeds the KV heads (`gathersHeads`: k and v, or q, k and
-  /// v, gathered at once: one wait, as the compiled layer's run side by
-  /// side) and the two all-to-alls of expert parallelism (the tokens to
-  /// their experts and back).
-  double syncSeconds(int64_t tp, int64_t ep, bool gathersHeads) const {
-    return sync * (2.0 * double(tp > 1) + double(gathersHeads) +
-                   2.0 * double(ep > 1));
-  }
-
-  /// The FLOP/s of a weight matmul of `rows` rows (the tokens it
-  /// multiplies), its FLOPs split over the weights' formats in their
-  /// shares: each format's rate x rows / (rows + its half rows), and half
-  /// its rate below its half rows (the law is fitted on large GEMMs; a
-  /// matmul of a few rows runs a different kernel, memory bound, which
-  /// the law's fixed cost of half rows rows would wrongly make compute
-  /// bound). `asRowsGrow`: each format's rate without the law.
-  double matmulRateAt(double rows, bool asRowsGrow = false) const {
-    double secondsPerFlop = 0;
-    for (const MatmulFormat &f : weightFormats) {
-      double rate = f.rate;
-      if (f.halfRows > 0 && !asRowsGrow) {
-        const double m = std::max(rows, f.halfRows);
-        rate *= m / (m + f.halfRows);
-      }
-      secondsPerFlop += f.share / rate;
-    }
-    return 1.0 / secondsPerFlop;
-  }
-
-  /// The LM head of `params` weights of `weightBytes` each split over
-  /// `tp` chips, for `tokens` tokens: its own roofline (its weights read,
-  /// compute bound at large batches).
-  double lmHead(double params, double tokens, int64_t tp,
-                double bytesEach) const;
-  /// An all-reduce of `bytes` over `n` chips: two steps of direct
-  /// exchange (reduce-scatter, all-gather), each a link latency plus the
-  /// chip's share of the bytes over all its links.
-  double allReduce(double bytes, int64_t n) const {
-    if (n <= 1)
-      return 0;
-    return 2 * latency +
-           2.0 * bytes * double(n - 1) / double(n) / (linkBw * eff.links);
-  }
-  /// An all-to-all (expert dispatch or combine) of `bytes` per chip.
-  double allToAll(double bytes, int64_t n) const {
-    if (n <= 1)
-      return 0;
-    return latency + bytes * double(n - 1) / double(n) / (linkBw * eff.links);
-  }
-  /// One hop between pipeline stages of a system of `chips`: over the link
-  /// between a chip and its counterpart in the next stage, whose bandwidth
-  /// is that pair's share of the chip's links (loom::ChipNetwork's rules,
-  /// which PlannerTest checks this against): a ring's neighbour gets half;
-  /// a dragonfly's local peer half / (chips per node - 1), all of them /
-  /// (n - 1) in a single node, its global peer half / (nodes - 1) once
-  /// stages span nodes (after a local hop, at the slower link's rate, when
-  /// a stage is not whole nodes); fully connected and switch 1 / (n - 1).
-  /// Under adaptive routing a dragonfly's stages of whole nodes may also
-  /// send over the two-hop routes through every other node, each node to
-  /// its one counterpart: (nodes - 1) / 2 times the global share, at two
-  /// link latencies, where that delivers the bytes first.
-  double hop(double bytes, int64_t chips, int64_t stageChips) const {
-    Hop h = hopParts(bytes, chips, stageChips);
-    return h.latency + h.transfer;
-  }
-  /// A hop's route's latency and its transfer time (bytes over the
-  /// route's rate): the time the link is busy, which a message sent behind
-  /// another waits for, where the latency overlaps.
-  struct Hop {
-    double latency = 0, transfer = 0;
-  };
-  Hop hopParts(double bytes, int64_t chips, int64_t stageChips) const;
+private:
+  System(const TargetModel &target, const Request &r,
+         const std::vector<WeightShare> &mix);
 };
 
 /// The largest prefill chunk a spatial plan's prompt is compiled in, and
@@ -180,7 +95,7 @@ constexpr int64_t kSpatialPrefillChunk = 512, kSmallestPrefillChunk = 32;
 /// the time its hop holds the link (its transfer; the latencies of chunks
 /// in flight overlap). One chunk: the stages one after another; one
 /// stage: no hop. Every chunk also waits `layerSync` at each layer (at
-/// its collectives, System::syncSeconds).
+/// its collectives, SystemCostModel::syncSeconds).
 double promptPass(int64_t pp, double stageLayers, double layerSeconds,
                   double chunks, double hop, double hopTransfer,
                   double layerSync);

@@ -1,10 +1,11 @@
-//===- Pricing.cpp - The cost model: one candidate's price ----------------===//
+//===- Pricing.cpp - The planner's pricing: one candidate's price ---------===//
 //
 // price(): what a candidate's chips hold, its decode step and its
-// prompts' prefill, a roofline per kernel over the System's figures (its
-// memory, links and matrix rates, the collectives and stage hops); then
-// its rates, per user, per system and per watt (setRates). Every formula
-// and efficiency factor is stated in docs/planner.md.
+// prompts' prefill: the FLOPs and bytes of each kernel, priced by the cost
+// model (SystemCostModel: its memory, links and matrix rates, the
+// collectives and stage hops, a RooflineTime per kernel); then its rates,
+// per user, per system and per watt (setRates). Every formula and
+// efficiency factor is stated in docs/planner.md.
 //
 //===----------------------------------------------------------------------===//
 #include "PlannerInternal.h"
@@ -21,15 +22,6 @@ namespace {
 double touchedExpertShare(double tokens, int64_t experts, int64_t perToken) {
   return 1.0 - std::pow(1.0 - double(perToken) / double(experts), tokens);
 }
-
-/// One kernel's compute and memory times; it takes the longer.
-struct Roofline {
-  double compute = 0, memory = 0;
-  double time() const { return std::max(compute, memory); }
-  /// Its time where that side bounds it, else 0.
-  double computeBound() const { return compute >= memory ? compute : 0; }
-  double memoryBound() const { return compute >= memory ? 0 : memory; }
-};
 
 /// What bounds a step or a prefill: the largest of its compute, memory and
 /// link times.
@@ -57,96 +49,32 @@ void setReplicas(Plan &p, int64_t dp, const TargetModel &target) {
 }
 
 System::System(const TargetModel &target, const Request &r)
-    : t(target), spatial(!target.hasOffChipMemory()) {
+    : System(target, r, [&] {
+        std::string bad;
+        return weightMix(r.weights, bad);
+      }()) {}
+
+namespace {
+/// The formats the matrix unit runs `mix` in, in its shares.
+std::vector<SystemCostModel::WeightFormat>
+matrixFormatsOf(const TargetModel &target,
+                const std::vector<WeightShare> &mix) {
+  std::vector<SystemCostModel::WeightFormat> formats;
+  for (const WeightShare &w : mix)
+    formats.push_back({w.share, matrixFormat(target, w.format)});
+  return formats;
+}
+} // namespace
+
+System::System(const TargetModel &target, const Request &r,
+               const std::vector<WeightShare> &mix)
+    : t(target), spatial(!target.hasOffChipMemory()),
+      cost(target, matrixFormatsOf(target, mix), matrixFormat(target, r.kv)) {
   capacity = spatial ? double(target.sramBytesPerChip())
                      : double(target.offChipBytesPerChip());
   usable = spatial ? TargetModel::kPartitionSramShare : TargetModel::kHbmShare;
-  memBw = spatial ? target.sramBytesPerSecondPerChip()
-                  : target.offChipBytesPerSecondPerChip();
-  eff = target.efficiency();
-  // The matrix unit runs each format of the weights in a format it has
-  // (fp8 weights on tsp-v1 as int8, fp4 on H100 as fp8), as the
-  // compiled layers do.
-  std::string bad;
-  const std::vector<WeightShare> mix = weightMix(r.weights, bad);
   bytesPerWeight = weightBytes(mix);
-  for (const WeightShare &w : mix) {
-    NumericFormat wF = matrixFormat(target, w.format);
-    double peak = target.peakFlopsPerChip(wF);
-    if (peak <= 0) {
-      wF = NumericFormat::BF16;
-      peak = target.peakFlopsPerChip(wF);
-    }
-    weightFormats.push_back(MatmulFormat{
-        w.share, peak * target.matrixEfficiency(wF),
-        double(target.matrixHalfRows(wF))});
-  }
-  // A cache format the chip does not compute in runs at the weights'
-  // rate as the rows grow (their formats' rates in their shares).
-  NumericFormat kvF = matrixFormat(target, r.kv);
-  double attnPeak = target.peakFlopsPerChip(kvF);
-  attnRate = attnPeak > 0 ? attnPeak * target.matrixEfficiency(kvF)
-                          : matmulRateAt(0, /*asRowsGrow=*/true);
-  linkBw = target.chipLinkBytesPerSecondPerChip();
-  latency = target.chipLinkLatencySeconds();
-  sync = target.desc().system.links.syncSeconds;
   power = target.powerWattsPerChip();
-}
-
-double System::lmHead(double params, double tokens, int64_t tp,
-                      double bytesEach) const {
-  return Roofline{tokens * 2.0 * params / double(tp) / matmulRateAt(tokens),
-                  params / double(tp) * bytesEach / (memBw * eff.memory)}
-      .time();
-}
-
-System::Hop System::hopParts(double bytes, int64_t chips,
-                             int64_t stageChips) const {
-  const auto &l = t.desc().system.links;
-  double perLink = l.bytesPerSecond * eff.links;
-  double share = double(l.perChip);
-  int64_t n = std::max<int64_t>(2, chips);
-  double valiant = 0;
-  int hops = 1;
-  switch (l.topology) {
-  case Topology::Ring:
-    share = n == 2 ? share : share / 2;
-    break;
-  case Topology::Torus2D:
-    share = share / 4;
-    break;
-  case Topology::Dragonfly: {
-    int64_t cpn = std::max<int64_t>(1, t.chipsPerNode());
-    int64_t nodes = (n + cpn - 1) / cpn;
-    bool crossNode = stageChips >= cpn && nodes > 1;
-    if (nodes == 1)
-      share = share / double(std::min(n, cpn) - 1);
-    else if (!crossNode)
-      share = share / 2 / double(cpn - 1);
-    else if (stageChips % cpn != 0) {
-      // The counterpart has another index: a local hop to this node's
-      // chip of that index, then the global one, at the slower's rate.
-      share = share / 2 / double(std::max(cpn - 1, nodes - 1));
-      hops = 2;
-    } else {
-      share = share / 2 / double(nodes - 1);
-      if (l.adaptiveRouting)
-        valiant = share * double(nodes - 1) / 2;
-    }
-    break;
-  }
-  default:
-    share = share / double(n - 1);
-    break;
-  }
-  Hop minimal{double(hops) * latency, bytes / (share * perLink)};
-  if (valiant > share) {
-    Hop twoHop{2 * latency, bytes / (valiant * perLink)};
-    if (twoHop.latency + twoHop.transfer <
-        minimal.latency + minimal.transfer)
-      return twoHop;
-  }
-  return minimal;
 }
 
 double promptPass(int64_t pp, double stageLayers, double layerSeconds,
@@ -213,7 +141,7 @@ namespace {
 /// One pipeline stage's prefill (Pricer::prefillStage): its kernels'
 /// rooflines, the elementwise kernels and the link, and their sums.
 struct StageTimes {
-  Roofline matmuls, attention;
+  RooflineTime matmuls, attention;
   double elementwise, link;
   double total() const {
     return matmuls.time() + attention.time() + elementwise + link;
@@ -372,9 +300,9 @@ struct Pricer {
   /// matmuls of `rows` rows.
   double matmulSeconds(double n, double rows) const {
     return Ls * n * 2.0 *
-           (attnPerChip / s.matmulRateAt(rows) +
+           (attnPerChip / s.cost.matmulRateAt(rows) +
             routed * m.expertParams / double(tp * ep) /
-                s.matmulRateAt(expertRows(rows)));
+                s.cost.matmulRateAt(expertRows(rows)));
   }
 
   /// Decode: one micro-batch through one stage; sets `p`'s step (tpot)
@@ -419,27 +347,27 @@ struct Pricer {
     const double cacheRead = perEp * ctxAvg * Ls * kvPerTokenLayer;
     const double attnFlops = Ls * perEp * ctxAvg * m.attnFlopsPerPosition() *
                              headsShare;
-    const Roofline matmuls{matmulSeconds(tokens, stepRows),
-                           weightsRead / (s.memBw * s.eff.memory)};
-    const Roofline attention{attnFlops / s.attnRate,
-                             cacheRead / (s.memBw * s.eff.memory)};
+    const RooflineTime matmuls{matmulSeconds(tokens, stepRows),
+                               s.cost.memorySeconds(weightsRead)};
+    const RooflineTime attention{s.cost.attentionSeconds(attnFlops),
+                                 s.cost.memorySeconds(cacheRead)};
     // The elementwise kernels between them, memory bound.
-    const double elementwise =
-        elementwiseBytes(tokens) / (s.memBw * s.eff.memory);
+    const double elementwise = s.cost.memorySeconds(elementwiseBytes(tokens));
     double vec = tokens * m.hidden * aB;
     double gather =
         gatheredHeads > 0
-            ? 2 * s.allReduce(tokens * gatheredHeads * m.headDim * aB / 2, tp)
+            ? 2 * s.cost.allReduce(tokens * gatheredHeads * m.headDim * aB / 2,
+                                   tp)
             : 0;
     double tLink =
-        Ls *
-        (2 * s.allReduce(vec, tp) + gather +
-         (m.experts > 1 ? 2 * s.allToAll(vec * m.expertsPerToken, ep) : 0) +
-         s.syncSeconds(tp, ep, p.kvGathered));
+        Ls * (2 * s.cost.allReduce(vec, tp) + gather +
+              (m.experts > 1 ? 2 * s.cost.allToAll(vec * m.expertsPerToken, ep)
+                             : 0) +
+              s.cost.syncSeconds(tp, ep, p.kvGathered));
     double stage = matmuls.time() + attention.time() + elementwise + tLink;
-    double hops = double(pp - 1) * s.hop(vec, tp * pp * ep, tp * ep);
+    double hops = double(pp - 1) * s.cost.hop(vec, tp * pp * ep, tp * ep);
     // The LM head of the last stage: its weights once per step.
-    double head = s.lmHead(m.headParams, tokens, tp, wB);
+    double head = s.cost.lmHead(m.headParams, tokens, tp, wB);
     p.tpot = double(pp) * stage + hops + head;
     p.decodeBound = bigger(matmuls.computeBound() + attention.computeBound(),
                            matmuls.memoryBound() + attention.memoryBound() +
@@ -460,15 +388,16 @@ struct Pricer {
     double cacheWritten = tokens * Ls * kvPerTokenLayer;
     double vectors = tokens * m.hidden * aB;
     double link =
-        Ls *
-        (2 * s.allReduce(vectors, tp) +
-         (m.experts > 1 ? 2 * s.allToAll(vectors * m.expertsPerToken / ep, ep)
-                        : 0));
-    const double memory = s.memBw * s.eff.memory;
-    return StageTimes{{matmulSeconds(tokens, rows), weightsRead / memory},
-                      {attnFlops / s.attnRate, cacheWritten / memory},
-                      elementwiseBytes(tokens) / memory,
-                      link};
+        Ls * (2 * s.cost.allReduce(vectors, tp) +
+              (m.experts > 1
+                   ? 2 * s.cost.allToAll(vectors * m.expertsPerToken / ep, ep)
+                   : 0));
+    return StageTimes{
+        {matmulSeconds(tokens, rows), s.cost.memorySeconds(weightsRead)},
+        {s.cost.attentionSeconds(attnFlops),
+         s.cost.memorySeconds(cacheWritten)},
+        s.cost.memorySeconds(elementwiseBytes(tokens)),
+        link};
   }
 
   /// The prompt's prefill, alone and under load; sets `p`'s prompt pass,
@@ -488,12 +417,12 @@ struct Pricer {
         s.spatial ? std::min(L, double(kSpatialPrefillChunk)) : L;
     StageTimes one = prefillStage(L, 1, std::min(promptChunk, budget));
     p.prompt.chunks = L / promptChunk;
-    const System::Hop chunkHop =
-        s.hopParts(promptChunk * m.hidden * aB, tp * pp * ep, tp * ep);
+    const SystemCostModel::Hop chunkHop =
+        s.cost.hopParts(promptChunk * m.hidden * aB, tp * pp * ep, tp * ep);
     p.prompt.hop = chunkHop.latency + chunkHop.transfer;
     p.prompt.hopTransfer = chunkHop.transfer;
     p.prompt.layer = one.total() / Ls;
-    p.prompt.layerSync = s.syncSeconds(tp, ep, p.kvGathered);
+    p.prompt.layerSync = s.cost.syncSeconds(tp, ep, p.kvGathered);
     p.prompt.alone = promptPass(pp, Ls, p.prompt.layer, p.prompt.chunks,
                                 p.prompt.hop, p.prompt.hopTransfer,
                                 p.prompt.layerSync);

@@ -674,4 +674,111 @@ double CostModel::collectiveSecondsOnNetwork(const ChipNetwork &net,
   return (phases * steps * step + double(net.syncCycles())) / target_.clockHz();
 }
 
+//===----------------------------------------------------------------------===//
+// The planner's prices: SystemCostModel
+//===----------------------------------------------------------------------===//
+
+SystemCostModel::SystemCostModel(const TargetModel &target,
+                                 const std::vector<WeightFormat> &weights,
+                                 NumericFormat kvFormat)
+    : t_(target), eff_(target.efficiency()) {
+  memBw_ = !target.hasOffChipMemory() ? target.sramBytesPerSecondPerChip()
+                                      : target.offChipBytesPerSecondPerChip();
+  for (const WeightFormat &w : weights) {
+    NumericFormat wF = w.format;
+    double peak = target.peakFlopsPerChip(wF);
+    if (peak <= 0) {
+      wF = NumericFormat::BF16;
+      peak = target.peakFlopsPerChip(wF);
+    }
+    weightFormats_.push_back(MatmulFormat{w.share,
+                                          peak * target.matrixEfficiency(wF),
+                                          double(target.matrixHalfRows(wF))});
+  }
+  // A cache format the chip does not compute in runs at the weights'
+  // rate as the rows grow (their formats' rates in their shares).
+  double attnPeak = target.peakFlopsPerChip(kvFormat);
+  attnRate_ = attnPeak > 0 ? attnPeak * target.matrixEfficiency(kvFormat)
+                           : matmulRateAt(0, /*asRowsGrow=*/true);
+  linkBw_ = target.chipLinkBytesPerSecondPerChip();
+  latency_ = target.chipLinkLatencySeconds();
+  sync_ = target.desc().system.links.syncSeconds;
+}
+
+double SystemCostModel::matmulRateAt(double rows, bool asRowsGrow) const {
+  double secondsPerFlop = 0;
+  for (const MatmulFormat &f : weightFormats_) {
+    double rate = f.rate;
+    if (f.halfRows > 0 && !asRowsGrow) {
+      const double m = std::max(rows, f.halfRows);
+      rate *= m / (m + f.halfRows);
+    }
+    secondsPerFlop += f.share / rate;
+  }
+  return 1.0 / secondsPerFlop;
+}
+
+double SystemCostModel::lmHead(double params, double tokens, int64_t tp,
+                               double bytesEach) const {
+  return RooflineTime{tokens * 2.0 * params / double(tp) / matmulRateAt(tokens),
+                      params / double(tp) * bytesEach / (memBw_ * eff_.memory)}
+      .time();
+}
+
+SystemCostModel::Hop SystemCostModel::hopParts(double bytes, int64_t chips,
+                                               int64_t stageChips) const {
+  const auto &l = t_.desc().system.links;
+  double perLink = l.bytesPerSecond * eff_.links;
+  double share = double(l.perChip);
+  int64_t n = std::max<int64_t>(2, chips);
+  double valiant = 0;
+  int hops = 1;
+  switch (l.topology) {
+  case Topology::Ring:
+    share = n == 2 ? share : share / 2;
+    break;
+  case Topology::Torus2D:
+    share = share / 4;
+    break;
+  case Topology::Dragonfly: {
+    int64_t cpn = std::max<int64_t>(1, t_.chipsPerNode());
+    int64_t nodes = (n + cpn - 1) / cpn;
+    bool crossNode = stageChips >= cpn && nodes > 1;
+    if (nodes == 1)
+      share = share / double(std::min(n, cpn) - 1);
+    else if (!crossNode)
+      share = share / 2 / double(cpn - 1);
+    else if (stageChips % cpn != 0) {
+      // The counterpart has another index: a local hop to this node's
+      // chip of that index, then the global one, at the slower's rate.
+      share = share / 2 / double(std::max(cpn - 1, nodes - 1));
+      hops = 2;
+    } else {
+      share = share / 2 / double(nodes - 1);
+      if (l.adaptiveRouting)
+        valiant = share * double(nodes - 1) / 2;
+    }
+    break;
+  }
+  default:
+    share = share / double(n - 1);
+    break;
+  }
+  Hop minimal{double(hops) * latency_, bytes / (share * perLink)};
+  if (valiant > share) {
+    Hop twoHop{2 * latency_, bytes / (valiant * perLink)};
+    if (twoHop.latency + twoHop.transfer < minimal.latency + minimal.transfer)
+      return twoHop;
+  }
+  return minimal;
+}
+
+double SystemCostModel::moveOutSeconds(const TargetModel &target, double bytes,
+                                       int64_t chips) {
+  const auto &so = target.desc().system.scaleOut;
+  double bw = so ? so->bytesPerSecond : target.chipLinkBytesPerSecondPerChip();
+  double lat = so ? so->latencySeconds : target.chipLinkLatencySeconds();
+  return lat + bytes / (bw * double(chips));
+}
+
 } // namespace loom

@@ -513,3 +513,111 @@ TEST_F(TinyCostModel, CollectiveOfTwoChipsAndItsSync) {
 TEST_F(TinyCostModel, StageHopIsOneLinkLatency) {
   EXPECT_DOUBLE_EQ(model.stageHopSeconds(), 1e-6);
 }
+
+//===----------------------------------------------------------------------===//
+// The planner's prices: SystemCostModel
+//===----------------------------------------------------------------------===//
+//
+// tiny with efficiency factors of one half everywhere, fp16 matmuls at half
+// their rate at 64 rows, and 1 us of sync: per chip fp16 3.2768e13 FLOP/s x
+// 0.5 = 1.6384e13, fp8 6.5536e13 x 0.5 = 3.2768e13, SRAM (tiny has no
+// off-chip memory) 4.096e12 B/s x 0.5 = 2.048e12, links 4 x 10 GB/s x 0.5
+// = 2e10 B/s, 1 us latency.
+
+namespace {
+
+TargetModel tinyAtHalf() {
+  rt::TargetDesc desc = loadTarget("tiny").desc();
+  rt::EfficiencyDesc eff;
+  for (NumericFormat format :
+       {NumericFormat::F32, NumericFormat::BF16, NumericFormat::F16,
+        NumericFormat::F8, NumericFormat::I8})
+    eff.matrix[static_cast<size_t>(format)] = 0.5;
+  eff.matrixHalfRows[static_cast<size_t>(NumericFormat::F16)] = 64;
+  eff.memory = 0.5;
+  eff.links = 0.5;
+  desc.efficiency = eff;
+  desc.system.links.syncSeconds = 1e-6;
+  std::string error;
+  return loom::testing::requireTarget(TargetModel::fromDesc(desc, error),
+                                      error);
+}
+
+using WeightFormat = SystemCostModel::WeightFormat;
+
+} // namespace
+
+// The half-rows law: 192 rows reach 192 / (192 + 64) of 1.6384e13; below 64
+// rows the rate is half of it; as the rows grow, all of it.
+TEST(SystemCostModel, MatmulRateFollowsTheHalfRowsLaw) {
+  TargetModel target = tinyAtHalf();
+  SystemCostModel cost(target, {WeightFormat{1.0, NumericFormat::F16}},
+                       NumericFormat::F16);
+  EXPECT_DOUBLE_EQ(cost.matmulRateAt(192), 1.2288e13);
+  EXPECT_DOUBLE_EQ(cost.matmulRateAt(16), 8.192e12);
+  EXPECT_DOUBLE_EQ(cost.matmulRateAt(16, /*asRowsGrow=*/true), 1.6384e13);
+}
+
+// Half the weights in fp16, half in fp8 (no law): a FLOP takes 0.5 /
+// 1.6384e13 + 0.5 / 3.2768e13 = 4.57763671875e-14 s, 2.184533e13 FLOP/s.
+// An fp4 cache the matrix unit lacks runs on the vector unit, 2 x 1.024e12
+// FLOP/s, at the best efficiency of the formats (0.5): 1.024e12.
+TEST(SystemCostModel, MixedWeightsAndAttention) {
+  TargetModel target = tinyAtHalf();
+  SystemCostModel mixed(target,
+                        {WeightFormat{0.5, NumericFormat::F16},
+                         WeightFormat{0.5, NumericFormat::F8}},
+                        NumericFormat::F4);
+  EXPECT_NEAR(mixed.matmulRateAt(1e6, true), 1 / 4.57763671875e-14, 1e3);
+  EXPECT_DOUBLE_EQ(mixed.attentionRate(), 1.024e12);
+  EXPECT_DOUBLE_EQ(mixed.attentionSeconds(2.048e12), 2.0);
+}
+
+// Memory at 2.048e12 B/s; the LM head of 1e6 fp16 weights over 2 chips for
+// 16 tokens: 16 x 2 x 1e6 / 2 = 1.6e7 FLOPs at 8.192e12 (16 rows) =
+// 1.953125 us, against 1e6 B / 2.048e12 = 0.48828125 us of weights.
+TEST(SystemCostModel, MemoryAndLmHead) {
+  TargetModel target = tinyAtHalf();
+  SystemCostModel cost(target, {WeightFormat{1.0, NumericFormat::F16}},
+                       NumericFormat::F16);
+  EXPECT_DOUBLE_EQ(cost.memoryBytesPerSecond(), 4.096e12);
+  EXPECT_DOUBLE_EQ(cost.memorySeconds(2.048e12), 1.0);
+  EXPECT_DOUBLE_EQ(cost.lmHead(1e6, 16, 2, 2.0), 1.953125e-6);
+  RooflineTime kernel{3.0, 2.0};
+  EXPECT_DOUBLE_EQ(kernel.time(), 3.0);
+  EXPECT_DOUBLE_EQ(kernel.computeBound(), 3.0);
+  EXPECT_DOUBLE_EQ(kernel.memoryBound(), 0.0);
+}
+
+// An all-reduce of 1 MB over 4 chips: 2 latencies + 2 x 1e6 x 3/4 / 2e10 =
+// 2 us + 75 us; an all-to-all one latency + 37.5 us; nothing on one chip.
+// The sync: 1 us at each of tp's two all-reduces and the heads' gather,
+// and at ep's two all-to-alls.
+TEST(SystemCostModel, CollectivesAndSync) {
+  TargetModel target = tinyAtHalf();
+  SystemCostModel cost(target, {WeightFormat{1.0, NumericFormat::F16}},
+                       NumericFormat::F16);
+  EXPECT_DOUBLE_EQ(cost.allReduce(1e6, 4), 77e-6);
+  EXPECT_DOUBLE_EQ(cost.allToAll(1e6, 4), 38.5e-6);
+  EXPECT_DOUBLE_EQ(cost.allReduce(1e6, 1), 0.0);
+  EXPECT_DOUBLE_EQ(cost.allToAll(1e6, 1), 0.0);
+  EXPECT_DOUBLE_EQ(cost.syncSeconds(2, 1, true), 3e-6);
+  EXPECT_DOUBLE_EQ(cost.syncSeconds(1, 4, false), 2e-6);
+  EXPECT_DOUBLE_EQ(cost.syncSeconds(1, 1, false), 0.0);
+}
+
+// A stage hop on the ring of 4: the neighbour's 2 links x 1e10 x 0.5 =
+// 1e10 B/s, 1 MB in 100 us after 1 us. Of 2 chips, all 4 links: 50 us.
+// Moving 1 MB off the system (no scale-out: the chip links at their peak,
+// 4e10 B/s each) from 2 chips: 1 us + 12.5 us.
+TEST(SystemCostModel, StageHopsAndMovingOut) {
+  TargetModel target = tinyAtHalf();
+  SystemCostModel cost(target, {WeightFormat{1.0, NumericFormat::F16}},
+                       NumericFormat::F16);
+  SystemCostModel::Hop ring = cost.hopParts(1e6, 4, 1);
+  EXPECT_DOUBLE_EQ(ring.latency, 1e-6);
+  EXPECT_DOUBLE_EQ(ring.transfer, 100e-6);
+  EXPECT_DOUBLE_EQ(cost.hop(1e6, 4, 1), 101e-6);
+  EXPECT_DOUBLE_EQ(cost.hop(1e6, 2, 1), 51e-6);
+  EXPECT_DOUBLE_EQ(SystemCostModel::moveOutSeconds(target, 1e6, 2), 13.5e-6);
+}

@@ -9,10 +9,17 @@
 // a list of kernels. Every hardware number comes from the TargetModel. The
 // formulas, with a worked example, are in docs/targets.md.
 //
-// graph-partition prices graph ops on one chip before any kernel exists,
-// at a coarser grain than a kernel on a region; its prices live here too,
-// under their own names (CostModel::opSecondsOnChip,
-// collectiveSecondsOnNetwork, stageHopSeconds).
+// It has three clients, each priced by functions of its own:
+//  - graph-partition prices graph ops on one chip before any kernel exists
+//    (CostModel::opSecondsOnChip, collectiveSecondsOnNetwork,
+//    stageHopSeconds);
+//  - the planner prices an LLM's decode step and prefill on a system from
+//    peak rates with the target's efficiency factors (SystemCostModel);
+//  - passes and reports price kernels on regions (CostModel::estimate,
+//    roofline).
+// Where two of them price the same thing their formulas differ on purpose
+// (see "Why the collectives are priced twice" below): each is kept exactly
+// as its client's outputs were fixed by, so programs and plans do not move.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LOOM_TARGET_COSTMODEL_H
@@ -271,6 +278,172 @@ public:
 
 private:
   TargetModel target_;
+};
+
+//===----------------------------------------------------------------------===//
+// The planner's prices: a system serving an LLM
+//===----------------------------------------------------------------------===//
+
+/// One kernel's compute and memory times; it takes the longer.
+struct RooflineTime {
+  double compute = 0, memory = 0;
+  double time() const { return std::max(compute, memory); }
+  /// Its time where that side bounds it, else 0.
+  double computeBound() const { return compute >= memory ? compute : 0; }
+  double memoryBound() const { return compute >= memory ? 0 : memory; }
+};
+
+/// What the planner (lib/Planner) prices a request's kernels by on one
+/// system, a GPU or a spatial one: a chip's memory (SRAM on spatial chips,
+/// else HBM) bandwidth, the rates the matrix unit multiplies the weights'
+/// and the KV cache's formats at, the target's efficiency factors
+/// (TargetModel::efficiency; docs/planner.md), and the times of the
+/// collectives and stage hops over its chip links. It prices whole
+/// layers' matmuls from peak rates, where CostModel::estimate prices one
+/// kernel on a region from the tile's units: statically scheduled spatial
+/// chips run near their peaks (the compiled layers then replace the
+/// estimate), GPUs at the fractions of their peaks that published kernels
+/// reach.
+///
+/// Why the collectives are priced twice: graph-partition
+/// (collectiveSecondsOnNetwork) times a collective on the chip network the
+/// compiler lowers it to (its algorithm, link shares and sync cycles,
+/// exactly as the compiled program will), to choose a split; the planner
+/// (allReduce, allToAll) uses the closed form of direct exchange over all
+/// of a chip's links at the links' efficiency, with no sync cycles (it
+/// adds system.links.sync_seconds per collective, syncSeconds), so that a
+/// GPU system's NVLink switch and a spatial rack price alike; its compiled
+/// layers then replace the estimate on spatial systems. Their stage hops
+/// differ likewise: graph-partition charges a link latency
+/// (CostModel::stageHopSeconds); the planner the pair's share of the links
+/// (hop). Unifying them would move programs or plans, so each keeps its
+/// formula under its own name.
+class SystemCostModel {
+public:
+  /// A format the matrix unit runs the weights in: its share of the
+  /// weights, the FLOP/s its matmuls reach as their rows grow (the
+  /// format's peak times its efficiency) and its
+  /// `efficiency.matrix_half_rows` (0: none).
+  struct MatmulFormat {
+    double share = 1, rate = 0, halfRows = 0;
+  };
+  /// A share of the weights in a format the matrix unit runs.
+  struct WeightFormat {
+    double share = 1;
+    NumericFormat format = NumericFormat::BF16;
+  };
+
+  /// The rates of `target` for weights in `weights` (their shares and the
+  /// formats the matrix unit runs them in; a format the chip has no rate
+  /// for runs at bf16's) and a KV cache the attention's matmuls run in
+  /// `kvFormat` (a format the chip does not compute in: at the weights'
+  /// rate as the rows grow).
+  SystemCostModel(const TargetModel &target,
+                  const std::vector<WeightFormat> &weights,
+                  NumericFormat kvFormat);
+
+  const TargetModel &target() const { return t_; }
+  const rt::EfficiencyDesc &efficiency() const { return eff_; }
+  const std::vector<MatmulFormat> &weightFormats() const {
+    return weightFormats_;
+  }
+  /// A chip's memory bandwidth (SRAM on spatial chips, else off-chip), at
+  /// peak.
+  double memoryBytesPerSecond() const { return memBw_; }
+  /// The FLOP/s of attention's matmuls (q.k, p.v), which read the KV cache
+  /// and run in its format (an fp8 cache beside fp4 weights: the fp8 rate).
+  double attentionRate() const { return attnRate_; }
+
+  /// Seconds to move `bytes` through a chip's memory, at its efficiency.
+  double memorySeconds(double bytes) const {
+    return bytes / (memBw_ * eff_.memory);
+  }
+  /// Seconds of attention's `flops` at attentionRate().
+  double attentionSeconds(double flops) const { return flops / attnRate_; }
+
+  /// The synchronisation a layer of `tp` x `ep` chips waits beyond its
+  /// collectives' transfers: system.links.sync_seconds at each collective
+  /// in series, the two all-reduces of tensor parallelism (after
+  /// attention, after the MLP or experts), the all-gathers of the heads
+  /// where tp exceeds the KV heads (`gathersHeads`: k and v, or q, k and
+  /// v, gathered at once: one wait, as the compiled layer's run side by
+  /// side) and the two all-to-alls of expert parallelism (the tokens to
+  /// their experts and back).
+  double syncSeconds(int64_t tp, int64_t ep, bool gathersHeads) const {
+    return sync_ *
+           (2.0 * double(tp > 1) + double(gathersHeads) + 2.0 * double(ep > 1));
+  }
+
+  /// The FLOP/s of a weight matmul of `rows` rows (the tokens it
+  /// multiplies), its FLOPs split over the weights' formats in their
+  /// shares: each format's rate x rows / (rows + its half rows), and half
+  /// its rate below its half rows (the law is fitted on large GEMMs; a
+  /// matmul of a few rows runs a different kernel, memory bound, which
+  /// the law's fixed cost of half rows rows would wrongly make compute
+  /// bound). `asRowsGrow`: each format's rate without the law.
+  double matmulRateAt(double rows, bool asRowsGrow = false) const;
+
+  /// The LM head of `params` weights of `bytesEach` each split over `tp`
+  /// chips, for `tokens` tokens: its own roofline (its weights read,
+  /// compute bound at large batches).
+  double lmHead(double params, double tokens, int64_t tp,
+                double bytesEach) const;
+  /// An all-reduce of `bytes` over `n` chips: two steps of direct
+  /// exchange (reduce-scatter, all-gather), each a link latency plus the
+  /// chip's share of the bytes over all its links.
+  double allReduce(double bytes, int64_t n) const {
+    if (n <= 1)
+      return 0;
+    return 2 * latency_ +
+           2.0 * bytes * double(n - 1) / double(n) / (linkBw_ * eff_.links);
+  }
+  /// An all-to-all (expert dispatch or combine) of `bytes` per chip.
+  double allToAll(double bytes, int64_t n) const {
+    if (n <= 1)
+      return 0;
+    return latency_ +
+           bytes * double(n - 1) / double(n) / (linkBw_ * eff_.links);
+  }
+  /// A hop's route's latency and its transfer time (bytes over the
+  /// route's rate): the time the link is busy, which a message sent behind
+  /// another waits for, where the latency overlaps.
+  struct Hop {
+    double latency = 0, transfer = 0;
+  };
+  /// One hop between pipeline stages of a system of `chips`: over the link
+  /// between a chip and its counterpart in the next stage, whose bandwidth
+  /// is that pair's share of the chip's links (loom::ChipNetwork's rules,
+  /// which PlannerTest checks this against): a ring's neighbour gets half;
+  /// a dragonfly's local peer half / (chips per node - 1), all of them /
+  /// (n - 1) in a single node, its global peer half / (nodes - 1) once
+  /// stages span nodes (after a local hop, at the slower link's rate, when
+  /// a stage is not whole nodes); fully connected and switch 1 / (n - 1).
+  /// Under adaptive routing a dragonfly's stages of whole nodes may also
+  /// send over the two-hop routes through every other node, each node to
+  /// its one counterpart: (nodes - 1) / 2 times the global share, at two
+  /// link latencies, where that delivers the bytes first.
+  Hop hopParts(double bytes, int64_t chips, int64_t stageChips) const;
+  double hop(double bytes, int64_t chips, int64_t stageChips) const {
+    Hop h = hopParts(bytes, chips, stageChips);
+    return h.latency + h.transfer;
+  }
+
+  /// Seconds to move `bytes` off `target`'s system (a request's KV cache
+  /// from prefill chips to decode chips), `chips` chips each sending its
+  /// share over the scale-out network (or, without one, its chip links):
+  /// one latency, then the bytes at every chip's rate.
+  static double moveOutSeconds(const TargetModel &target, double bytes,
+                               int64_t chips);
+
+private:
+  const TargetModel &t_;
+  rt::EfficiencyDesc eff_;
+  double memBw_ = 0, linkBw_ = 0, latency_ = 0;
+  /// system.links.sync_seconds: what a layer's chips wait at each of its
+  /// collectives (syncSeconds()).
+  double sync_ = 0;
+  double attnRate_ = 0;
+  std::vector<MatmulFormat> weightFormats_;
 };
 
 } // namespace loom
