@@ -97,7 +97,11 @@ std::string requestText(const Result &result, const Request &r) {
   out += "searched: 1 to " + std::to_string(result.chips.max) + " chips (" +
          result.chips.why + "); " + degree("tp", r.tp, result.tpMax) + ", " +
          degree("pp", r.pp, result.ppMax) + ", " +
-         degree("ep", 0, result.epMax) + ", " +
+         degree("ep", 0, result.epMax) +
+         (result.expertsByTp ? " (experts split by tp, as the compiler "
+                               "lowers them: no expert-parallel lowering)"
+                             : "") +
+         ", " +
          degree("batch", r.batch, result.batchMax) + "\n";
   out += "ranked by: " + rankedBy(r) + "\n";
   return out;
@@ -464,6 +468,8 @@ std::string formatJson(const Result &result, const Request &r) {
       {"max_chips", result.chips.max}, {"max_chips_why", result.chips.why},
       {"tp_max", result.tpMax},        {"pp_max", result.ppMax},
       {"ep_max", result.epMax},        {"batch_max", result.batchMax}};
+  if (result.expertsByTp)
+    j["searched"]["experts_by_tp"] = true;
   j["ranked_by"] = rankedBy(r);
   if (std::string why = whyTop(result, r); !why.empty())
     j["why"] = why.substr(5, why.size() - 6); // without "why: " and "\n"

@@ -286,6 +286,8 @@ struct Search {
   const ModelCost &m;
   /// The candidate degrees and batches (chooseDegrees).
   std::vector<int64_t> tps, pps, eps, batches;
+  /// A mixture of experts on a spatial system: ep stays 1.
+  bool epBySpatialTp = false;
   // The search, spread over threads by tensor-parallel degree (each
   // thread's plans are merged in a fixed order: deterministic).
   std::vector<std::vector<Plan>> found;
@@ -337,8 +339,18 @@ void Search::chooseDegrees(bool spatial) {
   for (int64_t q = 1; q <= m.layers; ++q)
     if (r.pp == 0 || q == r.pp)
       pps.push_back(q);
-  for (int64_t e = 1; e <= m.experts; e *= 2)
+  // Expert parallelism (each ep group holds its experts, all-to-alls send
+  // the tokens to them and back) on GPU systems only. A spatial system's
+  // compiler splits a layer's experts by tensor parallelism (the decode
+  // step reserves every expert for every token; graph-partition cuts each
+  // expert's intermediate dimension, and the all-reduce the residual needs
+  // sums them), with no all-to-all: an ep plan there would be priced as a
+  // layout the compiler does not build, and its layer compiled as tp x ep
+  // duplicates the tp plan of as many chips (partial: no expert-parallel
+  // lowering yet).
+  for (int64_t e = 1; e <= (spatial ? 1 : m.experts); e *= 2)
     eps.push_back(e);
+  epBySpatialTp = spatial && m.experts > 1;
   const int64_t sustained = maxSustainedBatch(r);
   const int64_t topBatch = std::min<int64_t>(2048, sustained);
   for (int64_t b = 1, last = 0; b <= topBatch; b *= 2)
@@ -441,6 +453,7 @@ Search::merge(Result &result, const ChipRange &range) {
   result.tpMax = tps.empty() ? 0 : tps.back();
   result.ppMax = pps.empty() ? 0 : pps.back();
   result.epMax = eps.empty() ? 0 : eps.back();
+  result.expertsByTp = epBySpatialTp;
   result.batchMax = batches.empty() ? 0 : batches.back();
   std::optional<std::pair<double, Plan>> fewest;
   for (size_t i = 0; i < tps.size(); ++i) {

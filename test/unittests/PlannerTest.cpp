@@ -1073,21 +1073,24 @@ TEST(PlannerTest, SpatialPrefillTakingNoTimeIsAFailure) {
       << result->compileFailures[0];
 }
 
-// A mixture-of-experts model on a spatial preset is compiled too: its layer
-// on the plan's tp x ep chips (each chip's share of the experts and the
-// heads, as the estimate divides them), and the plan takes its time.
-TEST(PlannerTest, MixtureOfExpertsLayersAreCompiledOnTpTimesEpChips) {
+// A mixture-of-experts model on a spatial preset is searched at ep 1 only:
+// its compiler splits every expert by tensor parallelism (the decode step
+// reserves every expert for every token), with no all-to-all, so a plan
+// with expert parallelism would be priced as a layout it does not build,
+// and its layer, compiled on tp x ep chips, would repeat the tp plan of as
+// many chips. The layers compiled are tp's, the search line says why, and
+// a GPU preset still searches ep.
+TEST(PlannerTest, MixtureOfExpertsOnSpatialPresetsIsSplitByTp) {
   TargetModel tsp = loadTarget("tsp-v1");
   LlmConfig c = tinyConfig();
   c.experts = 4;
   c.expertsPerToken = 2;
   Request r;
   r.maxChips = 16;
-  r.top = 1; // the budget's other two layers go to other groups
+  r.top = 1;
   r.threads = 1;
   r.inputLen = 20;
   r.outputLen = 10;
-  r.tp = 1; // so a group of several chips is expert parallel
   std::set<int64_t> groups;
   LayerCompiler fake = [&](const std::string &, const std::string &,
                            const LayerSpec &layer,
@@ -1101,13 +1104,27 @@ TEST(PlannerTest, MixtureOfExpertsLayersAreCompiledOnTpTimesEpChips) {
   std::optional<Result> result =
       loom::plan::plan(c, "tiny-moe.json", tsp, r, fake, error);
   ASSERT_TRUE(result && !result->plans.empty()) << error;
+  EXPECT_EQ(result->epMax, 1);
+  EXPECT_TRUE(result->expertsByTp);
+  for (const Plan &p : result->plans)
+    EXPECT_EQ(p.ep, 1);
   EXPECT_FALSE(groups.empty());
-  // The top plan's group, then the best plan of each other group: with tp
-  // fixed at 1 those are the expert-parallel ones, on ep chips.
-  EXPECT_EQ(groups, (std::set<int64_t>{1, 2, 4}));
   const Plan &top = result->plans[0];
   EXPECT_TRUE(top.compiled);
-  EXPECT_GE(top.tpot, double(c.layers) * 1e-6 * double(top.tp * top.ep));
+  EXPECT_NE(formatTable(*result, r).find(
+                "ep 1 (experts split by tp, as the compiler lowers them: no "
+                "expert-parallel lowering)"),
+            std::string::npos);
+  EXPECT_NE(formatJson(*result, r).find("\"experts_by_tp\": true"),
+            std::string::npos);
+  // On a GPU the experts may be spread over ep groups.
+  r.maxChips = 8;
+  std::optional<Result> gpu =
+      loom::plan::plan(c, "tiny-moe.json", loadTarget("h100"), r, nullptr,
+                       error);
+  ASSERT_TRUE(gpu.has_value()) << error;
+  EXPECT_EQ(gpu->epMax, 4);
+  EXPECT_FALSE(gpu->expertsByTp);
 }
 
 // The precision a planned layer compiles at: the weights' own format where

@@ -295,6 +295,10 @@ struct Result {
   std::string model, system;
   ChipRange chips;
   int64_t tpMax = 1, ppMax = 1, epMax = 1, batchMax = 1;
+  /// A mixture of experts on a spatial system: its experts are split by
+  /// tensor parallelism, as its compiler lowers them, and no ep is
+  /// searched (Search::chooseDegrees).
+  bool expertsByTp = false;
   /// The Pareto front of tokens/s per user against tokens/s per chip over
   /// every candidate that meets the targets (Request::pareto), best per
   /// user first; its decode steps calibrated by the compiled layers as the
