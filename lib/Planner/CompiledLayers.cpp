@@ -138,7 +138,7 @@ bool compilePrefill(
     p.prefillShare *= layerSeconds / p.prompt.layer;
     p.prompt.layer = layerSeconds;
     p.prompt.alone = promptPass(
-        p.pp, std::ceil(double(m.layers) / double(p.pp)), layerSeconds,
+        p.pp, stageLayers(m.layers, p.pp, /*spatial=*/true), layerSeconds,
         p.prompt.chunks, p.prompt.hop, p.prompt.hopTransfer,
         p.prompt.layerSync);
     p.ttftAlone = p.prompt.alone + double(p.prefillSteps) * p.tpot;
@@ -281,6 +281,15 @@ struct LayerCalibration {
   double layerSync(const Plan &p) const {
     return s.cost.syncSeconds(p.tp, p.ep, p.kvGathered);
   }
+  /// The layers' time in `p`'s decode step, as price() counts it: pp
+  /// stages, each paced by the slowest (stageLayers): 80 layers over 33
+  /// stages step at 33 x 2.5 = 82.5 layers' time, not 80. (Before, a
+  /// compiled layer was multiplied by the layers, which priced an uneven
+  /// pipeline as if it were balanced, while the estimates it calibrated
+  /// counted the slowest stage, whole layers of it.)
+  double paced(const Plan &p) const {
+    return double(p.pp) * stageLayers(m.layers, p.pp, /*spatial=*/true);
+  }
   /// The stage hops and the LM head of `p`'s step, compiled or estimated.
   /// `withSync`: the estimate's layers, and those scaled by compiled ones
   /// (ratioOf), wait system.links.sync_seconds at their collectives on
@@ -293,7 +302,7 @@ struct LayerCalibration {
     return double(p.pp - 1) * s.cost.hop(vec, p.tp * p.pp * p.ep, p.tp * p.ep) +
            s.cost.lmHead(m.headParams, double(p.batch), p.tp,
                          s.bytesPerWeight) +
-           (withSync ? double(m.layers) * layerSync(p) : 0.0);
+           (withSync ? paced(p) * layerSync(p) : 0.0);
   }
   /// A compiled layer's time over its estimate, the synchronisation it
   /// waits taken out first: the calibration scales the work, and the
@@ -399,7 +408,7 @@ bool LayerCalibration::compileRound() {
     }
     if (!p.compiled)
       ratios.push_back(ratioOf(p, *it->second, estLayer[idOf(p)]));
-    setTpot(p, double(m.layers) * *it->second + fixed(p, true, false));
+    setTpot(p, paced(p) * *it->second + fixed(p, true, false));
     p.compiled = true;
     p.layerPrecision = precision;
   }
@@ -418,7 +427,7 @@ bool LayerCalibration::compileRound() {
       if (!p.compiled) {
         auto it = byGroup.find(group(p));
         double k = it != byGroup.end() ? median(it->second) : all;
-        setTpot(p, double(m.layers) * estLayer[idOf(p)] * k +
+        setTpot(p, paced(p) * estLayer[idOf(p)] * k +
                        fixed(p, false, true));
       }
   }
@@ -439,16 +448,16 @@ void LayerCalibration::calibrateFront() {
   }
   std::vector<Plan> front;
   for (Plan p : result.front) {
-    double est = (p.tpot - fixed(p, false, true)) / double(m.layers);
+    double est = (p.tpot - fixed(p, false, true)) / paced(p);
     auto it = cache.find(keyOf(p));
     if (it != cache.end() && it->second) {
-      setTpot(p, double(m.layers) * *it->second + fixed(p, true, false));
+      setTpot(p, paced(p) * *it->second + fixed(p, true, false));
       p.compiled = true;
       p.layerPrecision = precision;
     } else if (!ratios.empty()) {
       auto g = byGroup.find(group(p));
       double k = g != byGroup.end() ? median(g->second) : median(ratios);
-      setTpot(p, double(m.layers) * est * k + fixed(p, false, true));
+      setTpot(p, paced(p) * est * k + fixed(p, false, true));
     }
     if (meets(p, r))
       addToFront(front, p);
@@ -460,7 +469,7 @@ void LayerCalibration::run() {
   for (Plan &p : result.plans)
     p.note.clear();
   for (Plan &p : result.plans)
-    estLayer[idOf(p)] = (p.tpot - fixed(p, false, true)) / double(m.layers);
+    estLayer[idOf(p)] = (p.tpot - fixed(p, false, true)) / paced(p);
   // The prompts first, then the decode layers, then the prompts of the
   // plans the decode layers brought to the top (while the budget lasts).
   prefillPass();

@@ -77,6 +77,11 @@ System::System(const TargetModel &target, const Request &r,
   power = target.powerWattsPerChip();
 }
 
+double stageLayers(int64_t layers, int64_t pp, bool spatial) {
+  return spatial ? std::ceil(2.0 * double(layers) / double(pp)) / 2.0
+                 : std::ceil(double(layers) / double(pp));
+}
+
 double promptPass(int64_t pp, double stageLayers, double layerSeconds,
                   double chunks, double hop, double hopTransfer,
                   double layerSync) {
@@ -164,9 +169,11 @@ struct Pricer {
   const Request &r;
   const int64_t tp, pp, ep, dp, batch, micro;
   System s;
-  /// The bytes of a weight, a KV-cache element and an activation, and the
-  /// layers of a stage.
-  const double wB, kvB, aB, Ls;
+  /// The bytes of a weight, a KV-cache element and an activation; the
+  /// layers' time a stage takes (stageLayers) and the layers whose KV
+  /// cache a stage may hold (one whose cut falls inside a layer holds
+  /// that layer's attention, so whole layers).
+  const double wB, kvB, aB, Ls, LsWhole;
   /// Set by fitsMemory: the layout of a chip's share.
   double headsShare = 0, expertsPerChip = 0, ctxAvg = 0, kvPerTokenLayer = 0,
          kvBytes = 0, attnPerChip = 0, weights = 0, memory = 0,
@@ -182,7 +189,8 @@ struct Pricer {
         ep(degrees.ep), dp(degrees.dp), batch(degrees.batch),
         micro(degrees.micro), s(target, r), wB(s.bytesPerWeight),
         kvB(precisionBytes(r.kv)), aB(precisionBytes(r.activations)),
-        Ls(std::ceil(double(m.layers) / double(pp))) {}
+        Ls(stageLayers(m.layers, pp, s.spatial)),
+        LsWhole(std::ceil(double(m.layers) / double(pp))) {}
 
   /// Whether the weights, the KV cache and the activations a chip holds
   /// fit its memory; sets the layout.
@@ -218,7 +226,7 @@ struct Pricer {
     double ctxMax = double(r.inputLen + r.outputLen);
     ctxAvg = double(r.inputLen) + double(r.outputLen) / 2;
     kvPerTokenLayer = 2.0 * kvHeadsPerChip * m.headDim * kvB;
-    kvBytes = inFlight * ctxMax * Ls * kvPerTokenLayer;
+    kvBytes = inFlight * ctxMax * LsWhole * kvPerTokenLayer;
     // Activations: a few hidden vectors per sequence in flight.
     double act = inFlight * 8.0 * m.hidden * aB;
     for (;;) {

@@ -1127,6 +1127,49 @@ TEST(PlannerTest, MixtureOfExpertsOnSpatialPresetsIsSplitByTp) {
   EXPECT_FALSE(gpu->expertsByTp);
 }
 
+// A pipeline moves at its slowest stage's pace. graph-partition cuts a
+// spatial system's stages at whole layers or between a layer's attention
+// and its MLP (tiny-llama-24 at pp 7 compiles to stages of 3.5 layers), so
+// 5 layers over 3 stages step at 3 x 2 = 6 layers' time; GPU frameworks cut
+// at whole layers only. A compiled layer's time is multiplied by that
+// pace, as the estimate's stages are: a layer taking 1 us more makes the
+// step 6 us longer, not 5.
+TEST(PlannerTest, CompiledPipelinesStepAtTheSlowestStagesPace) {
+  EXPECT_EQ(stageLayers(24, 7, /*spatial=*/true), 3.5);
+  EXPECT_EQ(stageLayers(24, 7, /*spatial=*/false), 4.0);
+  EXPECT_EQ(stageLayers(80, 33, /*spatial=*/true), 2.5);
+  EXPECT_EQ(stageLayers(80, 33, /*spatial=*/false), 3.0);
+  EXPECT_EQ(stageLayers(32, 16, /*spatial=*/true), 2.0);
+  EXPECT_EQ(stageLayers(5, 3, /*spatial=*/true), 2.0);
+  LlmConfig c = tinyConfig();
+  c.layers = 5;
+  Request r = tinyRequest();
+  r.maxChips = 3;
+  r.tp = 1;
+  r.pp = 3;
+  r.batch = 1;
+  r.top = 1;
+  r.threads = 1;
+  auto stepWith = [&](double layerSeconds) {
+    LayerCompiler fake = [&](const std::string &, const std::string &,
+                             const LayerSpec &layer,
+                             std::string &) -> std::optional<double> {
+      if (layer.tokens > 1)
+        return std::nullopt; // (prefill chunks: the estimate stands)
+      return layerSeconds;
+    };
+    std::string error;
+    std::optional<Result> result = loom::plan::plan(
+        c, "tiny-5.json", tspWithoutSync(), r, fake, error);
+    EXPECT_TRUE(result && !result->plans.empty()) << error;
+    const Plan &p = result->plans[0];
+    EXPECT_TRUE(p.compiled);
+    EXPECT_EQ(p.pp, 3);
+    return p.tpot;
+  };
+  EXPECT_NEAR(stepWith(2e-6) - stepWith(1e-6), 6e-6, 1e-12);
+}
+
 // The precision a planned layer compiles at: the weights' own format where
 // the chip's matrix unit runs it, else one of the same width it runs.
 TEST(PlannerTest, LayerPrecisionIsOneTheMatrixUnitRuns) {

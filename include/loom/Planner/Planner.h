@@ -334,6 +334,17 @@ struct Result {
 rt::NumericFormat matrixFormat(const TargetModel &target,
                                const std::string &weights);
 
+/// The layers' time one of `pp` pipeline stages of `layers` layers takes,
+/// its slowest stage's, which paces a full pipeline. GPU serving
+/// frameworks cut stages at whole layers: ceil(layers / pp). A spatial
+/// system's stages are cut by graph-partition, which balances them by
+/// time and may also cut a layer between its attention and its MLP, where
+/// the hidden vector alone crosses (tiny-llama-24 at pp 7: stages of 3.5
+/// layers): half layers, ceil(2 x layers / pp) / 2, the halves taken as
+/// equal (a decode layer's time is mostly its two collectives' waits on
+/// the fitted presets).
+double stageLayers(int64_t layers, int64_t pp, bool spatial);
+
 /// The kernel precision a layer with weights stored in the one format
 /// `weights` (not a mix) compiles at on `target`: as matrixFormat, among the formats the compiler has
 /// (fp4 compiles at fp8 or int8): int8 weights on an fp8-only chip at fp8,
