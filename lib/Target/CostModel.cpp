@@ -14,28 +14,6 @@
 
 namespace loom {
 
-const char *kernelKindName(KernelKind kind) {
-  switch (kind) {
-  case KernelKind::MatMul:
-    return "matmul";
-  case KernelKind::Conv:
-    return "conv";
-  case KernelKind::Elementwise:
-    return "elementwise";
-  case KernelKind::Reduction:
-    return "reduction";
-  case KernelKind::Softmax:
-    return "softmax";
-  case KernelKind::Normalization:
-    return "normalization";
-  case KernelKind::DataMovement:
-    return "data_movement";
-  case KernelKind::Collective:
-    return "collective";
-  }
-  return "?";
-}
-
 const char *collectiveKindName(CollectiveKind kind) {
   switch (kind) {
   case CollectiveKind::AllReduce:
@@ -50,24 +28,6 @@ const char *collectiveKindName(CollectiveKind kind) {
     return "broadcast";
   case CollectiveKind::SendRecv:
     return "send_recv";
-  }
-  return "?";
-}
-
-const char *costBoundName(CostBound bound) {
-  switch (bound) {
-  case CostBound::Compute:
-    return "compute";
-  case CostBound::Sram:
-    return "sram";
-  case CostBound::Mesh:
-    return "mesh";
-  case CostBound::Link:
-    return "link";
-  case CostBound::OffChip:
-    return "offchip";
-  case CostBound::FillDrain:
-    return "fill_drain";
   }
   return "?";
 }

@@ -48,11 +48,12 @@ enum class CollectiveKind {
   SendRecv,
 };
 
-/// The resource that bounds a kernel (or a graph, for the roofline).
-enum class CostBound { Compute, Sram, Mesh, Link, OffChip, FillDrain };
+/// The resource that bounds a kernel (or a graph, for the roofline): the
+/// runtime's enum (loom/Runtime/KernelEnums.h).
+using CostBound = rt::CostBound;
+using rt::costBoundName;
 
 const char *collectiveKindName(CollectiveKind kind);
-const char *costBoundName(CostBound bound);
 
 /// A convolution's shape (NCHW terms; the layout does not change the cost).
 struct ConvShape {

@@ -11,7 +11,7 @@
 // CHECK-SAME: %[[X:[^:]*]]: tensor<4x8xf32>
 // CHECK: %[[W:.*]] = graph.constant {value = dense<1.000000e+00> : tensor<8x16xf32>}
 // CHECK: %[[B:.*]] = graph.constant {value = dense<5.000000e-01> : tensor<16xf32>}
-// CHECK: %[[K:.*]] = graph.kernel %[[X]], %[[W]], %[[B]] {kind = "matmul", precision = "fp32"} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32> {
+// CHECK: %[[K:.*]] = graph.kernel %[[X]], %[[W]], %[[B]] {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32> {
 // CHECK-NEXT: ^bb0(%[[AX:.*]]: tensor<4x8xf32>, %[[AW:.*]]: tensor<8x16xf32>, %[[AB:.*]]: tensor<16xf32>):
 // CHECK-NEXT: %[[M:.*]] = graph.matmul %[[AX]], %[[AW]]
 // CHECK-NEXT: %[[A:.*]] = graph.add %[[M]], %[[AB]]
@@ -34,7 +34,7 @@ func.func @matmul_bias_relu(%x: tensor<4x8xf32>) -> tensor<4x16xf32> {
 // is defined before the conv (a function argument), and the relu after it.
 // CHECK-LABEL: func.func @conv_residual(
 // CHECK-SAME: %[[X:[^:]*]]: tensor<1x2x4x4xf32>, %[[RES:[^:]*]]: tensor<1x2x4x4xf32>
-// CHECK: %[[K:.*]] = graph.kernel %[[X]], %{{.*}}, %{{.*}}, %[[RES]] {kind = "conv", precision = "fp32"}
+// CHECK: %[[K:.*]] = graph.kernel %[[X]], %{{.*}}, %{{.*}}, %[[RES]] {kind = #graph.kind<conv>, precision = #graph.precision<fp32>}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.conv
 // CHECK-NEXT: graph.add
@@ -59,7 +59,7 @@ func.func @conv_residual(%x: tensor<1x2x4x4xf32>, %res: tensor<1x2x4x4xf32>) -> 
 // fuses into the matmul kernel, although the biased value has two users
 // (both inside the kernel, so it is not yielded).
 // CHECK-LABEL: func.func @matmul_gelu(
-// CHECK: %[[K:.*]] = graph.kernel {{.*}} {kind = "matmul", precision = "fp32"} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<4x16xf32> {
+// CHECK: %[[K:.*]] = graph.kernel {{.*}} {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>, tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<4x16xf32> {
 // CHECK: %[[M:.*]] = graph.matmul
 // CHECK-NEXT: %[[H:.*]] = graph.add %[[M]]
 // CHECK-NEXT: %[[D:.*]] = graph.div %[[H]]
@@ -90,7 +90,7 @@ func.func @matmul_gelu(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4x16
 // Tests that an intermediate used both inside and outside the kernel is
 // yielded along with the final result, in op order.
 // CHECK-LABEL: func.func @intermediate_used_outside(
-// CHECK: %[[K:.*]]:2 = graph.kernel {{.*}} {kind = "matmul", precision = "fp32"} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+// CHECK: %[[K:.*]]:2 = graph.kernel {{.*}} {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
 // CHECK: %[[A:.*]] = graph.add
 // CHECK-NEXT: %[[R:.*]] = graph.relu %[[A]]
 // CHECK-NEXT: graph.yield %[[A]], %[[R]] : tensor<4x16xf32>, tensor<4x16xf32>
@@ -109,11 +109,11 @@ func.func @intermediate_used_outside(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, 
 // joins the elementwise kernel of that operand instead.
 // CHECK-LABEL: func.func @operand_after_anchor(
 // CHECK-SAME: %[[Y:[^:]*]]: tensor<4x16xf32>
-// CHECK: %[[MK:.*]] = graph.kernel {{.*}} {kind = "matmul", precision = "fp32"}
+// CHECK: %[[MK:.*]] = graph.kernel {{.*}} {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.matmul
 // CHECK-NEXT: graph.yield
-// CHECK: %[[EK:.*]] = graph.kernel %[[Y]], %[[MK]] {kind = "elementwise", precision = "fp32"}
+// CHECK: %[[EK:.*]] = graph.kernel %[[Y]], %[[MK]] {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>}
 // CHECK-NEXT: ^bb0(%[[AY:.*]]: tensor<4x16xf32>, %[[AM:.*]]: tensor<4x16xf32>):
 // CHECK-NEXT: %[[N:.*]] = graph.neg %[[AY]]
 // CHECK-NEXT: %[[S:.*]] = graph.add %[[AM]], %[[N]]
@@ -131,8 +131,8 @@ func.func @operand_after_anchor(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %y: t
 // Tests that an elementwise op that broadcasts the matmul result to a larger
 // shape is not an epilogue; it is a kernel of its own.
 // CHECK-LABEL: func.func @broadcast_up(
-// CHECK: %[[MK:.*]] = graph.kernel {{.*}} {kind = "matmul", precision = "fp32"} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
-// CHECK: graph.kernel %[[MK]], %{{.*}} {kind = "elementwise", precision = "fp32"} : (tensor<4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
+// CHECK: %[[MK:.*]] = graph.kernel {{.*}} {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+// CHECK: graph.kernel %[[MK]], %{{.*}} {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} : (tensor<4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
 func.func @broadcast_up(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %y: tensor<2x4x16xf32>) -> tensor<2x4x16xf32> {
   %m = graph.matmul %x, %w : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
   %a = graph.add %m, %y : (tensor<4x16xf32>, tensor<2x4x16xf32>) -> tensor<2x4x16xf32>
@@ -144,28 +144,28 @@ func.func @broadcast_up(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %y: tensor<2x
 // Tests the kind of each single-op kernel (reduce_sum and max_pool are
 // reductions, einsum is a matmul) and that the order of ops is kept.
 // CHECK-LABEL: func.func @kinds(
-// CHECK: graph.kernel {{.*}} {kind = "reduction", {{.*}}
+// CHECK: graph.kernel {{.*}} {kind = #graph.kind<reduction>, {{.*}}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.reduce_sum
-// CHECK: graph.kernel {{.*}} {kind = "softmax", {{.*}}
+// CHECK: graph.kernel {{.*}} {kind = #graph.kind<softmax>, {{.*}}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.softmax
-// CHECK: graph.kernel {{.*}} {kind = "data_movement", {{.*}}
+// CHECK: graph.kernel {{.*}} {kind = #graph.kind<data_movement>, {{.*}}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.transpose
-// CHECK: graph.kernel {{.*}} {kind = "reduction", {{.*}}
+// CHECK: graph.kernel {{.*}} {kind = #graph.kind<reduction>, {{.*}}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.max_pool
-// CHECK: graph.kernel {{.*}} {kind = "matmul", {{.*}}
+// CHECK: graph.kernel {{.*}} {kind = #graph.kind<matmul>, {{.*}}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.einsum
-// CHECK: graph.kernel {{.*}} {kind = "normalization", {{.*}}
+// CHECK: graph.kernel {{.*}} {kind = #graph.kind<normalization>, {{.*}}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.layer_norm
-// CHECK: graph.kernel {{.*}} {kind = "conv", {{.*}}
+// CHECK: graph.kernel {{.*}} {kind = #graph.kind<conv>, {{.*}}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.conv_transpose
-// CHECK: graph.kernel {{.*}} {kind = "data_movement", {{.*}}
+// CHECK: graph.kernel {{.*}} {kind = #graph.kind<data_movement>, {{.*}}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.gather
 // CHECK: return
@@ -188,14 +188,14 @@ func.func @kinds(%x: tensor<2x3xf32>, %img: tensor<1x1x4x4xf32>, %idx: tensor<2x
 // Tests that a chain of elementwise ops becomes one elementwise kernel, and
 // that a reshape ends the chain (the abs after it is a kernel of its own).
 // CHECK-LABEL: func.func @elementwise_chain(
-// CHECK: %[[E:.*]] = graph.kernel %{{.*}} {kind = "elementwise", precision = "fp32"}
+// CHECK: %[[E:.*]] = graph.kernel %{{.*}} {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.exp
 // CHECK-NEXT: graph.neg
 // CHECK-NEXT: graph.sigmoid
 // CHECK-NEXT: graph.yield
-// CHECK: %[[R:.*]] = graph.kernel %[[E]] {kind = "data_movement", precision = "fp32"}
-// CHECK: %[[A:.*]] = graph.kernel %[[R]] {kind = "elementwise", precision = "fp32"}
+// CHECK: %[[R:.*]] = graph.kernel %[[E]] {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>}
+// CHECK: %[[A:.*]] = graph.kernel %[[R]] {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.abs
 // CHECK-NEXT: graph.yield
@@ -214,7 +214,7 @@ func.func @elementwise_chain(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<6x
 // Tests that a result with no use at all (topk's indices) is still yielded,
 // so a single-op kernel has the op's results.
 // CHECK-LABEL: func.func @unused_result(
-// CHECK: %[[K:.*]]:2 = graph.kernel %{{.*}} {kind = "data_movement", precision = "fp32"} : (tensor<5xf32>) -> (tensor<2xf32>, tensor<2xi64>)
+// CHECK: %[[K:.*]]:2 = graph.kernel %{{.*}} {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>} : (tensor<5xf32>) -> (tensor<2xf32>, tensor<2xi64>)
 // CHECK: return %[[K]]#0
 func.func @unused_result(%x: tensor<5xf32>) -> tensor<2xf32> {
   %v, %i = graph.topk %x {axis = 0 : i64, k = 2 : i64, largest = true, sorted = true} : (tensor<5xf32>) -> (tensor<2xf32>, tensor<2xi64>)
@@ -227,7 +227,7 @@ func.func @unused_result(%x: tensor<5xf32>) -> tensor<2xf32> {
 // that uses it, and is passed in once although used twice.
 // CHECK-LABEL: func.func @constant_after(
 // CHECK-NEXT: %[[B:.*]] = graph.constant
-// CHECK-NEXT: graph.kernel %{{.*}}, %{{.*}}, %[[B]] {kind = "matmul", precision = "fp32"} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>)
+// CHECK-NEXT: graph.kernel %{{.*}}, %{{.*}}, %[[B]] {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>)
 // CHECK: graph.matmul
 // CHECK-NEXT: graph.add
 // CHECK-NEXT: graph.add
@@ -245,9 +245,9 @@ func.func @constant_after(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>) -> tensor<4
 // an elementwise chain, and that a function without a body is skipped.
 // CHECK-LABEL: func.func private @callee(
 // CHECK-LABEL: func.func @other_dialect(
-// CHECK: %[[A:.*]] = graph.kernel %{{.*}} {kind = "elementwise"
+// CHECK: %[[A:.*]] = graph.kernel %{{.*}} {kind = #graph.kind<elementwise>
 // CHECK: %[[C:.*]] = call @callee(%[[A]])
-// CHECK: %[[B:.*]] = graph.kernel %[[C]] {kind = "elementwise"
+// CHECK: %[[B:.*]] = graph.kernel %[[C]] {kind = #graph.kind<elementwise>
 // CHECK: return %[[B]]
 func.func private @callee(tensor<2x3xf32>) -> tensor<2x3xf32>
 func.func @other_dialect(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
@@ -261,13 +261,13 @@ func.func @other_dialect(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // Tests that a function that already has kernels is left as it is.
 // CHECK-LABEL: func.func @already_formed(
-// CHECK: graph.kernel %{{.*}} {kind = "elementwise", precision = "bf16"}
+// CHECK: graph.kernel %{{.*}} {kind = #graph.kind<elementwise>, precision = #graph.precision<bf16>}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.relu
 // CHECK-NEXT: graph.yield
 // CHECK-NOT: graph.kernel
 func.func @already_formed(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  %0 = graph.kernel %x {kind = "elementwise", precision = "bf16"} : (tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<bf16>} : (tensor<2x3xf32>) -> tensor<2x3xf32> {
   ^bb0(%a: tensor<2x3xf32>):
     %1 = graph.relu %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
     graph.yield %1 : tensor<2x3xf32>
@@ -283,18 +283,18 @@ func.func @already_formed(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // transpose other ops read too, or of other dimensions, stays its own
 // data_movement kernel.
 // CHECK-LABEL: func.func @operand_transpose(
-// CHECK: %[[KT:.*]] = graph.kernel %{{.*}} {kind = "data_movement"
+// CHECK: %[[KT:.*]] = graph.kernel %{{.*}} {kind = #graph.kind<data_movement>
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: graph.transpose %{{.*}} {perm = array<i64: 0, 2, 1, 3>}
-// CHECK: %[[Q:.*]] = graph.kernel %{{.*}} {kind = "elementwise"
-// CHECK: %[[S:.*]] = graph.kernel %arg0, %[[Q]] {kind = "matmul", precision = "fp32"}
+// CHECK: %[[Q:.*]] = graph.kernel %{{.*}} {kind = #graph.kind<elementwise>
+// CHECK: %[[S:.*]] = graph.kernel %arg0, %[[Q]] {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>}
 // CHECK-NEXT: ^bb0(%[[AK:.*]]: tensor<1x2x3x4xf32>, %[[AQ:.*]]: tensor<1x2x1x4xf32>):
 // CHECK-NEXT: %[[T:.*]] = graph.transpose %[[AK]] {perm = array<i64: 0, 1, 3, 2>}
 // CHECK-NEXT: graph.matmul %[[AQ]], %[[T]]
-// CHECK: graph.kernel %{{.*}} {kind = "data_movement"
+// CHECK: graph.kernel %{{.*}} {kind = #graph.kind<data_movement>
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT: graph.transpose %{{.*}} {perm = array<i64: 0, 1, 3, 2>}
-// CHECK: graph.kernel {{.*}}kind = "matmul"
+// CHECK: graph.kernel {{.*}}kind = #graph.kind<matmul>
 // CHECK-NOT: graph.transpose
 // CHECK: return
 func.func @operand_transpose(%k: tensor<1x2x3x4xf32>, %q0: tensor<1x2x1x4xf32>) -> (tensor<1x2x1x3xf32>, tensor<1x3x2x4xf32>, tensor<1x2x1x3xf32>, tensor<1x2x4x3xf32>) {

@@ -15,16 +15,16 @@
 // are bf16 with tiny's 16x16x16 block and the reshape kernel stays fp32.
 // CHECK-LABEL: func.func @convnet(
 // CHECK-NOT: graph.batch_norm
-// CHECK: graph.kernel {{.*}} {kind = "conv", precision = "fp32"}
+// CHECK: graph.kernel {{.*}} {kind = #graph.kind<conv>, precision = #graph.precision<fp32>}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.conv
 // CHECK-NEXT: graph.relu
 // CHECK-NEXT: graph.yield
-// CHECK: graph.kernel {{.*}} {kind = "data_movement", precision = "fp32"}
+// CHECK: graph.kernel {{.*}} {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.reshape
 // CHECK-NEXT: graph.yield
-// CHECK: graph.kernel {{.*}} {kind = "matmul", precision = "fp32"}
+// CHECK: graph.kernel {{.*}} {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>}
 // CHECK-NEXT: ^bb0(
 // CHECK-NEXT: graph.matmul
 // CHECK-NEXT: graph.add
@@ -33,9 +33,9 @@
 // CHECK-NOT: graph.batch_norm
 // CHECK: return
 // BF16-LABEL: func.func @convnet(
-// BF16: graph.kernel {{.*}} {block = array<i64: 16, 16, 16>, kind = "conv", precision = "bf16"}
-// BF16: graph.kernel {{.*}} {kind = "data_movement", precision = "fp32"}
-// BF16: graph.kernel {{.*}} {block = array<i64: 16, 16, 16>, kind = "matmul", precision = "bf16"}
+// BF16: graph.kernel {{.*}} {block = array<i64: 16, 16, 16>, kind = #graph.kind<conv>, precision = #graph.precision<bf16>}
+// BF16: graph.kernel {{.*}} {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>}
+// BF16: graph.kernel {{.*}} {block = array<i64: 16, 16, 16>, kind = #graph.kind<matmul>, precision = #graph.precision<bf16>}
 func.func @convnet(%x: tensor<1x1x2x2xf32>) -> tensor<1x3xf32> {
   %w = graph.constant {value = dense<[[[[1.0]]], [[[2.0]]]]> : tensor<2x1x1x1xf32>} : () -> tensor<2x1x1x1xf32>
   %p = graph.constant {value = dense<[2.0, 3.0]> : tensor<2xf32>} : () -> tensor<2xf32>

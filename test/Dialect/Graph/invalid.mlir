@@ -552,10 +552,51 @@ func.func @trilu_rank(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Tests that a kernel's precision is fp32, bf16, fp16 or fp8.
+// Tests that the parser refuses a precision no kernel may have, naming those
+// it may.
 func.func @kernel_precision(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{'graph.kernel' op precision must be fp32, bf16, fp16, fp8 or int8, got 'fp6'}}
-  %0 = graph.kernel %x {kind = "elementwise", precision = "fp6"} : (tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{precision must be fp32, bf16, fp16, fp8 or int8, got 'fp6'}}
+  %0 = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp6>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %r = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+    graph.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Tests that tf32, a numeric format but no kernel precision, is refused.
+func.func @kernel_precision_tf32(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{precision must be fp32, bf16, fp16, fp8 or int8, got 'tf32'}}
+  %0 = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<tf32>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %r = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+    graph.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Tests that the parser refuses a kernel kind that names none, listing the
+// kinds.
+func.func @kernel_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{kind must be matmul, conv, elementwise, reduction, softmax, normalization or data_movement, got 'magic'}}
+  %0 = graph.kernel %x {kind = #graph.kind<magic>, precision = #graph.precision<fp32>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %r = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
+    graph.yield %r : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// Tests that collective, the cost class of a collective, is no kernel's kind.
+func.func @kernel_kind_collective(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{kind must be matmul, conv, elementwise, reduction, softmax, normalization or data_movement, got 'collective'}}
+  %0 = graph.kernel %x {kind = #graph.kind<collective>, precision = #graph.precision<fp32>} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     %r = graph.relu %a : (tensor<4xf32>) -> tensor<4xf32>
     graph.yield %r : tensor<4xf32>

@@ -13,27 +13,27 @@
 // then transposed for the scores (an exact copy: fp8 too); the matmul and
 // the softmax read them but are not copies, so they have no storage.
 // CHECK-LABEL: func.func @kv_cache(
-// CHECK: graph.kernel %arg0, %arg1 {kind = "data_movement", precision = "fp32", storage = "fp8"}
-// CHECK: graph.kernel %0 {kind = "data_movement", precision = "fp32", storage = "fp8"}
-// CHECK: graph.kernel %arg2, %1 {kind = "matmul", precision = "{{fp32|fp8}}"} :
-// CHECK: graph.kernel %2 {kind = "softmax", precision = "fp32"} :
+// CHECK: graph.kernel %arg0, %arg1 {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>, storage = "fp8"}
+// CHECK: graph.kernel %0 {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>, storage = "fp8"}
+// CHECK: graph.kernel %arg2, %1 {kind = #graph.kind<matmul>, precision = #graph.precision<{{fp32|fp8}}>} :
+// CHECK: graph.kernel %2 {kind = #graph.kind<softmax>, precision = #graph.precision<fp32>} :
 func.func @kv_cache(%past: tensor<1x2x3x4xf32> {graph.storage = "fp8"}, %new: tensor<1x2x1x4xf32>, %q: tensor<1x2x1x4xf32>) -> (tensor<1x2x4x4xf32> {graph.storage = "fp8"}, tensor<1x2x1x4xf32>) {
-  %present = graph.kernel %past, %new {kind = "data_movement", precision = "fp32"} : (tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x4x4xf32> {
+  %present = graph.kernel %past, %new {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>} : (tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x4x4xf32> {
   ^bb0(%a: tensor<1x2x3x4xf32>, %b: tensor<1x2x1x4xf32>):
     %c = graph.concat %a, %b {axis = 2 : i64} : (tensor<1x2x3x4xf32>, tensor<1x2x1x4xf32>) -> tensor<1x2x4x4xf32>
     graph.yield %c : tensor<1x2x4x4xf32>
   }
-  %kt = graph.kernel %present {kind = "data_movement", precision = "fp32"} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %kt = graph.kernel %present {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   ^bb0(%a: tensor<1x2x4x4xf32>):
     %t = graph.transpose %a {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
     graph.yield %t : tensor<1x2x4x4xf32>
   }
-  %s = graph.kernel %q, %kt {kind = "matmul", precision = "fp32"} : (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x1x4xf32> {
+  %s = graph.kernel %q, %kt {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x1x4xf32> {
   ^bb0(%a: tensor<1x2x1x4xf32>, %b: tensor<1x2x4x4xf32>):
     %m = graph.matmul %a, %b : (tensor<1x2x1x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x2x1x4xf32>
     graph.yield %m : tensor<1x2x1x4xf32>
   }
-  %p = graph.kernel %s {kind = "softmax", precision = "fp32"} : (tensor<1x2x1x4xf32>) -> tensor<1x2x1x4xf32> {
+  %p = graph.kernel %s {kind = #graph.kind<softmax>, precision = #graph.precision<fp32>} : (tensor<1x2x1x4xf32>) -> tensor<1x2x1x4xf32> {
   ^bb0(%a: tensor<1x2x1x4xf32>):
     %y = graph.softmax %a {axis = 3 : i64} : (tensor<1x2x1x4xf32>) -> tensor<1x2x1x4xf32>
     graph.yield %y : tensor<1x2x1x4xf32>
@@ -49,7 +49,7 @@ func.func @kv_cache(%past: tensor<1x2x3x4xf32> {graph.storage = "fp8"}, %new: te
 // CHECK-NOT: , storage =
 // CHECK: return
 func.func @not_stored(%past: tensor<2x4xf32> {graph.storage = "fp8"}, %new: tensor<1x4xf32>) -> tensor<3x4xf32> {
-  %mixed = graph.kernel %past, %new {kind = "data_movement", precision = "fp32"} : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32> {
+  %mixed = graph.kernel %past, %new {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>} : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32> {
   ^bb0(%a: tensor<2x4xf32>, %b: tensor<1x4xf32>):
     %c = graph.concat %a, %b {axis = 0 : i64} : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32>
     graph.yield %c : tensor<3x4xf32>
@@ -63,7 +63,7 @@ func.func @not_stored(%past: tensor<2x4xf32> {graph.storage = "fp8"}, %new: tens
 // a kernel returned as results of two formats,
 // expected-error @+1 {{graph-precision-policy: result 0 is to be stored at fp8, but its value comes from 'graph.kernel', which does not store it so (storage is partial: only a kernel whose every result is returned stores narrow)}}
 func.func @two_formats(%new: tensor<1x4xf32>) -> (tensor<4x4xf32> {graph.storage = "fp8"}, tensor<4x4xf32> {graph.storage = "bf16"}) {
-  %two = graph.kernel %new, %new, %new, %new {kind = "data_movement", precision = "fp32"} : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<4x4xf32> {
+  %two = graph.kernel %new, %new, %new, %new {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>} : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<4x4xf32> {
   ^bb0(%a: tensor<1x4xf32>, %b: tensor<1x4xf32>, %c: tensor<1x4xf32>, %d: tensor<1x4xf32>):
     %e = graph.concat %a, %b, %c, %d {axis = 0 : i64} : (tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<4x4xf32>
     graph.yield %e : tensor<4x4xf32>
@@ -76,7 +76,7 @@ func.func @two_formats(%new: tensor<1x4xf32>) -> (tensor<4x4xf32> {graph.storage
 // one returned both with and without graph.storage,
 // expected-error @+1 {{graph-precision-policy: result 0 'kv' is to be stored at fp8, but its value comes from 'graph.kernel'}}
 func.func @stored_and_not(%past: tensor<2x4xf32>) -> (tensor<2x4xf32> {graph.name = "kv", graph.storage = "fp8"}, tensor<2x4xf32>) {
-  %neg = graph.kernel %past {kind = "elementwise", precision = "fp32"} : (tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %neg = graph.kernel %past {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} : (tensor<2x4xf32>) -> tensor<2x4xf32> {
   ^bb0(%a: tensor<2x4xf32>):
     %n = graph.neg %a : (tensor<2x4xf32>) -> tensor<2x4xf32>
     graph.yield %n : tensor<2x4xf32>
@@ -104,7 +104,7 @@ func.func @bad_storage(%x: tensor<2xf32> {graph.storage = "int8"}) -> tensor<2xf
 // A kernel's own storage attribute is checked by its verifier.
 func.func @bad_kernel_storage(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{'graph.kernel' op storage must be bf16, fp16 or fp8, got 'fp32'}}
-  %y = graph.kernel %x {kind = "elementwise", precision = "fp32", storage = "fp32"} : (tensor<2xf32>) -> tensor<2xf32> {
+  %y = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, storage = "fp32"} : (tensor<2xf32>) -> tensor<2xf32> {
   ^bb0(%a: tensor<2xf32>):
     %n = graph.neg %a : (tensor<2xf32>) -> tensor<2xf32>
     graph.yield %n : tensor<2xf32>
@@ -117,7 +117,7 @@ func.func @bad_kernel_storage(%x: tensor<2xf32>) -> tensor<2xf32> {
 // Storage is for f32 results.
 func.func @bad_kernel_storage_type(%x: tensor<2xi64>) -> tensor<2xi64> {
   // expected-error @+1 {{'graph.kernel' op storage fp8 is for f32 results, got 'tensor<2xi64>'}}
-  %y = graph.kernel %x {kind = "data_movement", precision = "fp32", storage = "fp8"} : (tensor<2xi64>) -> tensor<2xi64> {
+  %y = graph.kernel %x {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>, storage = "fp8"} : (tensor<2xi64>) -> tensor<2xi64> {
   ^bb0(%a: tensor<2xi64>):
     %n = graph.reshape %a : (tensor<2xi64>) -> tensor<2xi64>
     graph.yield %n : tensor<2xi64>

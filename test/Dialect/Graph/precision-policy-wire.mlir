@@ -13,23 +13,23 @@
 // FP32-LABEL: func.func @partial_sums(
 // FP32-NOT: storage
 // NARROW-LABEL: func.func @partial_sums(
-// NARROW: graph.kernel %arg0, %arg2 {kind = "matmul", precision = "{{[a-z0-9]+}}", storage = "[[WIRE]]"}
-// NARROW: graph.kernel %arg1, %arg3 {kind = "matmul", precision = "{{[a-z0-9]+}}", storage = "[[WIRE]]"}
+// NARROW: graph.kernel %arg0, %arg2 {kind = #graph.kind<matmul>, precision = #graph.precision<{{[a-z0-9]+}}>, storage = "[[WIRE]]"}
+// NARROW: graph.kernel %arg1, %arg3 {kind = #graph.kind<matmul>, precision = #graph.precision<{{[a-z0-9]+}}>, storage = "[[WIRE]]"}
 // NARROW: graph.all_reduce
-// NARROW: graph.kernel {{.*}}kind = "elementwise", precision = "fp32"} :
+// NARROW: graph.kernel {{.*}}kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} :
 func.func @partial_sums(%x0: tensor<1x4xf32>, %x1: tensor<1x4xf32>, %w0: tensor<4x8xf32>, %w1: tensor<4x8xf32>) -> tensor<1x8xf32> {
-  %p0 = graph.kernel %x0, %w0 {kind = "matmul", precision = "fp32"} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
+  %p0 = graph.kernel %x0, %w0 {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
   ^bb0(%a: tensor<1x4xf32>, %b: tensor<4x8xf32>):
     %m = graph.matmul %a, %b : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32>
     graph.yield %m : tensor<1x8xf32>
   }
-  %p1 = graph.kernel %x1, %w1 {kind = "matmul", precision = "fp32"} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
+  %p1 = graph.kernel %x1, %w1 {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
   ^bb0(%a: tensor<1x4xf32>, %b: tensor<4x8xf32>):
     %m = graph.matmul %a, %b : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32>
     graph.yield %m : tensor<1x8xf32>
   }
   %r:2 = graph.all_reduce %p0, %p1 {chips = array<i64: 0, 1>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
-  %y = graph.kernel %r#0, %r#1 {kind = "elementwise", precision = "fp32"} : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %y = graph.kernel %r#0, %r#1 {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32> {
   ^bb0(%a: tensor<1x8xf32>, %b: tensor<1x8xf32>):
     %s = graph.add %a, %b : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32>
     graph.yield %s : tensor<1x8xf32>
@@ -44,15 +44,15 @@ func.func @partial_sums(%x0: tensor<1x4xf32>, %x1: tensor<1x4xf32>, %w0: tensor<
 // FP32-LABEL: func.func @also_used(
 // FP32-NOT: storage
 // NARROW-LABEL: func.func @also_used(
-// NARROW: graph.kernel %arg0, %arg2 {kind = "matmul", precision = "{{[a-z0-9]+}}"} :
-// NARROW: graph.kernel %arg1, %arg3 {kind = "matmul", precision = "{{[a-z0-9]+}}", storage = "[[WIRE]]"}
+// NARROW: graph.kernel %arg0, %arg2 {kind = #graph.kind<matmul>, precision = #graph.precision<{{[a-z0-9]+}}>} :
+// NARROW: graph.kernel %arg1, %arg3 {kind = #graph.kind<matmul>, precision = #graph.precision<{{[a-z0-9]+}}>, storage = "[[WIRE]]"}
 func.func @also_used(%x0: tensor<1x4xf32>, %x1: tensor<1x4xf32>, %w0: tensor<4x8xf32>, %w1: tensor<4x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>) {
-  %p0 = graph.kernel %x0, %w0 {kind = "matmul", precision = "fp32"} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
+  %p0 = graph.kernel %x0, %w0 {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
   ^bb0(%a: tensor<1x4xf32>, %b: tensor<4x8xf32>):
     %m = graph.matmul %a, %b : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32>
     graph.yield %m : tensor<1x8xf32>
   }
-  %p1 = graph.kernel %x1, %w1 {kind = "matmul", precision = "fp32"} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
+  %p1 = graph.kernel %x1, %w1 {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
   ^bb0(%a: tensor<1x4xf32>, %b: tensor<4x8xf32>):
     %m = graph.matmul %a, %b : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32>
     graph.yield %m : tensor<1x8xf32>
@@ -70,31 +70,31 @@ func.func @also_used(%x0: tensor<1x4xf32>, %x1: tensor<1x4xf32>, %w0: tensor<4x8
 // FP32-LABEL: func.func @stages(
 // FP32-NOT: storage
 // NARROW-LABEL: func.func @stages(
-// NARROW: graph.kernel %arg0 {graph.chip = 0 : i64, kind = "elementwise", precision = "fp32", storage = "[[WIRE]]"}
-// NARROW: graph.kernel %arg0 {graph.chip = 0 : i64, kind = "elementwise", precision = "fp32"} :
-// NARROW: graph.kernel %arg1 {graph.chip = 1 : i64, kind = "elementwise", precision = "fp32", storage = "[[WIRE]]"}
+// NARROW: graph.kernel %arg0 {graph.chip = 0 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, storage = "[[WIRE]]"}
+// NARROW: graph.kernel %arg0 {graph.chip = 0 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} :
+// NARROW: graph.kernel %arg1 {graph.chip = 1 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, storage = "[[WIRE]]"}
 func.func @stages(%x: tensor<1x8xf32>, %z: tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x16xf32>) {
-  %a = graph.kernel %x {graph.chip = 0 : i64, kind = "elementwise", precision = "fp32"} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %a = graph.kernel %x {graph.chip = 0 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
   ^bb0(%v: tensor<1x8xf32>):
     %r = graph.relu %v : (tensor<1x8xf32>) -> tensor<1x8xf32>
     graph.yield %r : tensor<1x8xf32>
   }
-  %b = graph.kernel %x {graph.chip = 0 : i64, kind = "elementwise", precision = "fp32"} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %b = graph.kernel %x {graph.chip = 0 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
   ^bb0(%v: tensor<1x8xf32>):
     %r = graph.neg %v : (tensor<1x8xf32>) -> tensor<1x8xf32>
     graph.yield %r : tensor<1x8xf32>
   }
-  %g0 = graph.kernel %z {graph.chip = 1 : i64, kind = "elementwise", precision = "fp32"} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %g0 = graph.kernel %z {graph.chip = 1 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
   ^bb0(%v: tensor<1x8xf32>):
     %r = graph.neg %v : (tensor<1x8xf32>) -> tensor<1x8xf32>
     graph.yield %r : tensor<1x8xf32>
   }
-  %c = graph.kernel %a, %b {graph.chip = 1 : i64, kind = "elementwise", precision = "fp32"} : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %c = graph.kernel %a, %b {graph.chip = 1 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32> {
   ^bb0(%u: tensor<1x8xf32>, %v: tensor<1x8xf32>):
     %s = graph.add %u, %v : (tensor<1x8xf32>, tensor<1x8xf32>) -> tensor<1x8xf32>
     graph.yield %s : tensor<1x8xf32>
   }
-  %d = graph.kernel %b {graph.chip = 0 : i64, kind = "elementwise", precision = "fp32"} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
+  %d = graph.kernel %b {graph.chip = 0 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
   ^bb0(%v: tensor<1x8xf32>):
     %r = graph.relu %v : (tensor<1x8xf32>) -> tensor<1x8xf32>
     graph.yield %r : tensor<1x8xf32>

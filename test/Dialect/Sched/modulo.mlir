@@ -42,12 +42,12 @@
 // LINK: error: {{.*}}spatial-to-sched: mesh link {{[0-9]+}} (tile {{[0-9]+}} -> tile {{[0-9]+}}) is oversubscribed: it is busy {{[0-9]+}} cycles per input for 'mm' -> 'relu', more than the initiation interval limit of 100 cycles (max-ii)
 func.func @small(%x: tensor<16x16xf32> {graph.name = "x"}) -> (tensor<16x16xf32> {graph.name = "y"}) {
   %w = graph.constant {value = dense<0.5> : tensor<16x16xf32>} : () -> tensor<16x16xf32> loc("w")
-  %h = graph.kernel %x, %w {kind = "matmul", precision = "bf16"} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %h = graph.kernel %x, %w {kind = #graph.kind<matmul>, precision = #graph.precision<bf16>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>):
     %m = graph.matmul %a, %b : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> loc("mm")
     graph.yield %m : tensor<16x16xf32>
   } loc("mm")
-  %y = graph.kernel %h {kind = "elementwise", precision = "fp32"} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %y = graph.kernel %h {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%a: tensor<16x16xf32>):
     %r = graph.relu %a : (tensor<16x16xf32>) -> tensor<16x16xf32> loc("relu")
     graph.yield %r : tensor<16x16xf32>

@@ -16,12 +16,12 @@
 // CHECK-LABEL: func.func @large
 // CHECK: "chip_link"[{{[0-9]+}}] start {{[0-9]+}} duration 1639 latency 20 kernel -1 bytes 16384
 func.func @large(%x: tensor<64x64xf32>) -> tensor<64x64xf32> attributes {graph.chips = 4 : i64, graph.pp = 1 : i64, graph.tp = 4 : i64, graph.system_chips = 8 : i64} {
-  %a = graph.kernel %x {kind = "elementwise", precision = "fp32", graph.chip = 0 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %a = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 0 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
   ^bb0(%p: tensor<64x64xf32>):
     %q = graph.relu %p : (tensor<64x64xf32>) -> tensor<64x64xf32>
     graph.yield %q : tensor<64x64xf32>
   }
-  %c = graph.kernel %a {kind = "elementwise", precision = "fp32", graph.chip = 2 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %c = graph.kernel %a {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 2 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
   ^bb0(%p: tensor<64x64xf32>):
     %q = graph.exp %p : (tensor<64x64xf32>) -> tensor<64x64xf32>
     graph.yield %q : tensor<64x64xf32>
@@ -32,12 +32,12 @@ func.func @large(%x: tensor<64x64xf32>) -> tensor<64x64xf32> attributes {graph.c
 // CHECK-LABEL: func.func @small
 // CHECK: "chip_link"[{{[0-9]+}}] start {{[0-9]+}} duration 3 latency 10 kernel -1 bytes 16
 func.func @small(%x: tensor<1x4xf32>) -> tensor<1x4xf32> attributes {graph.chips = 4 : i64, graph.pp = 1 : i64, graph.tp = 4 : i64, graph.system_chips = 8 : i64} {
-  %a = graph.kernel %x {kind = "elementwise", precision = "fp32", graph.chip = 0 : i64} : (tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %a = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 0 : i64} : (tensor<1x4xf32>) -> tensor<1x4xf32> {
   ^bb0(%p: tensor<1x4xf32>):
     %q = graph.relu %p : (tensor<1x4xf32>) -> tensor<1x4xf32>
     graph.yield %q : tensor<1x4xf32>
   }
-  %c = graph.kernel %a {kind = "elementwise", precision = "fp32", graph.chip = 2 : i64} : (tensor<1x4xf32>) -> tensor<1x4xf32> {
+  %c = graph.kernel %a {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 2 : i64} : (tensor<1x4xf32>) -> tensor<1x4xf32> {
   ^bb0(%p: tensor<1x4xf32>):
     %q = graph.exp %p : (tensor<1x4xf32>) -> tensor<1x4xf32>
     graph.yield %q : tensor<1x4xf32>
@@ -52,22 +52,22 @@ func.func @small(%x: tensor<1x4xf32>) -> tensor<1x4xf32> attributes {graph.chips
 // CHECK-NOT: "chip_link"{{.*}}bytes 16384
 // CHECK-LABEL: func.func
 func.func @blocks(%x: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<64x64xf32>, tensor<64x64xf32>) attributes {graph.chips = 8 : i64, graph.pp = 1 : i64, graph.tp = 4 : i64} {
-  %a = graph.kernel %x {kind = "elementwise", precision = "fp32", graph.chip = 0 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %a = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 0 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
   ^bb0(%p: tensor<64x64xf32>):
     %q = graph.relu %p : (tensor<64x64xf32>) -> tensor<64x64xf32>
     graph.yield %q : tensor<64x64xf32>
   }
-  %c = graph.kernel %a {kind = "elementwise", precision = "fp32", graph.chip = 2 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %c = graph.kernel %a {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 2 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
   ^bb0(%p: tensor<64x64xf32>):
     %q = graph.exp %p : (tensor<64x64xf32>) -> tensor<64x64xf32>
     graph.yield %q : tensor<64x64xf32>
   }
-  %d = graph.kernel %a {kind = "elementwise", precision = "fp32", graph.chip = 4 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %d = graph.kernel %a {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 4 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
   ^bb0(%p: tensor<64x64xf32>):
     %q = graph.neg %p : (tensor<64x64xf32>) -> tensor<64x64xf32>
     graph.yield %q : tensor<64x64xf32>
   }
-  %e = graph.kernel %a {kind = "elementwise", precision = "fp32", graph.chip = 6 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %e = graph.kernel %a {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 6 : i64} : (tensor<64x64xf32>) -> tensor<64x64xf32> {
   ^bb0(%p: tensor<64x64xf32>):
     %q = graph.tanh %p : (tensor<64x64xf32>) -> tensor<64x64xf32>
     graph.yield %q : tensor<64x64xf32>

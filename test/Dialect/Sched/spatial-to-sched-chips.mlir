@@ -18,22 +18,22 @@
 // CHECK: sched.instr 11 "chip_link"[[[L]]] start 32 duration 26 latency 1000 kernel -1 bytes 1024
 // CHECK: sched.instr 12 "vector"[18] start 1058 duration 6 kernel 3
 func.func @two_messages(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) attributes {graph.chips = 2 : i64, graph.pp = 2 : i64, graph.tp = 1 : i64} {
-  %a = graph.kernel %x {kind = "elementwise", precision = "fp32", graph.chip = 0 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %a = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 0 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
   ^bb0(%p: tensor<4x64xf32>):
     %q = graph.relu %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
     graph.yield %q : tensor<4x64xf32>
   }
-  %b = graph.kernel %x {kind = "elementwise", precision = "fp32", graph.chip = 0 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %b = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 0 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
   ^bb0(%p: tensor<4x64xf32>):
     %q = graph.neg %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
     graph.yield %q : tensor<4x64xf32>
   }
-  %c = graph.kernel %a {kind = "elementwise", precision = "fp32", graph.chip = 1 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %c = graph.kernel %a {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 1 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
   ^bb0(%p: tensor<4x64xf32>):
     %q = graph.exp %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
     graph.yield %q : tensor<4x64xf32>
   }
-  %d = graph.kernel %b {kind = "elementwise", precision = "fp32", graph.chip = 1 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %d = graph.kernel %b {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 1 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
   ^bb0(%p: tensor<4x64xf32>):
     %q = graph.exp %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
     graph.yield %q : tensor<4x64xf32>
@@ -48,17 +48,17 @@ func.func @two_messages(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64x
 // CHECK: sched.instr 9 "chip_link"[[[B:[0-9]+]]] start 14 duration 52 latency 1000 kernel -1 bytes 1024
 // CHECK: sched.instr 10 "vector"[32] start 1066
 func.func @fan_out(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) attributes {graph.chips = 3 : i64, graph.pp = 3 : i64, graph.tp = 1 : i64} {
-  %a = graph.kernel %x {kind = "elementwise", precision = "fp32", graph.chip = 0 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %a = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 0 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
   ^bb0(%p: tensor<4x64xf32>):
     %q = graph.relu %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
     graph.yield %q : tensor<4x64xf32>
   }
-  %c = graph.kernel %a {kind = "elementwise", precision = "fp32", graph.chip = 1 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %c = graph.kernel %a {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 1 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
   ^bb0(%p: tensor<4x64xf32>):
     %q = graph.exp %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
     graph.yield %q : tensor<4x64xf32>
   }
-  %d = graph.kernel %a {kind = "elementwise", precision = "fp32", graph.chip = 2 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %d = graph.kernel %a {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 2 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
   ^bb0(%p: tensor<4x64xf32>):
     %q = graph.neg %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
     graph.yield %q : tensor<4x64xf32>

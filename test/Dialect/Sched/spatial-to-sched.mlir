@@ -33,7 +33,7 @@
 // CHECK: sched.summary {roofline_cycles = {{[0-9]+}} : i64, sram_lower_bound_bytes = 768 : i64, sram_peak_bytes = 768 : i64, sram_peak_per_tile = array<i64: 768, 512, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, total_cycles = 17 : i64}
 func.func @independent_then_join(%x: tensor<64xf32> {spatial.region = array<i64: 0, 0, 1, 1>, spatial.shard_dim = -1 : i64},
                                  %y: tensor<64xf32> {spatial.region = array<i64: 0, 1, 1, 1>, spatial.shard_dim = -1 : i64}) -> tensor<64xf32> {
-  %a = spatial.kernel %x {bound = "compute", bytes = 512 : i64, cycles = 100 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "a", kind = "elementwise", precision = "fp32", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<64xf32>) -> tensor<64xf32> {
+  %a = spatial.kernel %x {bound = #graph.bound<compute>, bytes = 512 : i64, cycles = 100 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "a", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<64xf32>) -> tensor<64xf32> {
   ^bb0(%in: tensor<64xf32>):
     %r0 = graph.relu %in : (tensor<64xf32>) -> tensor<64xf32>
     %r1 = graph.neg %r0 : (tensor<64xf32>) -> tensor<64xf32>
@@ -45,13 +45,13 @@ func.func @independent_then_join(%x: tensor<64xf32> {spatial.region = array<i64:
     %r7 = graph.neg %r6 : (tensor<64xf32>) -> tensor<64xf32>
     spatial.yield %r7 : tensor<64xf32>
   }
-  %b = spatial.kernel %y {bound = "compute", bytes = 512 : i64, cycles = 50 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "b", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 1, 1>, shard_dims = array<i64: -1>} : (tensor<64xf32>) -> tensor<64xf32> {
+  %b = spatial.kernel %y {bound = #graph.bound<compute>, bytes = 512 : i64, cycles = 50 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "b", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 1, 1, 1>, shard_dims = array<i64: -1>} : (tensor<64xf32>) -> tensor<64xf32> {
   ^bb0(%in: tensor<64xf32>):
     %r = graph.neg %in : (tensor<64xf32>) -> tensor<64xf32>
     spatial.yield %r : tensor<64xf32>
   }
   %t = spatial.transfer %b {bytes = 256 : i64, from_region = array<i64: 0, 1, 1, 1>, from_shard_dim = -1 : i64, hops = 1 : i64, links = array<i64: 3>, to_region = array<i64: 0, 0, 1, 1>, to_shard_dim = -1 : i64} : tensor<64xf32>
-  %c = spatial.kernel %a, %t {bound = "compute", bytes = 768 : i64, cycles = 54 : i64, flops = 0 : i64, id = 2 : i64, kernel_name = "c", kind = "elementwise", precision = "fp32", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32> {
+  %c = spatial.kernel %a, %t {bound = #graph.bound<compute>, bytes = 768 : i64, cycles = 54 : i64, flops = 0 : i64, id = 2 : i64, kernel_name = "c", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32> {
   ^bb0(%p: tensor<64xf32>, %q: tensor<64xf32>):
     %r = graph.add %p, %q : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
     spatial.yield %r : tensor<64xf32>
@@ -81,17 +81,17 @@ func.func @independent_then_join(%x: tensor<64xf32> {spatial.region = array<i64:
 // CHECK: sched.summary {{.*}}sram_lower_bound_bytes = 12288 : i64, sram_peak_bytes = 12288 : i64{{.*}}total_cycles = 128 : i64}
 func.func @reuse(%x: tensor<1024xf32> {spatial.region = array<i64: 0, 0, 1, 1>, spatial.shard_dim = -1 : i64}) -> tensor<1024xf32> {
   %w = spatial.weight {region = array<i64: 0, 0, 1, 1>, shard_dim = -1 : i64, value = dense<1.0> : tensor<1024xf32>} : tensor<1024xf32>
-  %a = spatial.kernel %x, %w {bound = "compute", bytes = 0 : i64, cycles = 10 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "a", kind = "elementwise", precision = "fp32", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32> {
+  %a = spatial.kernel %x, %w {bound = #graph.bound<compute>, bytes = 0 : i64, cycles = 10 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "a", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32> {
   ^bb0(%p: tensor<1024xf32>, %q: tensor<1024xf32>):
     %r = graph.add %p, %q : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
     spatial.yield %r : tensor<1024xf32>
   }
-  %b = spatial.kernel %a {bound = "compute", bytes = 0 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "b", kind = "elementwise", precision = "fp32", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<1024xf32>) -> tensor<1024xf32> {
+  %b = spatial.kernel %a {bound = #graph.bound<compute>, bytes = 0 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "b", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<1024xf32>) -> tensor<1024xf32> {
   ^bb0(%p: tensor<1024xf32>):
     %r = graph.relu %p : (tensor<1024xf32>) -> tensor<1024xf32>
     spatial.yield %r : tensor<1024xf32>
   }
-  %c = spatial.kernel %b, %w {bound = "compute", bytes = 0 : i64, cycles = 10 : i64, flops = 0 : i64, id = 2 : i64, kernel_name = "c", kind = "elementwise", precision = "fp32", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32> {
+  %c = spatial.kernel %b, %w {bound = #graph.bound<compute>, bytes = 0 : i64, cycles = 10 : i64, flops = 0 : i64, id = 2 : i64, kernel_name = "c", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32> {
   ^bb0(%p: tensor<1024xf32>, %q: tensor<1024xf32>):
     %r = graph.mul %p, %q : (tensor<1024xf32>, tensor<1024xf32>) -> tensor<1024xf32>
     spatial.yield %r : tensor<1024xf32>

@@ -7,13 +7,13 @@
 // CHECK: loc("second"): kernel 'second' does not fit in SRAM: tile 0 needs 458752 bytes live at once but has 262144 bytes
 // CHECK-NOT: error:
 func.func @second_overflows(%x: tensor<32768xf32> {spatial.region = array<i64: 0, 0, 1, 1>, spatial.shard_dim = -1 : i64}) -> tensor<32768xf32> {
-  %a = spatial.kernel %x {bound = "compute", bytes = 0 : i64, cycles = 10 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "small", kind = "elementwise", precision = "fp32", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<32768xf32>) -> tensor<32768xf32> {
+  %a = spatial.kernel %x {bound = #graph.bound<compute>, bytes = 0 : i64, cycles = 10 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "small", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<32768xf32>) -> tensor<32768xf32> {
   ^bb0(%p: tensor<32768xf32>):
     %r = graph.relu %p : (tensor<32768xf32>) -> tensor<32768xf32>
     spatial.yield %r : tensor<32768xf32>
   } loc("small")
   %w = spatial.weight {region = array<i64: 0, 0, 1, 1>, shard_dim = -1 : i64, value = dense<1.0> : tensor<49152xf32>} : tensor<49152xf32> loc("w2")
-  %b = spatial.kernel %a, %w {bound = "compute", bytes = 0 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "second", kind = "elementwise", precision = "fp32", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<32768xf32>, tensor<49152xf32>) -> tensor<32768xf32> {
+  %b = spatial.kernel %a, %w {bound = #graph.bound<compute>, bytes = 0 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "second", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<32768xf32>, tensor<49152xf32>) -> tensor<32768xf32> {
   ^bb0(%p: tensor<32768xf32>, %q: tensor<49152xf32>):
     %r = graph.relu %p : (tensor<32768xf32>) -> tensor<32768xf32>
     spatial.yield %r : tensor<32768xf32>

@@ -9,7 +9,7 @@
 // CHECK-NOT: error:
 func.func @too_big(%x: tensor<16x1024xf32>) -> tensor<16x2048xf32> {
   %w = graph.constant {value = dense<1.0> : tensor<1024x2048xf32>} : () -> tensor<1024x2048xf32> loc("w")
-  %y = graph.kernel %x, %w {kind = "matmul", precision = "fp32"} : (tensor<16x1024xf32>, tensor<1024x2048xf32>) -> tensor<16x2048xf32> {
+  %y = graph.kernel %x, %w {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<16x1024xf32>, tensor<1024x2048xf32>) -> tensor<16x2048xf32> {
   ^bb0(%a: tensor<16x1024xf32>, %b: tensor<1024x2048xf32>):
     %m = graph.matmul %a, %b : (tensor<16x1024xf32>, tensor<1024x2048xf32>) -> tensor<16x2048xf32>
     graph.yield %m : tensor<16x2048xf32>

@@ -19,7 +19,7 @@ func.func @sound(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.region = ar
   %0 = spatial.weight {region = array<i64: 0, 0, 2, 1>, shard_dim = 0 : i64, value = dense<5.000000e-01> : tensor<16x16xf32>} : tensor<16x16xf32>
   sched.buffer 2 %0 tile 0 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
   sched.buffer 3 %0 tile 4 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
-  %1 = spatial.kernel %arg0, %0 {bound = "fill_drain", bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %1 = spatial.kernel %arg0, %0 {bound = #graph.bound<fill_drain>, bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = #graph.kind<matmul>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>, %arg2: tensor<16x16xf32>):
     %4 = graph.matmul %arg1, %arg2 : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -35,7 +35,7 @@ func.func @sound(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.region = ar
   sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
-  %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %3 = spatial.kernel %2 {bound = #graph.bound<fill_drain>, bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>):
     %4 = graph.relu %arg1 : (tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -57,7 +57,7 @@ func.func @early_start(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.regio
   %0 = spatial.weight {region = array<i64: 0, 0, 2, 1>, shard_dim = 0 : i64, value = dense<5.000000e-01> : tensor<16x16xf32>} : tensor<16x16xf32>
   sched.buffer 2 %0 tile 0 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
   sched.buffer 3 %0 tile 4 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
-  %1 = spatial.kernel %arg0, %0 {bound = "fill_drain", bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %1 = spatial.kernel %arg0, %0 {bound = #graph.bound<fill_drain>, bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = #graph.kind<matmul>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>, %arg2: tensor<16x16xf32>):
     %4 = graph.matmul %arg1, %arg2 : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -73,7 +73,7 @@ func.func @early_start(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.regio
   sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
-  %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %3 = spatial.kernel %2 {bound = #graph.bound<fill_drain>, bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>):
     %4 = graph.relu %arg1 : (tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -96,7 +96,7 @@ func.func @dropped_dep(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.regio
   %0 = spatial.weight {region = array<i64: 0, 0, 2, 1>, shard_dim = 0 : i64, value = dense<5.000000e-01> : tensor<16x16xf32>} : tensor<16x16xf32>
   sched.buffer 2 %0 tile 0 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
   sched.buffer 3 %0 tile 4 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
-  %1 = spatial.kernel %arg0, %0 {bound = "fill_drain", bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %1 = spatial.kernel %arg0, %0 {bound = #graph.bound<fill_drain>, bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = #graph.kind<matmul>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>, %arg2: tensor<16x16xf32>):
     %4 = graph.matmul %arg1, %arg2 : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -112,7 +112,7 @@ func.func @dropped_dep(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.regio
   sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
-  %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %3 = spatial.kernel %2 {bound = #graph.bound<fill_drain>, bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>):
     %4 = graph.relu %arg1 : (tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -135,7 +135,7 @@ func.func @overlapping_buffers(%arg0: tensor<16x16xf32> {graph.name = "x", spati
   %0 = spatial.weight {region = array<i64: 0, 0, 2, 1>, shard_dim = 0 : i64, value = dense<5.000000e-01> : tensor<16x16xf32>} : tensor<16x16xf32>
   sched.buffer 2 %0 tile 0 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
   sched.buffer 3 %0 tile 4 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
-  %1 = spatial.kernel %arg0, %0 {bound = "fill_drain", bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %1 = spatial.kernel %arg0, %0 {bound = #graph.bound<fill_drain>, bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = #graph.kind<matmul>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>, %arg2: tensor<16x16xf32>):
     %4 = graph.matmul %arg1, %arg2 : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -151,7 +151,7 @@ func.func @overlapping_buffers(%arg0: tensor<16x16xf32> {graph.name = "x", spati
   sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
-  %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %3 = spatial.kernel %2 {bound = #graph.bound<fill_drain>, bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>):
     %4 = graph.relu %arg1 : (tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -174,7 +174,7 @@ func.func @too_few_copies(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.re
   %0 = spatial.weight {region = array<i64: 0, 0, 2, 1>, shard_dim = 0 : i64, value = dense<5.000000e-01> : tensor<16x16xf32>} : tensor<16x16xf32>
   sched.buffer 2 %0 tile 0 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
   sched.buffer 3 %0 tile 4 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
-  %1 = spatial.kernel %arg0, %0 {bound = "fill_drain", bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %1 = spatial.kernel %arg0, %0 {bound = #graph.bound<fill_drain>, bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = #graph.kind<matmul>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>, %arg2: tensor<16x16xf32>):
     %4 = graph.matmul %arg1, %arg2 : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -191,7 +191,7 @@ func.func @too_few_copies(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.re
   sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
-  %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %3 = spatial.kernel %2 {bound = #graph.bound<fill_drain>, bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>):
     %4 = graph.relu %arg1 : (tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -213,7 +213,7 @@ func.func @double_booked_link(%arg0: tensor<16x16xf32> {graph.name = "x", spatia
   %0 = spatial.weight {region = array<i64: 0, 0, 2, 1>, shard_dim = 0 : i64, value = dense<5.000000e-01> : tensor<16x16xf32>} : tensor<16x16xf32>
   sched.buffer 2 %0 tile 0 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
   sched.buffer 3 %0 tile 4 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
-  %1 = spatial.kernel %arg0, %0 {bound = "fill_drain", bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %1 = spatial.kernel %arg0, %0 {bound = #graph.bound<fill_drain>, bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = #graph.kind<matmul>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>, %arg2: tensor<16x16xf32>):
     %4 = graph.matmul %arg1, %arg2 : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -230,7 +230,7 @@ func.func @double_booked_link(%arg0: tensor<16x16xf32> {graph.name = "x", spatia
   sched.instr 5 "link"[0] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [] writes []
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
-  %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %3 = spatial.kernel %2 {bound = #graph.bound<fill_drain>, bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>):
     %4 = graph.relu %arg1 : (tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -252,7 +252,7 @@ func.func @interval_too_short(%arg0: tensor<16x16xf32> {graph.name = "x", spatia
   %0 = spatial.weight {region = array<i64: 0, 0, 2, 1>, shard_dim = 0 : i64, value = dense<5.000000e-01> : tensor<16x16xf32>} : tensor<16x16xf32>
   sched.buffer 2 %0 tile 0 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
   sched.buffer 3 %0 tile 4 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
-  %1 = spatial.kernel %arg0, %0 {bound = "fill_drain", bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %1 = spatial.kernel %arg0, %0 {bound = #graph.bound<fill_drain>, bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = #graph.kind<matmul>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>, %arg2: tensor<16x16xf32>):
     %4 = graph.matmul %arg1, %arg2 : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -269,7 +269,7 @@ func.func @interval_too_short(%arg0: tensor<16x16xf32> {graph.name = "x", spatia
   sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
-  %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %3 = spatial.kernel %2 {bound = #graph.bound<fill_drain>, bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>):
     %4 = graph.relu %arg1 : (tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -291,7 +291,7 @@ func.func @matrix_one_cycle(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.
   %0 = spatial.weight {region = array<i64: 0, 0, 2, 1>, shard_dim = 0 : i64, value = dense<5.000000e-01> : tensor<16x16xf32>} : tensor<16x16xf32>
   sched.buffer 2 %0 tile 0 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
   sched.buffer 3 %0 tile 4 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
-  %1 = spatial.kernel %arg0, %0 {bound = "fill_drain", bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %1 = spatial.kernel %arg0, %0 {bound = #graph.bound<fill_drain>, bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = #graph.kind<matmul>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>, %arg2: tensor<16x16xf32>):
     %4 = graph.matmul %arg1, %arg2 : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -308,7 +308,7 @@ func.func @matrix_one_cycle(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.
   sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
-  %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %3 = spatial.kernel %2 {bound = #graph.bound<fill_drain>, bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>):
     %4 = graph.relu %arg1 : (tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -330,7 +330,7 @@ func.func @dma_one_cycle(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.reg
   %0 = spatial.weight {region = array<i64: 0, 0, 2, 1>, shard_dim = 0 : i64, value = dense<5.000000e-01> : tensor<16x16xf32>} : tensor<16x16xf32>
   sched.buffer 2 %0 tile 0 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
   sched.buffer 3 %0 tile 4 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
-  %1 = spatial.kernel %arg0, %0 {bound = "fill_drain", bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %1 = spatial.kernel %arg0, %0 {bound = #graph.bound<fill_drain>, bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = #graph.kind<matmul>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>, %arg2: tensor<16x16xf32>):
     %4 = graph.matmul %arg1, %arg2 : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -347,7 +347,7 @@ func.func @dma_one_cycle(%arg0: tensor<16x16xf32> {graph.name = "x", spatial.reg
   sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
-  %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %3 = spatial.kernel %2 {bound = #graph.bound<fill_drain>, bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>):
     %4 = graph.relu %arg1 : (tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -369,7 +369,7 @@ func.func @transfer_one_byte(%arg0: tensor<16x16xf32> {graph.name = "x", spatial
   %0 = spatial.weight {region = array<i64: 0, 0, 2, 1>, shard_dim = 0 : i64, value = dense<5.000000e-01> : tensor<16x16xf32>} : tensor<16x16xf32>
   sched.buffer 2 %0 tile 0 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
   sched.buffer 3 %0 tile 4 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
-  %1 = spatial.kernel %arg0, %0 {bound = "fill_drain", bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %1 = spatial.kernel %arg0, %0 {bound = #graph.bound<fill_drain>, bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = #graph.kind<matmul>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>, %arg2: tensor<16x16xf32>):
     %4 = graph.matmul %arg1, %arg2 : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -386,7 +386,7 @@ func.func @transfer_one_byte(%arg0: tensor<16x16xf32> {graph.name = "x", spatial
   sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
-  %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %3 = spatial.kernel %2 {bound = #graph.bound<fill_drain>, bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>):
     %4 = graph.relu %arg1 : (tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -408,7 +408,7 @@ func.func @first_read_removed(%arg0: tensor<16x16xf32> {graph.name = "x", spatia
   %0 = spatial.weight {region = array<i64: 0, 0, 2, 1>, shard_dim = 0 : i64, value = dense<5.000000e-01> : tensor<16x16xf32>} : tensor<16x16xf32>
   sched.buffer 2 %0 tile 0 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
   sched.buffer 3 %0 tile 4 offset 1536 size 1024 live 0 to 54 {box = array<i64: 0, 0, 16, 16>, resident} : tensor<16x16xf32>
-  %1 = spatial.kernel %arg0, %0 {bound = "fill_drain", bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %1 = spatial.kernel %arg0, %0 {bound = #graph.bound<fill_drain>, bytes = 3072 : i64, cycles = 34 : i64, flops = 8192 : i64, id = 0 : i64, kernel_name = "mm", kind = #graph.kind<matmul>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>, %arg2: tensor<16x16xf32>):
     %4 = graph.matmul %arg1, %arg2 : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>
@@ -425,7 +425,7 @@ func.func @first_read_removed(%arg0: tensor<16x16xf32> {graph.name = "x", spatia
   sched.instr 5 "link"[10] start 34 duration 10 kernel -1 bytes 512 deps [0, 1] reads [5] writes [7]
   sched.buffer 6 %2 tile 1 offset 0 size 512 live 34 to 54 {box = array<i64: 0, 0, 8, 16>} : tensor<16x16xf32>
   sched.buffer 7 %2 tile 5 offset 0 size 512 live 34 to 54 {box = array<i64: 8, 0, 16, 16>} : tensor<16x16xf32>
-  %3 = spatial.kernel %2 {bound = "fill_drain", bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = "elementwise", precision = "fp32", region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %3 = spatial.kernel %2 {bound = #graph.bound<fill_drain>, bytes = 2048 : i64, cycles = 10 : i64, flops = 0 : i64, id = 1 : i64, kernel_name = "relu", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 1, 2, 1>, shard_dims = array<i64: 0>} : (tensor<16x16xf32>) -> tensor<16x16xf32> {
   ^bb0(%arg1: tensor<16x16xf32>):
     %4 = graph.relu %arg1 : (tensor<16x16xf32>) -> tensor<16x16xf32>
     spatial.yield %4 : tensor<16x16xf32>

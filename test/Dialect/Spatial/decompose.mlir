@@ -16,7 +16,7 @@
 // CHECK: spatial.kernel {{.*}}decomposition = "conv.out_rows"{{.*}}shard_dims = array<i64: 2>
 func.func @conv_rows(%x: tensor<1x3x32x32xf32>) -> tensor<1x4x32x32xf32> {
   %w = graph.constant {value = dense<0.5> : tensor<4x3x3x3xf32>} : () -> tensor<4x3x3x3xf32>
-  %y = graph.kernel %x, %w {kind = "conv", precision = "fp32"} : (tensor<1x3x32x32xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x32x32xf32> {
+  %y = graph.kernel %x, %w {kind = #graph.kind<conv>, precision = #graph.precision<fp32>} : (tensor<1x3x32x32xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x32x32xf32> {
   ^bb0(%a: tensor<1x3x32x32xf32>, %b: tensor<4x3x3x3xf32>):
     %c = graph.conv %a, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x32x32xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x32x32xf32>
     graph.yield %c : tensor<1x4x32x32xf32>
@@ -34,7 +34,7 @@ func.func @conv_rows(%x: tensor<1x3x32x32xf32>) -> tensor<1x4x32x32xf32> {
 // CHECK: spatial.kernel {{.*}}decomposition = "conv.out_rows"
 func.func @conv_strided(%x: tensor<1x3x32x32xf32>) -> tensor<1x4x16x16xf32> {
   %w = graph.constant {value = dense<0.5> : tensor<4x3x3x3xf32>} : () -> tensor<4x3x3x3xf32>
-  %y = graph.kernel %x, %w {kind = "conv", precision = "fp32"} : (tensor<1x3x32x32xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x16x16xf32> {
+  %y = graph.kernel %x, %w {kind = #graph.kind<conv>, precision = #graph.precision<fp32>} : (tensor<1x3x32x32xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x16x16xf32> {
   ^bb0(%a: tensor<1x3x32x32xf32>, %b: tensor<4x3x3x3xf32>):
     %c = graph.conv %a, %b {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x32x32xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x16x16xf32>
     graph.yield %c : tensor<1x4x16x16xf32>
@@ -55,7 +55,7 @@ func.func @conv_strided(%x: tensor<1x3x32x32xf32>) -> tensor<1x4x16x16xf32> {
 func.func @conv_channels(%x: tensor<1x64x4x4xf32>) -> tensor<1x64x4x4xf32> {
   %w = graph.constant {value = dense<0.5> : tensor<64x64x3x3xf32>} : () -> tensor<64x64x3x3xf32>
   %bias = graph.constant {value = dense<0.1> : tensor<64xf32>} : () -> tensor<64xf32>
-  %y = graph.kernel %x, %w, %bias {kind = "conv", precision = "fp32"} : (tensor<1x64x4x4xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x4x4xf32> {
+  %y = graph.kernel %x, %w, %bias {kind = #graph.kind<conv>, precision = #graph.precision<fp32>} : (tensor<1x64x4x4xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x4x4xf32> {
   ^bb0(%a: tensor<1x64x4x4xf32>, %b: tensor<64x64x3x3xf32>, %c: tensor<64xf32>):
     %o = graph.conv %a, %b, %c {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x64x4x4xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x4x4xf32>
     graph.yield %o : tensor<1x64x4x4xf32>
@@ -73,7 +73,7 @@ func.func @conv_channels(%x: tensor<1x64x4x4xf32>) -> tensor<1x64x4x4xf32> {
 // CHECK: spatial.kernel {{.*}}decomposition = "conv.out_channels"
 func.func @depthwise(%x: tensor<1x64x4x4xf32>) -> tensor<1x64x4x4xf32> {
   %w = graph.constant {value = dense<0.5> : tensor<64x1x3x3xf32>} : () -> tensor<64x1x3x3xf32>
-  %y = graph.kernel %x, %w {kind = "conv", precision = "fp32"} : (tensor<1x64x4x4xf32>, tensor<64x1x3x3xf32>) -> tensor<1x64x4x4xf32> {
+  %y = graph.kernel %x, %w {kind = #graph.kind<conv>, precision = #graph.precision<fp32>} : (tensor<1x64x4x4xf32>, tensor<64x1x3x3xf32>) -> tensor<1x64x4x4xf32> {
   ^bb0(%a: tensor<1x64x4x4xf32>, %b: tensor<64x1x3x3xf32>):
     %o = graph.conv %a, %b {dilations = array<i64: 1, 1>, group = 64 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x64x4x4xf32>, tensor<64x1x3x3xf32>) -> tensor<1x64x4x4xf32>
     graph.yield %o : tensor<1x64x4x4xf32>
@@ -91,7 +91,7 @@ func.func @depthwise(%x: tensor<1x64x4x4xf32>) -> tensor<1x64x4x4xf32> {
 // CHECK: spatial.kernel {{.*}}decomposition = "matmul.rows"{{.*}}shard_dims = array<i64: 0>
 func.func @mm_rows(%x: tensor<256x16xf32>) -> tensor<256x16xf32> {
   %w = graph.constant {value = dense<0.5> : tensor<16x16xf32>} : () -> tensor<16x16xf32>
-  %y = graph.kernel %x, %w {kind = "matmul", precision = "fp32"} : (tensor<256x16xf32>, tensor<16x16xf32>) -> tensor<256x16xf32> {
+  %y = graph.kernel %x, %w {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<256x16xf32>, tensor<16x16xf32>) -> tensor<256x16xf32> {
   ^bb0(%a: tensor<256x16xf32>, %b: tensor<16x16xf32>):
     %m = graph.matmul %a, %b : (tensor<256x16xf32>, tensor<16x16xf32>) -> tensor<256x16xf32>
     graph.yield %m : tensor<256x16xf32>
@@ -108,7 +108,7 @@ func.func @mm_rows(%x: tensor<256x16xf32>) -> tensor<256x16xf32> {
 // CHECK-SAME: spatial.shard_dim = 0 : i64
 // CHECK: spatial.kernel {{.*}}decomposition = "matmul.batch"{{.*}}shard_dims = array<i64: 0>
 func.func @mm_batch(%x: tensor<16x16x16xf32>, %z: tensor<16x16x16xf32>) -> tensor<16x16x16xf32> {
-  %y = graph.kernel %x, %z {kind = "matmul", precision = "fp32"} : (tensor<16x16x16xf32>, tensor<16x16x16xf32>) -> tensor<16x16x16xf32> {
+  %y = graph.kernel %x, %z {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<16x16x16xf32>, tensor<16x16x16xf32>) -> tensor<16x16x16xf32> {
   ^bb0(%a: tensor<16x16x16xf32>, %b: tensor<16x16x16xf32>):
     %m = graph.matmul %a, %b : (tensor<16x16x16xf32>, tensor<16x16x16xf32>) -> tensor<16x16x16xf32>
     graph.yield %m : tensor<16x16x16xf32>
@@ -138,27 +138,27 @@ func.func @mm_batch(%x: tensor<16x16x16xf32>, %z: tensor<16x16x16xf32>) -> tenso
 func.func @vector(%x: tensor<64x32xf32>) -> (tensor<64xf32>, tensor<32x64xf32>) {
   %b = graph.constant {value = dense<0.5> : tensor<32xf32>} : () -> tensor<32xf32>
   %g = graph.constant {value = dense<1.0> : tensor<32xf32>} : () -> tensor<32xf32>
-  %s = graph.kernel %x, %b {kind = "elementwise", precision = "fp32"} : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<64x32xf32> {
+  %s = graph.kernel %x, %b {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<64x32xf32> {
   ^bb0(%p: tensor<64x32xf32>, %q: tensor<32xf32>):
     %r = graph.add %p, %q : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<64x32xf32>
     graph.yield %r : tensor<64x32xf32>
   } loc("add")
-  %r = graph.kernel %s {kind = "reduction", precision = "fp32"} : (tensor<64x32xf32>) -> tensor<64xf32> {
+  %r = graph.kernel %s {kind = #graph.kind<reduction>, precision = #graph.precision<fp32>} : (tensor<64x32xf32>) -> tensor<64xf32> {
   ^bb0(%p: tensor<64x32xf32>):
     %o = graph.reduce_sum %p {axes = array<i64: 1>, keepdims = false} : (tensor<64x32xf32>) -> tensor<64xf32>
     graph.yield %o : tensor<64xf32>
   } loc("sum")
-  %m = graph.kernel %s {kind = "softmax", precision = "fp32"} : (tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %m = graph.kernel %s {kind = #graph.kind<softmax>, precision = #graph.precision<fp32>} : (tensor<64x32xf32>) -> tensor<64x32xf32> {
   ^bb0(%p: tensor<64x32xf32>):
     %o = graph.softmax %p {axis = 1 : i64} : (tensor<64x32xf32>) -> tensor<64x32xf32>
     graph.yield %o : tensor<64x32xf32>
   } loc("sm")
-  %n = graph.kernel %m, %g {kind = "normalization", precision = "fp32"} : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<64x32xf32> {
+  %n = graph.kernel %m, %g {kind = #graph.kind<normalization>, precision = #graph.precision<fp32>} : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<64x32xf32> {
   ^bb0(%p: tensor<64x32xf32>, %q: tensor<32xf32>):
     %o = graph.layer_norm %p, %q {axis = 1 : i64, epsilon = 1.0e-05 : f64} : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<64x32xf32>
     graph.yield %o : tensor<64x32xf32>
   } loc("ln")
-  %t = graph.kernel %n {kind = "data_movement", precision = "fp32"} : (tensor<64x32xf32>) -> tensor<32x64xf32> {
+  %t = graph.kernel %n {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>} : (tensor<64x32xf32>) -> tensor<32x64xf32> {
   ^bb0(%p: tensor<64x32xf32>):
     %o = graph.transpose %p {perm = array<i64: 1, 0>} : (tensor<64x32xf32>) -> tensor<32x64xf32>
     graph.yield %o : tensor<32x64xf32>
@@ -177,12 +177,12 @@ func.func @vector(%x: tensor<64x32xf32>) -> (tensor<64xf32>, tensor<32x64xf32>) 
 // CHECK: spatial.transfer {{.*}}to_layout = array<i64: 8, 127, -127>, to_region = array<i64: 0, 0, 4, 4>, to_shard_dim = 2
 // CHECK: spatial.kernel {{.*}}decomposition = "concat.dim2"{{.*}}shard_dims = array<i64: 2>
 func.func @kv_cache(%past: tensor<1x2x127x16xf32>, %x: tensor<1x2x1x16xf32>) -> tensor<1x2x128x16xf32> {
-  %n = graph.kernel %x {kind = "elementwise", precision = "fp32"} : (tensor<1x2x1x16xf32>) -> tensor<1x2x1x16xf32> {
+  %n = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} : (tensor<1x2x1x16xf32>) -> tensor<1x2x1x16xf32> {
   ^bb0(%p: tensor<1x2x1x16xf32>):
     %o = graph.neg %p : (tensor<1x2x1x16xf32>) -> tensor<1x2x1x16xf32>
     graph.yield %o : tensor<1x2x1x16xf32>
   } loc("new")
-  %c = graph.kernel %past, %n {kind = "data_movement", precision = "fp32"} : (tensor<1x2x127x16xf32>, tensor<1x2x1x16xf32>) -> tensor<1x2x128x16xf32> {
+  %c = graph.kernel %past, %n {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>} : (tensor<1x2x127x16xf32>, tensor<1x2x1x16xf32>) -> tensor<1x2x128x16xf32> {
   ^bb0(%p: tensor<1x2x127x16xf32>, %q: tensor<1x2x1x16xf32>):
     %o = graph.concat %p, %q {axis = 2 : i64} : (tensor<1x2x127x16xf32>, tensor<1x2x1x16xf32>) -> tensor<1x2x128x16xf32>
     graph.yield %o : tensor<1x2x128x16xf32>

@@ -11,15 +11,3 @@ func.func @loose_op(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %r : tensor<4xf32>
 }
 
-// -----
-
-// Tests that an unknown kernel kind is rejected at the kernel.
-func.func @unknown_kind(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @+1 {{graph-to-spatial: unknown kernel kind 'magic'}}
-  %r = graph.kernel %x {kind = "magic", precision = "fp32"} : (tensor<4xf32>) -> tensor<4xf32> {
-  ^bb0(%p: tensor<4xf32>):
-    %q = graph.relu %p : (tensor<4xf32>) -> tensor<4xf32>
-    graph.yield %q : tensor<4xf32>
-  }
-  return %r : tensor<4xf32>
-}

@@ -10,17 +10,17 @@
 // CHECK: spatial.kernel %{{.*}}chip = 1 : i64{{.*}}kernel_name = "c"{{.*}}region = array<i64: 0, 0, 1, 2>
 // CHECK: spatial.kernel %{{.*}}chip = 1 : i64{{.*}}kernel_name = "d"{{.*}}region = array<i64: 0, 2, 1, 2>
 func.func @outputs_spread(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>) attributes {graph.chips = 2 : i64, graph.pp = 2 : i64, graph.tp = 1 : i64} {
-  %a = graph.kernel %x {kind = "elementwise", precision = "fp32", graph.chip = 0 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %a = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 0 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
   ^bb0(%p: tensor<4x64xf32>):
     %q = graph.relu %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
     graph.yield %q : tensor<4x64xf32>
   } loc("a")
-  %c = graph.kernel %a {kind = "elementwise", precision = "fp32", graph.chip = 1 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %c = graph.kernel %a {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 1 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
   ^bb0(%p: tensor<4x64xf32>):
     %q = graph.exp %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
     graph.yield %q : tensor<4x64xf32>
   } loc("c")
-  %d = graph.kernel %a {kind = "elementwise", precision = "fp32", graph.chip = 1 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
+  %d = graph.kernel %a {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, graph.chip = 1 : i64} : (tensor<4x64xf32>) -> tensor<4x64xf32> {
   ^bb0(%p: tensor<4x64xf32>):
     %q = graph.neg %p : (tensor<4x64xf32>) -> tensor<4x64xf32>
     graph.yield %q : tensor<4x64xf32>

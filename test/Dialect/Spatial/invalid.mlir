@@ -31,7 +31,7 @@ func.func @bad_shard_dim() -> tensor<4xf32> {
 // Tests that a kernel has one shard dimension per result.
 func.func @shard_dims_count(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{has 2 shard dimensions for 1 results}}
-  %y = spatial.kernel %x {bound = "compute", bytes = 0 : i64, cycles = 1 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "k", kind = "elementwise", precision = "fp32", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1, -1>} : (tensor<4xf32>) -> tensor<4xf32> {
+  %y = spatial.kernel %x {bound = #graph.bound<compute>, bytes = 0 : i64, cycles = 1 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "k", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1, -1>} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     spatial.yield %a : tensor<4xf32>
   }
@@ -43,7 +43,19 @@ func.func @shard_dims_count(%x: tensor<4xf32>) -> tensor<4xf32> {
 // Tests that a kernel's precision is fp32, bf16, fp16 or fp8.
 func.func @bad_precision(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{precision must be fp32, bf16, fp16, fp8 or int8, got 'fp64'}}
-  %y = spatial.kernel %x {bound = "compute", bytes = 0 : i64, cycles = 1 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "k", kind = "elementwise", precision = "fp64", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<4xf32>) -> tensor<4xf32> {
+  %y = spatial.kernel %x {bound = #graph.bound<compute>, bytes = 0 : i64, cycles = 1 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "k", kind = #graph.kind<elementwise>, precision = #graph.precision<fp64>, region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    spatial.yield %a : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// Tests that the parser refuses a bound that names no resource, listing them.
+func.func @bad_bound(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{bound must be compute, sram, mesh, link, offchip or fill_drain, got 'dram'}}
+  %y = spatial.kernel %x {bound = #graph.bound<dram>, bytes = 0 : i64, cycles = 1 : i64, flops = 0 : i64, id = 0 : i64, kernel_name = "k", kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<4xf32>) -> tensor<4xf32> {
   ^bb0(%a: tensor<4xf32>):
     spatial.yield %a : tensor<4xf32>
   }

@@ -11,10 +11,10 @@
 // Direct all-reduce over 2 chips: each sends the chunk the other sums
 // (first exchange, waited), then the summed chunk back (not waited).
 // CHECK-LABEL: func.func @direct(
-// CHECK: %[[A:.*]]:2 = spatial.kernel %arg0 {{.*}}kind = "data_movement"
-// CHECK: %[[B:.*]]:2 = spatial.kernel %arg1 {{.*}}kind = "data_movement"
+// CHECK: %[[A:.*]]:2 = spatial.kernel %arg0 {{.*}}kind = #graph.kind<data_movement>
+// CHECK: %[[B:.*]]:2 = spatial.kernel %arg1 {{.*}}kind = #graph.kind<data_movement>
 // CHECK: %[[T:.*]] = spatial.transfer %[[B]]#0 {{.*}}spatial.collective_sync
-// CHECK: %[[S:.*]] = spatial.kernel %[[A]]#0, %[[T]] {{.*}}kind = "elementwise"
+// CHECK: %[[S:.*]] = spatial.kernel %[[A]]#0, %[[T]] {{.*}}kind = #graph.kind<elementwise>
 // CHECK: spatial.transfer %[[A]]#1 {{.*}}spatial.collective_sync
 // CHECK-NOT: collective_sync
 // CHECK: spatial.transfer %[[S]]

@@ -38,19 +38,19 @@ func.func @mlp(%x: tensor<64x128xf32> {graph.name = "x"}) -> (tensor<64x32xf32> 
   %w1 = graph.constant {value = dense<0.5> : tensor<128x256xf32>} : () -> tensor<128x256xf32> loc("w1")
   %b1 = graph.constant {value = dense<0.1> : tensor<256xf32>} : () -> tensor<256xf32> loc("b1")
   %w2 = graph.constant {value = dense<0.25> : tensor<256x32xf32>} : () -> tensor<256x32xf32> loc("w2")
-  %h = graph.kernel %x, %w1, %b1 {kind = "matmul", precision = "fp32"} : (tensor<64x128xf32>, tensor<128x256xf32>, tensor<256xf32>) -> tensor<64x256xf32> {
+  %h = graph.kernel %x, %w1, %b1 {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<64x128xf32>, tensor<128x256xf32>, tensor<256xf32>) -> tensor<64x256xf32> {
   ^bb0(%a: tensor<64x128xf32>, %w: tensor<128x256xf32>, %b: tensor<256xf32>):
     %m = graph.matmul %a, %w : (tensor<64x128xf32>, tensor<128x256xf32>) -> tensor<64x256xf32> loc("fc1")
     %s = graph.add %m, %b : (tensor<64x256xf32>, tensor<256xf32>) -> tensor<64x256xf32> loc("fc1_bias")
     %r = graph.relu %s : (tensor<64x256xf32>) -> tensor<64x256xf32> loc("relu1")
     graph.yield %r : tensor<64x256xf32>
   } loc("fc1")
-  %y = graph.kernel %h, %w2 {kind = "matmul", precision = "fp32"} : (tensor<64x256xf32>, tensor<256x32xf32>) -> tensor<64x32xf32> {
+  %y = graph.kernel %h, %w2 {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<64x256xf32>, tensor<256x32xf32>) -> tensor<64x32xf32> {
   ^bb0(%a: tensor<64x256xf32>, %w: tensor<256x32xf32>):
     %m = graph.matmul %a, %w : (tensor<64x256xf32>, tensor<256x32xf32>) -> tensor<64x32xf32> loc("fc2")
     graph.yield %m : tensor<64x32xf32>
   } loc("fc2")
-  %z = graph.kernel %y {kind = "softmax", precision = "fp32"} : (tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %z = graph.kernel %y {kind = #graph.kind<softmax>, precision = #graph.precision<fp32>} : (tensor<64x32xf32>) -> tensor<64x32xf32> {
   ^bb0(%a: tensor<64x32xf32>):
     %s = graph.softmax %a {axis = 1 : i64} : (tensor<64x32xf32>) -> tensor<64x32xf32> loc("sm")
     graph.yield %s : tensor<64x32xf32>

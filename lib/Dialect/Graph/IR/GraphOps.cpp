@@ -5,10 +5,12 @@
 
 #include "mlir/Dialect/Traits.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace loom::graph;
@@ -20,6 +22,98 @@ void GraphDialect::initialize() {
 #define GET_OP_LIST
 #include "loom/Dialect/Graph/IR/GraphOps.cpp.inc"
       >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "loom/Dialect/Graph/IR/GraphAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel attributes: `<spelling>` of a runtime enum value
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Parses `<name>` into the value `parse` gives for it; refuses a name that
+/// names none with "<what> must be <valid>, got '<name>'".
+template <typename Enum, typename Parse>
+std::optional<Enum> parseEnumValue(AsmParser &parser, Parse parse,
+                                   StringRef what, StringRef valid) {
+  std::string name;
+  if (parser.parseLess())
+    return std::nullopt;
+  SMLoc at = parser.getCurrentLocation();
+  if (parser.parseKeywordOrString(&name))
+    return std::nullopt;
+  std::optional<Enum> value = parse(name);
+  if (!value) {
+    parser.emitError(at) << what << " must be " << valid << ", got '" << name
+                         << "'";
+    return std::nullopt;
+  }
+  if (parser.parseGreater())
+    return std::nullopt;
+  return value;
+}
+} // namespace
+
+Attribute KernelKindAttr::parse(AsmParser &parser, Type) {
+  std::optional<loom::rt::KernelKind> kind =
+      parseEnumValue<loom::rt::KernelKind>(parser, loom::rt::parseKernelKind,
+                                           "kind", loom::rt::kKernelKinds);
+  if (!kind)
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), *kind);
+}
+
+void KernelKindAttr::print(AsmPrinter &printer) const {
+  printer << '<' << loom::rt::kernelKindName(getValue()) << '>';
+}
+
+LogicalResult
+KernelKindAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       loom::rt::KernelKind kind) {
+  if (kind == loom::rt::KernelKind::Collective)
+    return emitError() << "kind must be " << loom::rt::kKernelKinds
+                       << ", got 'collective'";
+  return success();
+}
+
+Attribute PrecisionAttr::parse(AsmParser &parser, Type) {
+  std::optional<loom::rt::NumericFormat> format =
+      parseEnumValue<loom::rt::NumericFormat>(
+          parser, loom::rt::kernelPrecisionFormat, "precision",
+          loom::rt::kKernelPrecisions);
+  if (!format)
+    return {};
+  return get(parser.getContext(), *format);
+}
+
+void PrecisionAttr::print(AsmPrinter &printer) const {
+  printer << '<' << loom::rt::numericFormatName(getValue()) << '>';
+}
+
+LogicalResult
+PrecisionAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      loom::rt::NumericFormat format) {
+  if (!loom::rt::kernelPrecisionFormat(loom::rt::numericFormatName(format)))
+    return emitError() << "precision must be " << loom::rt::kKernelPrecisions
+                       << ", got '" << loom::rt::numericFormatName(format)
+                       << "'";
+  return success();
+}
+
+Attribute CostBoundAttr::parse(AsmParser &parser, Type) {
+  std::optional<loom::rt::CostBound> bound =
+      parseEnumValue<loom::rt::CostBound>(parser, loom::rt::parseCostBound,
+                                          "bound", loom::rt::kCostBounds);
+  if (!bound)
+    return {};
+  return get(parser.getContext(), *bound);
+}
+
+void CostBoundAttr::print(AsmPrinter &printer) const {
+  printer << '<' << loom::rt::costBoundName(getValue()) << '>';
 }
 
 Operation *GraphDialect::materializeConstant(OpBuilder &builder,
@@ -553,10 +647,6 @@ LogicalResult KernelOp::verify() {
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError("yielded types differ from the kernel's result types");
-  StringRef p = getPrecision();
-  if (!loom::rt::kernelPrecisionFormat(p))
-    return emitOpError("precision must be ")
-           << loom::rt::kKernelPrecisions << ", got '" << p << "'";
   if (failed(loom::graph::verifyStorage(getOperation(), getStorage())))
     return failure();
   return success();
@@ -564,6 +654,9 @@ LogicalResult KernelOp::verify() {
 
 #define GET_OP_CLASSES
 #include "loom/Dialect/Graph/IR/GraphOps.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "loom/Dialect/Graph/IR/GraphAttrs.cpp.inc"
 
 //===----------------------------------------------------------------------===//
 // Collectives

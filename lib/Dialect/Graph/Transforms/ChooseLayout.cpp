@@ -10,12 +10,6 @@ namespace loom::graph {
 #include "loom/Dialect/Graph/Transforms/Passes.h.inc"
 
 namespace {
-/// The target format of a kernel precision.
-std::optional<NumericFormat> formatOf(llvm::StringRef precision) {
-  return rt::parseNumericFormat(
-      std::string_view(precision.data(), precision.size()));
-}
-
 struct GraphChooseLayoutPass
     : impl::GraphChooseLayoutBase<GraphChooseLayoutPass> {
   using Base::Base;
@@ -47,11 +41,10 @@ struct GraphChooseLayoutPass
     const rt::MatrixUnitDesc &unit = model->desc().chip.tile.matrix;
     mlir::OpBuilder b(&getContext());
     getOperation().walk([&](KernelOp kernel) {
-      llvm::StringRef kind = kernel.getKind();
-      if (kind != "matmul" && kind != "conv")
+      loom::KernelKind kind = kernel.getKind();
+      if (kind != loom::KernelKind::MatMul && kind != loom::KernelKind::Conv)
         return;
-      std::optional<NumericFormat> format = formatOf(kernel.getPrecision());
-      if (format && model->matrixSupports(*format))
+      if (model->matrixSupports(kernel.getPrecision()))
         kernel.setBlockAttr(
             b.getDenseI64ArrayAttr({unit.blockM, unit.blockN, unit.blockK}));
       else

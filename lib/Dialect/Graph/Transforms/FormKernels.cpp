@@ -34,22 +34,13 @@ bool isAnchor(mlir::Operation *op) {
          op->getNumResults() == 1;
 }
 
-/// The kernel kind of a group started by `op`, as the kernel attribute
-/// spells it (ODS's Graph_KernelKind on the op, read by kernelKindOf), or
-/// nullopt if `op` states none.
-std::optional<llvm::StringRef> kindOf(mlir::Operation *op) {
-  if (std::optional<loom::KernelKind> k = kernelKindOf(op))
-    return llvm::StringRef(kernelKindName(*k));
-  return std::nullopt;
-}
-
 mlir::ArrayRef<int64_t> shapeOf(mlir::Value v) {
   return llvm::cast<mlir::RankedTensorType>(v.getType()).getShape();
 }
 
 struct Group {
   llvm::SmallVector<mlir::Operation *> ops; // in block order
-  llvm::StringRef kind;
+  loom::KernelKind kind;
   /// Where the kernel goes and whose location names it: the first op, or
   /// the anchor when transposes of its operands come before it.
   mlir::Operation *at = nullptr;
@@ -144,7 +135,8 @@ struct GraphFormKernelsPass
       // Left for the matmul that reads it (below).
       if (isOperandTranspose(&op))
         continue;
-      std::optional<llvm::StringRef> kind = kindOf(&op);
+      // ODS's Graph_KernelKind on the op, read by kernelKindOf.
+      std::optional<loom::KernelKind> kind = kernelKindOf(&op);
       if (!kind) {
         op.emitError() << "graph-form-kernels: no kernel kind for '"
                        << op.getName() << "'";
@@ -211,7 +203,7 @@ struct GraphFormKernelsPass
     for (mlir::Value r : outputs)
       resultTypes.push_back(r.getType());
     auto kernel = KernelOp::create(b, loc, resultTypes, inputs.getArrayRef(),
-                                   g.kind, "fp32",
+                                   g.kind, rt::NumericFormat::F32,
                                    /*block=*/mlir::DenseI64ArrayAttr(),
                                    /*storage=*/mlir::StringAttr());
     if (auto chip = seed->getAttr(kChipAttr))

@@ -16,7 +16,9 @@ struct GraphPrecisionPolicyPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (!rt::kernelPrecisionFormat(precision)) {
+    std::optional<rt::NumericFormat> format =
+        rt::kernelPrecisionFormat(precision);
+    if (!format) {
       getOperation().emitError()
           << "graph-precision-policy: precision must be "
           << rt::kKernelPrecisions << ", got '" << precision << "'";
@@ -31,18 +33,18 @@ struct GraphPrecisionPolicyPass
       if (auto a = func.getArgAttrOfType<mlir::StringAttr>(i, kStorageAttr))
         storedAs[func.getArgument(i)] = a.getValue();
     func.walk([&](KernelOp kernel) {
-      llvm::StringRef kind = kernel.getKind();
+      loom::KernelKind kind = kernel.getKind();
       // bf16, fp16, fp8 (E4M3) and int8 (symmetric, per tensor) apply to
       // the matrix unit's inputs only; it accumulates in fp32 (int32 for
       // int8, whose products are exact), and every vector kernel stays
       // fp32.
-      bool matrix = kind == "matmul" || kind == "conv";
-      kernel.setPrecision(matrix ? llvm::StringRef(precision)
-                                 : llvm::StringRef("fp32"));
+      bool matrix =
+          kind == loom::KernelKind::MatMul || kind == loom::KernelKind::Conv;
+      kernel.setPrecision(matrix ? *format : rt::NumericFormat::F32);
       // A quantized model's own int8 kernels (graph-fold-quantized) stay
       // int8 under every policy.
       if (matrix && hasInt8Anchor(kernel))
-        kernel.setPrecision("int8");
+        kernel.setPrecision(rt::NumericFormat::I8);
       std::optional<llvm::StringRef> storage = returnedStorage(func, kernel);
       if (!storage)
         storage = copiedStorage(kernel, storedAs);
@@ -175,7 +177,7 @@ private:
   static std::optional<llvm::StringRef>
   copiedStorage(KernelOp kernel,
                 const llvm::DenseMap<mlir::Value, llvm::StringRef> &storedAs) {
-    if (kernel.getKind() != "data_movement")
+    if (kernel.getKind() != loom::KernelKind::DataMovement)
       return std::nullopt;
     for (mlir::Operation &op : kernel.getBody().front().without_terminator())
       if (!llvm::isa<ReshapeOp, TransposeOp, ConcatOp, SliceOp, GatherOp,

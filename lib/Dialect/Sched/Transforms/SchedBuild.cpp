@@ -237,8 +237,7 @@ LogicalResult TaskBuilder::addKernel(spatial::KernelOp kernel) {
   for (Value v : kernel.getResults())
     resultPlacements.push_back(
         spatial::placementOf(v).value_or(Placement{region, -1, 0}));
-  std::optional<rt::NumericFormat> format =
-      rt::kernelPrecisionFormat(kernel.getPrecision());
+  rt::NumericFormat format = kernel.getPrecision();
   std::vector<InstrRecord> instrs;
   for (int64_t i = 0; i < region.tiles(); ++i) {
     const int64_t local = region.tileIndex(i, gridCols);
@@ -258,12 +257,9 @@ LogicalResult TaskBuilder::addKernel(spatial::KernelOp kernel) {
     r.unit = unit;
     r.resource = system.unitResource(tile, tileUnit);
     r.kernel = kernel.getId();
-    r.duration =
-        unitIndex == 0
-            ? rt::matrixInstrCycles(
-                  tileDesc, format.value_or(rt::NumericFormat::F32), work)
-        : unitIndex == 2 ? rt::dmaKernelInstrCycles(tileDesc, work)
-                         : rt::vectorInstrCycles(tileDesc, work);
+    r.duration = unitIndex == 0 ? rt::matrixInstrCycles(tileDesc, format, work)
+                 : unitIndex == 2 ? rt::dmaKernelInstrCycles(tileDesc, work)
+                                  : rt::vectorInstrCycles(tileDesc, work);
     r.tile = tile;
     r.reads.assign(kernel.getInputs().begin(), kernel.getInputs().end());
     // The matrix unit produces the results (an epilogue's vector instr

@@ -153,10 +153,6 @@ LogicalResult KernelOp::verify() {
       return emitOpError("a result is computed once: its shard dimension "
                          "cannot be -2 (replicated)");
   }
-  StringRef p = getPrecision();
-  if (!loom::rt::kernelPrecisionFormat(p))
-    return emitOpError("precision must be ")
-           << loom::rt::kKernelPrecisions << ", got '" << p << "'";
   if (getCycles() < 0 || getFlops() < 0 || getBytes() < 0)
     return emitOpError("cycles, flops and bytes must be non-negative");
   if (failed(loom::graph::verifyStorage(getOperation(), getStorage())))

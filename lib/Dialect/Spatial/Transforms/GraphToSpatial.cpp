@@ -630,7 +630,8 @@ void GraphToSpatialPass::splitContractions(func::FuncOp func) {
     return;
   SmallVector<graph::KernelOp> kernels;
   for (Operation &op : func.getBody().front())
-    if (auto k = dyn_cast<graph::KernelOp>(op); k && k.getKind() == "matmul")
+    if (auto k = dyn_cast<graph::KernelOp>(op);
+        k && k.getKind() == KernelKind::MatMul)
       kernels.push_back(k);
   std::string error;
   for (graph::KernelOp kernel : kernels) {
@@ -942,11 +943,8 @@ Decomposition GraphToSpatialPass::decompose(
   // Balanced by the matrix unit's timing rule where it runs the kernel's
   // format (its contractions in whole native blocks).
   MatrixTiming timing;
-  if (std::optional<rt::NumericFormat> f =
-          rt::kernelPrecisionFormat(kernel.getPrecision())) {
-    timing.tile = &model_->target().desc().chip.tile;
-    timing.format = *f;
-  }
+  timing.tile = &model_->target().desc().chip.tile;
+  timing.format = kernel.getPrecision();
   // The weights may take what the region's fullest tile has left of its
   // weight room (a split that copies weights to every tile must still
   // fit beside the weights placed before it).
@@ -1081,7 +1079,7 @@ LogicalResult GraphToSpatialPass::placeAll(func::FuncOp func) {
         kernel.getKindAttr(), kernel.getPrecisionAttr(), kernel.getBlockAttr(),
         regionAttr(b, *region), b.getDenseI64ArrayAttr(shardDims),
         b.getI64IntegerAttr(static_cast<int64_t>(std::ceil(cost.totalCycles))),
-        b.getStringAttr(costBoundName(cost.bound)),
+        graph::CostBoundAttr::get(b.getContext(), cost.bound),
         b.getI64IntegerAttr(static_cast<int64_t>(desc->matrixFlops())),
         b.getI64IntegerAttr(desc->sramBytesRead + desc->sramBytesWritten),
         b.getI64IntegerAttr(group), b.getI64IntegerAttr(chip),

@@ -73,22 +73,18 @@ KernelDesc describeConv(graph::ConvOp conv, NumericFormat format) {
 }
 } // namespace
 
-std::optional<KernelDesc> describeKernel(StringRef kind, StringRef precision,
+std::optional<KernelDesc> describeKernel(KernelKind kind, NumericFormat format,
                                          mlir::Region &body, std::string &error,
                                          std::optional<StringRef> storage) {
-  std::optional<NumericFormat> known = rt::kernelPrecisionFormat(precision);
-  if (!known) {
-    error = "unknown precision '" + precision.str() + "'";
-    return std::nullopt;
-  }
-  NumericFormat format = *known;
   Block &block = body.front();
   TypeRange inputs = block.getArgumentTypes();
   TypeRange outputs = block.getTerminator()->getOperandTypes();
   int64_t outElements = maxElements(outputs);
   int64_t workOps = countWorkOps(block);
 
-  if (kind == "matmul" || kind == "conv") {
+  switch (kind) {
+  case KernelKind::MatMul:
+  case KernelKind::Conv:
     for (Operation &op : block.without_terminator()) {
       std::optional<KernelDesc> desc;
       if (auto mm = dyn_cast<graph::MatMulOp>(op))
@@ -103,18 +99,17 @@ std::optional<KernelDesc> describeKernel(StringRef kind, StringRef precision,
     // No anchor op (an einsum, say): cost it as vector work.
     return KernelDesc::elementwise(outElements, inputs.size(), format,
                                    std::max<int64_t>(1, workOps));
-  }
-  if (kind == "elementwise")
+  case KernelKind::Elementwise:
     return KernelDesc::elementwise(outElements,
                                    std::max<size_t>(1, inputs.size()), format,
                                    std::max<int64_t>(1, workOps));
-  if (kind == "reduction")
+  case KernelKind::Reduction:
     return KernelDesc::reduction(maxElements(inputs), outElements, format);
-  if (kind == "softmax")
+  case KernelKind::Softmax:
     return KernelDesc::softmax(outElements, format);
-  if (kind == "normalization")
+  case KernelKind::Normalization:
     return KernelDesc::normalization(outElements, format);
-  if (kind == "data_movement") {
+  case KernelKind::DataMovement: {
     std::optional<NumericFormat> stored =
         storage ? rt::narrowStorageFormat(*storage) : std::nullopt;
     int64_t bytes = 0;
@@ -125,7 +120,10 @@ std::optional<KernelDesc> describeKernel(StringRef kind, StringRef precision,
                    stored);
     return KernelDesc::dataMovement(bytes);
   }
-  error = "unknown kernel kind '" + kind.str() + "'";
+  case KernelKind::Collective:
+    break;
+  }
+  error = std::string("no kernel is of kind '") + kernelKindName(kind) + "'";
   return std::nullopt;
 }
 
@@ -153,11 +151,10 @@ int64_t elementBytes(Type elementType) {
 
 namespace {
 /// Bytes per element of a narrow precision policy's operands; 0 for fp32.
-int64_t narrowBytes(StringRef precision) {
-  std::optional<NumericFormat> f = rt::kernelPrecisionFormat(precision);
-  if (!f || *f == NumericFormat::F32)
+int64_t narrowBytes(NumericFormat precision) {
+  if (precision == NumericFormat::F32)
     return 0;
-  return static_cast<int64_t>(rt::numericFormatBytes(*f));
+  return static_cast<int64_t>(rt::numericFormatBytes(precision));
 }
 
 /// The bytes per element `v` needs where kernel operand `index` of
@@ -187,12 +184,12 @@ int64_t narrowUse(KernelT kernel, unsigned index) {
 }
 } // namespace
 
-KernelUnit kernelUnit(StringRef kind, const KernelDesc &desc,
+KernelUnit kernelUnit(KernelKind kind, const KernelDesc &desc,
                       const CostModel &model, int64_t rows, int64_t cols) {
   KernelUnit u;
-  bool contraction = (kind == "matmul" || kind == "conv") &&
-                     (desc.kind == KernelKind::MatMul ||
-                      desc.kind == KernelKind::Conv);
+  bool contraction =
+      (kind == KernelKind::MatMul || kind == KernelKind::Conv) &&
+      (desc.kind == KernelKind::MatMul || desc.kind == KernelKind::Conv);
   if (contraction) {
     Region region;
     region.tileRows = rows;
@@ -204,7 +201,7 @@ KernelUnit kernelUnit(StringRef kind, const KernelDesc &desc,
     }
     return u;
   }
-  u.unit = kind == "data_movement" ? 2 : 1;
+  u.unit = kind == KernelKind::DataMovement ? 2 : 1;
   return u;
 }
 

@@ -59,7 +59,7 @@ private:
   /// A kernel on `chip`'s first tile whose body `build` makes from its
   /// arguments; returns its results.
   FailureOr<SmallVector<Value>>
-  kernel(int64_t chip, StringRef kind, ValueRange inputs, TypeRange results,
+  kernel(int64_t chip, KernelKind kind, ValueRange inputs, TypeRange results,
          const std::string &step,
          function_ref<SmallVector<Value>(OpBuilder &, ValueRange)> build);
   Value send(Value v, int64_t from, int64_t to);
@@ -109,7 +109,7 @@ private:
 };
 
 FailureOr<SmallVector<Value>> Lowering::kernel(
-    int64_t chip, StringRef kind, ValueRange inputs, TypeRange results,
+    int64_t chip, KernelKind kind, ValueRange inputs, TypeRange results,
     const std::string &step,
     function_ref<SmallVector<Value>(OpBuilder &, ValueRange)> build) {
   Location loc = op_.getLoc();
@@ -117,13 +117,15 @@ FailureOr<SmallVector<Value>> Lowering::kernel(
   SmallVector<int64_t> shardDims(results.size(), -1);
   auto k = KernelOp::create(
       b_, loc, results, inputs, b_.getI64IntegerAttr(0),
-      b_.getStringAttr(name_ + "." + step), b_.getStringAttr(kind),
-      b_.getStringAttr("fp32"), DenseI64ArrayAttr(),
-      b_.getDenseI64ArrayAttr({region.row, region.col, region.rows,
-                               region.cols}),
+      b_.getStringAttr(name_ + "." + step),
+      graph::KernelKindAttr::get(b_.getContext(), kind),
+      graph::PrecisionAttr::get(b_.getContext(), rt::NumericFormat::F32),
+      DenseI64ArrayAttr(),
+      b_.getDenseI64ArrayAttr(
+          {region.row, region.col, region.rows, region.cols}),
       b_.getDenseI64ArrayAttr(shardDims), b_.getI64IntegerAttr(0),
-      b_.getStringAttr("compute"), b_.getI64IntegerAttr(0),
-      b_.getI64IntegerAttr(0), b_.getI64IntegerAttr(0),
+      graph::CostBoundAttr::get(b_.getContext(), CostBound::Compute),
+      b_.getI64IntegerAttr(0), b_.getI64IntegerAttr(0), b_.getI64IntegerAttr(0),
       b_.getI64IntegerAttr(chip),
       wire_ ? b_.getStringAttr(rt::numericFormatName(*wire_)) : StringAttr(),
       b_.getStringAttr("single_tile"));
@@ -138,7 +140,7 @@ FailureOr<SmallVector<Value>> Lowering::kernel(
     for (Value r : k.getResults())
       exchanged_.insert(r);
   std::optional<KernelDesc> desc =
-      describeKernel(kind, "fp32", k.getBody(), error);
+      describeKernel(kind, rt::NumericFormat::F32, k.getBody(), error);
   if (!desc)
     return failure();
   Region shape;
@@ -149,7 +151,7 @@ FailureOr<SmallVector<Value>> Lowering::kernel(
     return failure();
   k.setCyclesAttr(b_.getI64IntegerAttr(
       static_cast<int64_t>(std::ceil(cost->totalCycles))));
-  k.setBoundAttr(b_.getStringAttr(costBoundName(cost->bound)));
+  k.setBound(cost->bound);
   k.setFlopsAttr(b_.getI64IntegerAttr(
       static_cast<int64_t>(desc->matrixFlops())));
   k.setBytesAttr(
@@ -190,7 +192,7 @@ Lowering::slices(Value v, int64_t chip, int64_t axis,
     shape[axis] = hi - lo;
     types.push_back(RankedTensorType::get(shape, typeOf(v).getElementType()));
   }
-  return kernel(chip, "data_movement", {v}, types,
+  return kernel(chip, KernelKind::DataMovement, {v}, types,
                 "split" + std::to_string(steps_++),
                 [&](OpBuilder &ob, ValueRange args) {
                   SmallVector<Value> outs;
@@ -208,16 +210,14 @@ Lowering::slices(Value v, int64_t chip, int64_t axis,
 FailureOr<Value> Lowering::sum(ArrayRef<Value> parts, int64_t chip) {
   if (parts.size() == 1)
     return parts[0];
-  FailureOr<SmallVector<Value>> r =
-      kernel(chip, "elementwise", parts, {parts[0].getType()},
-             "sum" + std::to_string(steps_++),
-             [&](OpBuilder &ob, ValueRange args) {
-               Value acc = args[0];
-               for (Value a : args.drop_front())
-                 acc = graph::AddOp::create(ob, op_.getLoc(), acc.getType(),
-                                            acc, a);
-               return SmallVector<Value>{acc};
-             });
+  FailureOr<SmallVector<Value>> r = kernel(
+      chip, KernelKind::Elementwise, parts, {parts[0].getType()},
+      "sum" + std::to_string(steps_++), [&](OpBuilder &ob, ValueRange args) {
+        Value acc = args[0];
+        for (Value a : args.drop_front())
+          acc = graph::AddOp::create(ob, op_.getLoc(), acc.getType(), acc, a);
+        return SmallVector<Value>{acc};
+      });
   if (failed(r))
     return failure();
   return (*r)[0];
@@ -233,8 +233,8 @@ FailureOr<Value> Lowering::concat(ArrayRef<Value> parts, int64_t chip,
     shape[axis] += typeOf(p).getDimSize(axis);
   Type type = RankedTensorType::get(shape, typeOf(parts[0]).getElementType());
   FailureOr<SmallVector<Value>> r = kernel(
-      chip, "data_movement", parts, {type}, "concat" + std::to_string(steps_++),
-      [&](OpBuilder &ob, ValueRange args) {
+      chip, KernelKind::DataMovement, parts, {type},
+      "concat" + std::to_string(steps_++), [&](OpBuilder &ob, ValueRange args) {
         return SmallVector<Value>{graph::ConcatOp::create(
             ob, op_.getLoc(), type, args, ob.getI64IntegerAttr(axis))};
       });

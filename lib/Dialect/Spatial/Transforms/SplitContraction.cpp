@@ -127,7 +127,7 @@ std::pair<graph::KernelOp, graph::KernelOp> splitK(graph::KernelOp kernel,
   for (Value v : llvm::drop_begin(kernel.getInputs(), 2))
     inputs.push_back(v);
   auto reduce = graph::KernelOp::create(
-      b, loc, kernel.getResultTypes(), inputs, b.getStringAttr("reduction"),
+      b, loc, kernel.getResultTypes(), inputs, KernelKind::Reduction,
       kernel.getPrecision(), DenseI64ArrayAttr(), kernel.getStorageAttr());
   if (auto chip = kernel->getAttr(graph::kChipAttr))
     reduce->setAttr(graph::kChipAttr, chip);

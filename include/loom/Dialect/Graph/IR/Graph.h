@@ -2,6 +2,7 @@
 #ifndef LOOM_DIALECT_GRAPH_IR_GRAPH_H
 #define LOOM_DIALECT_GRAPH_IR_GRAPH_H
 
+#include "loom/Runtime/KernelEnums.h"
 #include "loom/Runtime/TargetDesc.h"
 #include "loom/Target/KernelKind.h"
 
@@ -16,6 +17,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "loom/Dialect/Graph/IR/GraphDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "loom/Dialect/Graph/IR/GraphAttrs.h.inc"
 
 namespace loom::graph::traits {
 /// ODS's Graph_Elementwise (GraphBase.td): the op is elementwise, each

@@ -23,6 +23,7 @@ def Graph_Dialect : Dialect {
     Size, Range and other shape computations fold to constants.
   }];
   let hasConstantMaterializer = 1;
+  let useDefaultAttributePrinterParser = 1;
 }
 
 // The elementwise ops: each result element depends only on the operands'

@@ -2,6 +2,7 @@
 #ifndef LOOM_GRAPH_OPS
 #define LOOM_GRAPH_OPS
 
+include "loom/Dialect/Graph/IR/GraphAttrs.td"
 include "loom/Dialect/Graph/IR/GraphBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -543,7 +544,7 @@ def Graph_KernelOp : Graph_Op<"kernel", [IsolatedFromAbove,
 
     Example:
     ```mlir
-    %y = graph.kernel %x, %w, %b {kind = "matmul", precision = "fp32"} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32> {
+    %y = graph.kernel %x, %w, %b {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<4x8xf32>, tensor<8x16xf32>, tensor<16xf32>) -> tensor<4x16xf32> {
     ^bb0(%a: tensor<4x8xf32>, %bw: tensor<8x16xf32>, %bb: tensor<16xf32>):
       %m = graph.matmul %a, %bw : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
       %s = graph.add %m, %bb : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
@@ -552,8 +553,9 @@ def Graph_KernelOp : Graph_Op<"kernel", [IsolatedFromAbove,
     }
     ```
   }];
-  let arguments = (ins Variadic<Graph_Tensor>:$inputs, StrAttr:$kind,
-                       StrAttr:$precision,
+  let arguments = (ins Variadic<Graph_Tensor>:$inputs,
+                       Graph_KernelKindAttr:$kind,
+                       Graph_PrecisionAttr:$precision,
                        OptionalAttr<DenseI64ArrayAttr>:$block,
                        OptionalAttr<StrAttr>:$storage);
   let results = (outs Variadic<Graph_Tensor>:$outputs);

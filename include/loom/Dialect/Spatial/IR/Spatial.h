@@ -2,6 +2,7 @@
 #ifndef LOOM_DIALECT_SPATIAL_IR_SPATIAL_H
 #define LOOM_DIALECT_SPATIAL_IR_SPATIAL_H
 
+#include "loom/Dialect/Graph/IR/Graph.h"
 #include "loom/Dialect/Spatial/IR/Placement.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"

@@ -8,6 +8,7 @@
 #define LOOM_SPATIAL_OPS
 
 include "mlir/IR/OpBase.td"
+include "loom/Dialect/Graph/IR/GraphAttrs.td"
 
 /// A 64-bit signless integer attribute read back as a signed int64_t (I64Attr
 /// returns uint64_t, which would turn -1 into 2^64 - 1).
@@ -97,7 +98,7 @@ def Spatial_KernelOp : Spatial_Op<"kernel", [IsolatedFromAbove,
 
     Example:
     ```mlir
-    %y = spatial.kernel %x, %w {block = array<i64: 16, 16, 16>, bound = "compute", bytes = 1536 : i64, cycles = 40 : i64, flops = 4096 : i64, id = 0 : i64, kernel_name = "mm", kind = "matmul", precision = "fp32", region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> {
+    %y = spatial.kernel %x, %w {block = array<i64: 16, 16, 16>, bound = #graph.bound<compute>, bytes = 1536 : i64, cycles = 40 : i64, flops = 4096 : i64, id = 0 : i64, kernel_name = "mm", kind = #graph.kind<matmul>, precision = #graph.precision<fp32>, region = array<i64: 0, 0, 1, 1>, shard_dims = array<i64: -1>} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> {
     ^bb0(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>):
       %m = graph.matmul %a, %b : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
       spatial.yield %m : tensor<4x16xf32>
@@ -105,11 +106,12 @@ def Spatial_KernelOp : Spatial_Op<"kernel", [IsolatedFromAbove,
     ```
   }];
   let arguments = (ins Variadic<AnyRankedTensor>:$inputs, Spatial_I64Attr:$id,
-                       StrAttr:$kernel_name, StrAttr:$kind, StrAttr:$precision,
+                       StrAttr:$kernel_name, Graph_KernelKindAttr:$kind,
+                       Graph_PrecisionAttr:$precision,
                        OptionalAttr<DenseI64ArrayAttr>:$block,
                        DenseI64ArrayAttr:$region,
                        DenseI64ArrayAttr:$shard_dims, Spatial_I64Attr:$cycles,
-                       StrAttr:$bound, Spatial_I64Attr:$flops, Spatial_I64Attr:$bytes,
+                       Graph_CostBoundAttr:$bound, Spatial_I64Attr:$flops, Spatial_I64Attr:$bytes,
                        DefaultValuedAttr<Spatial_I64Attr, "0">:$group,
                        DefaultValuedAttr<Spatial_I64Attr, "0">:$chip,
                        OptionalAttr<StrAttr>:$storage,

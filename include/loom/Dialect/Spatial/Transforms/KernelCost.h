@@ -14,17 +14,16 @@
 
 namespace loom::spatial {
 
-/// The cost model's description of a fused kernel: its `kind` ("matmul",
-/// "conv", "elementwise", "reduction", "softmax", "normalization",
-/// "data_movement"), `precision` ("fp32", "bf16", "fp16" or "fp8") and body. A matmul or
+/// The cost model's description of a fused kernel: its `kind`, `precision`
+/// (a kernel precision: fp32, bf16, fp16, fp8 or int8) and body. A matmul or
 /// conv anchor is costed as such, the other ops of the body as its
 /// epilogue (one vector op per output each). `storage` is the kernel's
 /// storage format, when it has one: a data-movement kernel's bytes are its
-/// results' at that format. std::nullopt, with `error` set, for an unknown
-/// kind or precision.
+/// results' at that format. std::nullopt, with `error` set, for a kind no
+/// kernel has (collective).
 std::optional<KernelDesc>
-describeKernel(llvm::StringRef kind, llvm::StringRef precision,
-               mlir::Region &body, std::string &error,
+describeKernel(KernelKind kind, NumericFormat precision, mlir::Region &body,
+               std::string &error,
                std::optional<llvm::StringRef> storage = std::nullopt);
 
 /// The ONNX node name a location carries (the first NameLoc inside it), or
@@ -43,7 +42,7 @@ struct KernelUnit {
   int unit = 1;
   bool epilogue = false;
 };
-KernelUnit kernelUnit(llvm::StringRef kind, const KernelDesc &desc,
+KernelUnit kernelUnit(KernelKind kind, const KernelDesc &desc,
                       const CostModel &model, int64_t rows, int64_t cols);
 
 /// Bytes per element a weight (a graph.constant or spatial.weight of f32)

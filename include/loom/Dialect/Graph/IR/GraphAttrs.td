@@ -1,0 +1,69 @@
+//===- GraphAttrs.td - A kernel's kind, precision and bound -*- tablegen -*-===//
+//
+// The attributes graph.kernel and spatial.kernel state their kind,
+// precision and cost bound in. Each holds the runtime's C++ enum
+// (loom/Runtime/KernelEnums.h, TargetDesc.h), the one definition the cost
+// model, the program file and the runtime share, and prints its spelling:
+// `#graph.kind<matmul>`, `#graph.precision<bf16>`, `#graph.bound<compute>`.
+// The parser refuses a spelling that names no value, with the list of those
+// that do. The generated accessors (getKind(), getPrecision(), getBound())
+// return the enum itself.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LOOM_GRAPH_ATTRS
+#define LOOM_GRAPH_ATTRS
+
+include "loom/Dialect/Graph/IR/GraphBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+// An attribute holding one value of a runtime enum `cppEnum`, returned as
+// that enum by an op's accessor and built from it by its builders.
+class Graph_EnumValueAttr<string name, string attrMnemonic, string cppEnum>
+    : AttrDef<Graph_Dialect, name> {
+  let mnemonic = attrMnemonic;
+  let parameters = (ins cppEnum:$value);
+  let hasCustomAssemblyFormat = 1;
+  let returnType = cppEnum;
+  let convertFromStorage = "::llvm::cast<" # cppType # ">($_self).getValue()";
+  let constBuilderCall = cppType # "::get($_builder.getContext(), $0)";
+}
+
+def Graph_KernelKindAttr
+    : Graph_EnumValueAttr<"KernelKind", "kind", "::loom::rt::KernelKind"> {
+  let summary = "A kernel's kind: its cost class";
+  let description = [{
+    matmul, conv, elementwise, reduction, softmax, normalization or
+    data_movement (`loom::rt::KernelKind`; collective names the cost class
+    of a collective, never a kernel's, and is refused).
+
+    Example: `kind = #graph.kind<matmul>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def Graph_PrecisionAttr
+    : Graph_EnumValueAttr<"Precision", "precision",
+                          "::loom::rt::NumericFormat"> {
+  let summary = "A kernel's precision: the format of its matrix inputs";
+  let description = [{
+    fp32, bf16 (bf16 inputs, fp32 accumulation), fp16, fp8 (E4M3) or int8
+    (symmetric, per tensor): the numeric formats `rt::kernelPrecisionFormat`
+    accepts; the other numeric formats (tf32, fp4) are refused.
+
+    Example: `precision = #graph.precision<bf16>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+def Graph_CostBoundAttr
+    : Graph_EnumValueAttr<"CostBound", "bound", "::loom::rt::CostBound"> {
+  let summary = "The resource a spatial kernel's cost is bound by";
+  let description = [{
+    compute, sram, mesh, link, offchip or fill_drain (`loom::rt::CostBound`),
+    as the cost model found it.
+
+    Example: `bound = #graph.bound<compute>`
+  }];
+}
+
+#endif // LOOM_GRAPH_ATTRS
