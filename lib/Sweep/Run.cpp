@@ -211,7 +211,7 @@ Outcome evaluate(const Options &o, const Point &p, const json &target,
     out.perfPerWatt = watts > 0 ? out.throughput / watts : 0;
     std::map<std::string, double> byBound;
     for (const rt::ProgramKernel &k : prog.kernels)
-      byBound[k.bound] += double(k.cycles);
+      byBound[rt::costBoundName(k.bound)] += double(k.cycles);
     double most = -1;
     for (auto &[b, c] : byBound)
       if (c > most) {

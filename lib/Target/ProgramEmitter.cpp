@@ -287,12 +287,11 @@ ProgramWriter::buildKernel(spatial::KernelOp kernel) {
   return fb::CreateKernel(
       fbb_, kernel.getId(), fbb_.CreateString(kernel.getKernelName().str()),
       fbb_.CreateVectorOfStrings(nodes),
-      fbb_.CreateString(rt::kernelKindName(kernel.getKind())),
-      fbb_.CreateString(rt::numericFormatName(kernel.getPrecision())),
-      region[0], region[1], region[2], region[3], fbb_.CreateVector(ops),
+      static_cast<fb::KernelKind>(kernel.getKind()),
+      static_cast<fb::NumericFormat>(kernel.getPrecision()), region[0],
+      region[1], region[2], region[3], fbb_.CreateVector(ops),
       fbb_.CreateVector(inputs), fbb_.CreateVector(outputs), kernel.getFlops(),
-      kernel.getBytes(),
-      fbb_.CreateString(rt::costBoundName(kernel.getBound())),
+      kernel.getBytes(), static_cast<fb::CostBound>(kernel.getBound()),
       kernel.getCycles(), static_cast<int32_t>(kernel.getGroup()),
       static_cast<int32_t>(kernel.getChip()),
       fbb_.CreateString(kernel.getDecomposition().value_or("").str()));

@@ -378,16 +378,15 @@ std::string describeRegion(const ProgramKernel &k, int32_t chips) {
 /// The hover text of a kernel: everything the label may have cut.
 std::string kernelTitle(const ProgramKernel &k, int32_t chips) {
   std::string s = "kernel " + num(int64_t(k.id)) + " '" + k.name + "'";
-  if (!k.kind.empty())
-    s += " (" + k.kind + (k.precision.empty() ? "" : ", " + k.precision) + ")";
+  s += std::string(" (") + kernelKindName(k.kind) + ", " +
+       numericFormatName(k.precision) + ")";
   s += "\nONNX nodes:";
   if (k.onnxNodes.empty())
     s += " (none)";
   for (size_t i = 0; i < k.onnxNodes.size(); ++i)
     s += (i ? ", " : " ") + k.onnxNodes[i];
   s += "\ncycles: " + num(k.cycles);
-  if (!k.bound.empty())
-    s += " (" + k.bound + " bound)";
+  s += std::string(" (") + costBoundName(k.bound) + " bound)";
   s += "\nregion: " + describeRegion(k, chips);
   s += "\npipeline group: " + num(int64_t(k.group));
   return s;

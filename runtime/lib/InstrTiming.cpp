@@ -247,8 +247,7 @@ private:
         addSat(w.sramBytes, bufferBytes(id));
     }
     const ProgramKernel &k = kernel(in.kernel);
-    NumericFormat format =
-        kernelPrecisionFormat(k.precision).value_or(NumericFormat::F32);
+    NumericFormat format = k.precision;
     InstrTiming t;
     t.contractions = static_cast<int64_t>(w.contractions.size());
     if (!w.contractions.empty())

@@ -243,7 +243,8 @@ void ProgramLoader::load(const loom::program::Program &fb) {
   if (p_.version != kProgramVersion)
     fail("unsupported program version " + std::to_string(p_.version) +
          " (this runtime reads version " + std::to_string(kProgramVersion) +
-         ", tile programs); recompile the model with this loom");
+         ", with enum kernel kinds, precisions and bounds); recompile the "
+         "model with this loom");
   p_.model = str(fb.model());
   p_.targetName = str(fb.target_name());
   p_.targetJson = fb.target_json() ? fb.target_json()->str() : "";
@@ -617,6 +618,34 @@ static AttrValue convertAttr(const loom::program::Attr &a,
   return v;
 }
 
+// The schema's KernelKind, NumericFormat and CostBound are the runtime's
+// enums value for value (Program.fbs): a kernel's fields are cast.
+namespace fbk = loom::program;
+static_assert(fbk::KernelKind_matmul == int(KernelKind::MatMul) &&
+              fbk::KernelKind_conv == int(KernelKind::Conv) &&
+              fbk::KernelKind_elementwise == int(KernelKind::Elementwise) &&
+              fbk::KernelKind_reduction == int(KernelKind::Reduction) &&
+              fbk::KernelKind_softmax == int(KernelKind::Softmax) &&
+              fbk::KernelKind_normalization == int(KernelKind::Normalization) &&
+              fbk::KernelKind_data_movement == int(KernelKind::DataMovement) &&
+              fbk::KernelKind_collective == int(KernelKind::Collective) &&
+              fbk::KernelKind_MAX + 1 == kNumKernelKinds);
+static_assert(fbk::NumericFormat_fp32 == int(NumericFormat::F32) &&
+              fbk::NumericFormat_tf32 == int(NumericFormat::TF32) &&
+              fbk::NumericFormat_bf16 == int(NumericFormat::BF16) &&
+              fbk::NumericFormat_fp16 == int(NumericFormat::F16) &&
+              fbk::NumericFormat_fp8 == int(NumericFormat::F8) &&
+              fbk::NumericFormat_int8 == int(NumericFormat::I8) &&
+              fbk::NumericFormat_fp4 == int(NumericFormat::F4) &&
+              fbk::NumericFormat_MAX + 1 == kNumNumericFormats);
+static_assert(fbk::CostBound_compute == int(CostBound::Compute) &&
+              fbk::CostBound_sram == int(CostBound::Sram) &&
+              fbk::CostBound_mesh == int(CostBound::Mesh) &&
+              fbk::CostBound_link == int(CostBound::Link) &&
+              fbk::CostBound_offchip == int(CostBound::OffChip) &&
+              fbk::CostBound_fill_drain == int(CostBound::FillDrain) &&
+              fbk::CostBound_MAX + 1 == kNumCostBounds);
+
 void ProgramLoader::loadKernels(const loom::program::Program &fb) {
   if (!fb.kernels())
     return;
@@ -629,13 +658,21 @@ void ProgramLoader::loadKernels(const loom::program::Program &fb) {
     if (k->onnx_nodes())
       for (const auto *s : *k->onnx_nodes())
         pk.onnxNodes.push_back(str(s));
-    pk.kind = str(k->kind());
-    pk.precision = str(k->precision());
-    if (pk.precision.empty())
-      pk.precision = "fp32";
-    if (!inputRoundingOf(pk.precision))
-      fail(where + ": unknown precision '" + pk.precision +
-           "' (expected fp32, bf16, fp16 or fp8)");
+    int kind = static_cast<int>(k->kind());
+    if (kind < 0 || kind >= static_cast<int>(kNumKernelKinds) ||
+        kind == static_cast<int>(KernelKind::Collective))
+      fail(where + ": unknown kernel kind " + std::to_string(kind) +
+           " (expected " + kKernelKinds + ")");
+    pk.kind = static_cast<KernelKind>(kind);
+    int precision = static_cast<int>(k->precision());
+    std::string precisionName =
+        precision >= 0 && precision < static_cast<int>(kNumNumericFormats)
+            ? numericFormatName(static_cast<NumericFormat>(precision))
+            : "format " + std::to_string(precision);
+    if (!kernelPrecisionFormat(precisionName))
+      fail(where + ": precision " + precisionName +
+           " is no kernel precision (expected " + kKernelPrecisions + ")");
+    pk.precision = static_cast<NumericFormat>(precision);
     pk.tileRow = k->tile_row();
     pk.tileCol = k->tile_col();
     pk.tileRows = k->tile_rows();
@@ -661,7 +698,11 @@ void ProgramLoader::loadKernels(const loom::program::Program &fb) {
       checkTensorRef(id, where + " output", false);
     pk.flops = k->flops();
     pk.bytes = k->bytes();
-    pk.bound = str(k->bound());
+    int bound = static_cast<int>(k->bound());
+    if (bound < 0 || bound >= static_cast<int>(kNumCostBounds))
+      fail(where + ": unknown cost bound " + std::to_string(bound) +
+           " (expected " + kCostBounds + ")");
+    pk.bound = static_cast<CostBound>(bound);
     pk.cycles = k->cycles();
     pk.group = k->group();
     if (pk.group < 0 || pk.group >= p_.pipelineGroups)

@@ -509,7 +509,7 @@ void ReportWriter::roofline() {
         intensity <= 0 || attained <= 0)
       continue;
     points.push_back({intensity, attained, i});
-    precisions.insert(k.precision);
+    precisions.insert(numericFormatName(k.precision));
   }
   section("roofline", "Roofline",
           "Each matrix kernel's attained FLOP/s (useful FLOPs over its "
@@ -589,10 +589,11 @@ void ReportWriter::roofline() {
     const ProgramKernel &k = p_.kernels[pt.kernel];
     out_ << "<circle class=\"kernel\" cx=\"" << num(X(pt.intensity))
          << "\" cy=\"" << num(Y(pt.flops)) << "\" r=\"4\" fill=\""
-         << kernelFill(pt.kernel) << "\" stroke=\"#333\"><title>"
-         << esc(k.name) << " (" << esc(k.precision) << ", " << esc(k.bound)
-         << " bound): " << si(pt.flops) << "FLOP/s at "
-         << fixed(pt.intensity, 2) << " FLOPs/byte</title></circle>";
+         << kernelFill(pt.kernel) << "\" stroke=\"#333\"><title>" << esc(k.name)
+         << " (" << numericFormatName(k.precision) << ", "
+         << costBoundName(k.bound) << " bound): " << si(pt.flops)
+         << "FLOP/s at " << fixed(pt.intensity, 2)
+         << " FLOPs/byte</title></circle>";
   }
   out_ << "</svg>";
   endSection();
@@ -733,12 +734,13 @@ void ReportWriter::kernelTable() {
     out_ << "<tr><td>" << k.id << "</td><td><span class=\"swatch\" "
          << "style=\"background:" << kernelFill(it->second) << "\"></span>"
          << esc(k.name) << "</td><td>" << esc(nodes) << "</td><td>"
-         << esc(k.kind) << "</td><td>" << esc(k.precision) << "</td><td>"
-         << ks.cycles() << "</td><td>" << ks.simulatedCycles << "</td><td>"
-         << k.cycles << "</td><td>";
+         << kernelKindName(k.kind) << "</td><td>"
+         << numericFormatName(k.precision) << "</td><td>" << ks.cycles()
+         << "</td><td>" << ks.simulatedCycles << "</td><td>" << k.cycles
+         << "</td><td>";
     if (s_.hazards > 0)
       out_ << ks.hazards << "</td><td>";
-    out_ << esc(k.bound) << "</td><td>"
+    out_ << costBoundName(k.bound) << "</td><td>"
          << fixed(total ? 100.0 * double(ks.cycles()) / double(total) : 0, 1)
          << "%</td><td>" << k.tileRows << "x" << k.tileCols << " at ("
          << k.tileRow << "," << k.tileCol << ")</td><td>" << k.group

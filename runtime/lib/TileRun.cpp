@@ -270,8 +270,8 @@ void TileRunner::runKernel(const ProgramInstr &in, TilePart &work) {
       it->second = it->second.unite(box);
   }
   FastOptions fast;
-  fast.inputRounding =
-      inputRoundingOf(k.precision).value_or(InputRounding::None);
+  fast.inputRounding = inputRoundingOf(numericFormatName(k.precision))
+                           .value_or(InputRounding::None);
   std::map<int32_t, Block> outs;
   try {
     outs = executeOnTile(

@@ -33,8 +33,8 @@ ProgramKernel makeKernel(int32_t id, const std::string &name, int32_t row,
   k.id = id;
   k.name = name;
   k.onnxNodes = nodes.empty() ? std::vector<std::string>{name} : nodes;
-  k.kind = "matmul";
-  k.precision = "fp32";
+  k.kind = KernelKind::MatMul;
+  k.precision = NumericFormat::F32;
   k.tileRow = row;
   k.tileCol = col;
   k.tileRows = rows;
@@ -238,7 +238,8 @@ TEST(Floorplan, PipelinedRegionsLabelsAndHeader) {
   EXPECT_NE(svg.find("<title>kernel 0 &apos;stem&apos; (matmul, fp32)\nONNX "
                      "nodes: conv1_aaaaaaaaaaaaaa, relu1_bbbbbbbbbbbbbb, "
                      "pool1_cccccccccccccc, conv2_dddddddddddddd, "
-                     "relu2_eeeeeeeeeeeeee\ncycles: 1234\nregion: 1x8 tiles: "
+                     "relu2_eeeeeeeeeeeeee\ncycles: 1234 (compute "
+                     "bound)\nregion: 1x8 tiles: "
                      "rows 0-0, cols 0-7\npipeline group: 0</title>"),
             std::string::npos);
   EXPECT_NE(svg.find("<title>kernel 7 &apos;head&apos;"), std::string::npos);

@@ -160,8 +160,8 @@ inline Program twoChipProgram() {
     k.id = id;
     k.name = std::move(name);
     k.onnxNodes = {node};
-    k.kind = op == "matmul" ? "matmul" : "elementwise";
-    k.precision = "fp32";
+    k.kind = op == "matmul" ? KernelKind::MatMul : KernelKind::Elementwise;
+    k.precision = NumericFormat::F32;
     k.tileRows = 1;
     k.tileCols = 1;
     k.chip = chip;

@@ -30,8 +30,8 @@ ProgramKernel kernel(int32_t id, std::string name, std::string onnxNode,
   k.id = id;
   k.name = std::move(name);
   k.onnxNodes = {std::move(onnxNode)};
-  k.kind = "test";
-  k.precision = "fp32";
+  k.kind = KernelKind::Elementwise;
+  k.precision = NumericFormat::F32;
   k.tileRow = 0;
   k.tileCol = tileCol;
   k.tileRows = 1;

@@ -75,10 +75,10 @@ std::vector<uint8_t> emit(const Program &p, bool sortInstrs = true) {
     for (const std::string &n : k.onnxNodes)
       nodes.push_back(b.CreateString(n));
     kernels.push_back(fbp::CreateKernelDirect(
-        b, k.id, k.name.c_str(), &nodes, k.kind.c_str(), k.precision.c_str(),
-        k.tileRow, k.tileCol, k.tileRows, k.tileCols, &ops, &k.inputs,
-        &k.outputs, k.flops, k.bytes, k.bound.c_str(), k.cycles, k.group,
-        k.chip));
+        b, k.id, k.name.c_str(), &nodes, static_cast<fbp::KernelKind>(k.kind),
+        static_cast<fbp::NumericFormat>(k.precision), k.tileRow, k.tileCol,
+        k.tileRows, k.tileCols, &ops, &k.inputs, &k.outputs, k.flops, k.bytes,
+        static_cast<fbp::CostBound>(k.bound), k.cycles, k.group, k.chip));
   }
   std::vector<ProgramInstr> sorted = p.instrs;
   if (sortInstrs)
@@ -153,8 +153,8 @@ Program matmulAdd(const std::string &precision = "fp32") {
   k.id = 0;
   k.name = "mm_add";
   k.onnxNodes = {"MatMul_0", "Add_1"};
-  k.kind = "matmul";
-  k.precision = precision;
+  k.kind = KernelKind::MatMul;
+  k.precision = *kernelPrecisionFormat(precision);
   k.tileRow = 0;
   k.tileCol = 0;
   k.tileRows = 1;
@@ -174,7 +174,7 @@ Program matmulAdd(const std::string &precision = "fp32") {
   k.outputs = {4};
   k.flops = 2 * 2 * 3 * 2 + 4;
   k.bytes = 24 + 24 + 8 + 16;
-  k.bound = "compute";
+  k.bound = CostBound::Compute;
   k.cycles = 40;
   p.kernels = {k};
   p.links = {{0, 0, 1}, {1, 1, 0}};
@@ -874,9 +874,26 @@ TEST(ProgramLoad, GridKernelsOps) {
   p.kernels[0].ops[0].name = "matmull";
   EXPECT_HAS(loadError(p), "op 0 'matmull' (onnx node 'MatMul_0'): unknown op");
   p = matmulAdd();
-  p.kernels[0].precision = "fp64";
-  EXPECT_HAS(loadError(p),
-             "unknown precision 'fp64' (expected fp32, bf16, fp16 or fp8)");
+  p.kernels[0].precision = NumericFormat::TF32;
+  EXPECT_HAS(loadError(p), "kernel 0 'mm_add': precision tf32 is no kernel "
+                           "precision (expected fp32, bf16, fp16, fp8 or "
+                           "int8)");
+  p = matmulAdd();
+  p.kernels[0].precision = static_cast<NumericFormat>(9);
+  EXPECT_HAS(loadError(p), "precision format 9 is no kernel precision");
+  p = matmulAdd();
+  p.kernels[0].kind = KernelKind::Collective;
+  EXPECT_HAS(loadError(p), "kernel 0 'mm_add': unknown kernel kind 7 "
+                           "(expected matmul, conv, elementwise, reduction, "
+                           "softmax, normalization or data_movement)");
+  p = matmulAdd();
+  p.kernels[0].kind = static_cast<KernelKind>(12);
+  EXPECT_HAS(loadError(p), "unknown kernel kind 12");
+  p = matmulAdd();
+  p.kernels[0].bound = static_cast<CostBound>(6);
+  EXPECT_HAS(loadError(p), "kernel 0 'mm_add': unknown cost bound 6 "
+                           "(expected compute, sram, mesh, link, offchip or "
+                           "fill_drain)");
   p = matmulAdd();
   p.tileRows = 0;
   EXPECT_HAS(loadError(p), "tile grid 0 x 2");

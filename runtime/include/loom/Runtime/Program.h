@@ -38,9 +38,10 @@
 #ifndef LOOM_RUNTIME_PROGRAM_H
 #define LOOM_RUNTIME_PROGRAM_H
 
+#include "loom/Runtime/IdIndex.h"
+#include "loom/Runtime/KernelEnums.h"
 #include "loom/Runtime/OpExecutor.h"
 #include "loom/Runtime/TargetDesc.h"
-#include "loom/Runtime/IdIndex.h"
 #include "loom/Runtime/Tensor.h"
 
 #include <cstdint>
@@ -124,21 +125,23 @@ struct ProgramOp {
 };
 
 /// The program file version this runtime reads and the compiler writes:
-/// 2, tile programs (buffers carry the boxes of their tensors).
-inline constexpr int32_t kProgramVersion = 2;
+/// 3, a kernel's kind, precision and bound as enums (version 2, the first
+/// with tile programs, stored them as strings).
+inline constexpr int32_t kProgramVersion = 3;
 
 struct ProgramKernel {
   int32_t id = 0;
   std::string name;
   std::vector<std::string> onnxNodes;
-  std::string kind;
-  /// "fp32" or "bf16".
-  std::string precision;
+  KernelKind kind = KernelKind::Elementwise;
+  /// The format of the matrix unit's inputs: a kernel precision (fp32,
+  /// bf16, fp16, fp8 or int8; rt::kernelPrecisionFormat).
+  NumericFormat precision = NumericFormat::F32;
   int32_t tileRow = 0, tileCol = 0, tileRows = 0, tileCols = 0;
   std::vector<ProgramOp> ops;
   std::vector<int32_t> inputs, outputs;
   int64_t flops = 0, bytes = 0;
-  std::string bound;
+  CostBound bound = CostBound::Compute;
   /// The cost model's estimate.
   int64_t cycles = 0;
   /// Pipeline group: kernels of one group run on disjoint tiles.
