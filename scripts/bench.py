@@ -218,9 +218,12 @@ def parse_fbs(path):
     """Table fields (in id order) and enum base types from a .fbs schema."""
     with open(path) as f:
         text = re.sub(r"//[^\n]*", "", f.read())
-    schema = {"__enums__": {}}
-    for m in re.finditer(r"\benum\s+(\w+)\s*:\s*(\w+)", text):
+    schema = {"__enums__": {}, "__enum_names__": {}}
+    for m in re.finditer(r"\benum\s+(\w+)\s*:\s*(\w+)\s*\{([^}]*)\}", text):
         schema["__enums__"][m.group(1)] = m.group(2)
+        # Members in order, from 0 (the schema states no explicit values).
+        schema["__enum_names__"][m.group(1)] = [
+            n.strip() for n in m.group(3).split(",") if n.strip()]
     for m in re.finditer(r"\btable\s+(\w+)\s*\{([^}]*)\}", text):
         fields = []
         for fm in re.finditer(r"(\w+)\s*:\s*(\[?\w+\]?)\s*(?:=\s*([^;(\s]+))?[^;]*;", m.group(2)):
@@ -229,6 +232,15 @@ def parse_fbs(path):
                 schema.setdefault("__defaults__", {})[(m.group(1), fm.group(1))] = fm.group(3)
         schema[m.group(1)] = fields
     return schema
+
+
+def enum_name(schema, enum, value):
+    """The schema's name of `enum`'s member `value` (program version 3 stores
+    a kernel's kind, precision and bound as enums)."""
+    names = schema["__enum_names__"].get(enum, [])
+    if not isinstance(value, int) or not 0 <= value < len(names):
+        sys.exit("bench.py: %s value %r is not in Program.fbs" % (enum, value))
+    return names[value]
 
 
 def read_program(path, schema):
@@ -253,13 +265,15 @@ def read_program(path, schema):
                         "outputs": list(fb.get(o, "outputs"))})
         kernels.append({
             "id": fb.get(k, "id"), "name": fb.get(k, "name"),
-            "onnx_nodes": fb.get(k, "onnx_nodes"), "kind": fb.get(k, "kind"),
-            "precision": fb.get(k, "precision"),
+            "onnx_nodes": fb.get(k, "onnx_nodes"),
+            "kind": enum_name(schema, "KernelKind", fb.get(k, "kind", 0)),
+            "precision": enum_name(schema, "NumericFormat", fb.get(k, "precision", 0)),
             "tiles": (fb.get(k, "tile_rows"), fb.get(k, "tile_cols")),
             "ops": ops, "inputs": list(fb.get(k, "inputs")),
             "outputs": list(fb.get(k, "outputs")),
             "flops": fb.get(k, "flops", 0), "bytes": fb.get(k, "bytes", 0),
-            "bound": fb.get(k, "bound"), "cycles": fb.get(k, "cycles", 0)})
+            "bound": enum_name(schema, "CostBound", fb.get(k, "bound", 0)),
+            "cycles": fb.get(k, "cycles", 0)})
     prog["kernels"] = kernels
     prog["tensors"] = tensors
     return prog
