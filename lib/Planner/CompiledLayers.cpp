@@ -138,7 +138,8 @@ bool compilePrefill(
     p.prefillShare *= layerSeconds / p.prompt.layer;
     p.prompt.layer = layerSeconds;
     p.prompt.alone = promptPass(
-        p.pp, stageLayers(m.layers, p.pp, /*spatial=*/true), layerSeconds,
+        p.pp, stageLayers(m.layers, p.pp, /*spatial=*/true, mlpWeightShare(m)),
+        layerSeconds,
         p.prompt.chunks, p.prompt.hop, p.prompt.hopTransfer,
         p.prompt.layerSync);
     p.ttftAlone = p.prompt.alone + double(p.prefillSteps) * p.tpot;
@@ -283,7 +284,10 @@ struct LayerCalibration {
   }
   /// The layers' time in `p`'s decode step, as price() counts it: pp
   /// stages, each paced by the slowest (stageLayers): 80 layers over 33
-  /// stages step at 33 x 2.5 = 82.5 layers' time, not 80. (Before, a
+  /// stages step at 33 x 2.5 = 82.5 layers' time, not 80. The halves are
+  /// taken as equal: a decode layer's halves each wait one collective, and
+  /// on tsp-v1 those waits are 33 us of its 42, so its MLP half is about
+  /// 56% of it and a stage up to 2.4% longer than counted. (Before, a
   /// compiled layer was multiplied by the layers, which priced an uneven
   /// pipeline as if it were balanced, while the estimates it calibrated
   /// counted the slowest stage, whole layers of it.)

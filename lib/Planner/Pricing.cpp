@@ -77,9 +77,49 @@ System::System(const TargetModel &target, const Request &r,
   power = target.powerWattsPerChip();
 }
 
-double stageLayers(int64_t layers, int64_t pp, bool spatial) {
-  return spatial ? std::ceil(2.0 * double(layers) / double(pp)) / 2.0
-                 : std::ceil(double(layers) / double(pp));
+double stageLayers(int64_t layers, int64_t pp, bool spatial,
+                   double mlpShare) {
+  if (!spatial || layers <= 0 || pp <= 1)
+    return std::ceil(double(layers) / double(std::max<int64_t>(pp, 1)));
+  // The halves in order, attention then MLP, in layers' time.
+  const double a = 1.0 - mlpShare, b = mlpShare;
+  auto stagesWithin = [&](double bound) {
+    int64_t stages = 1;
+    double stage = 0;
+    for (int64_t i = 0; i < 2 * layers; ++i) {
+      double half = i % 2 ? b : a;
+      if (stage + half > bound + 1e-9) {
+        ++stages;
+        stage = 0;
+      }
+      stage += half;
+    }
+    return stages;
+  };
+  // The slowest stage of the best split is a run of h halves: h / 2
+  // layers, and for an odd h one more half, an attention or an MLP. The
+  // least of those bounds the greedy packing fits in pp stages (greedy
+  // packing is optimal for contiguous runs) is the answer.
+  std::vector<double> runs;
+  for (int64_t h = 1; h <= 2 * layers; ++h) {
+    double whole = double(h / 2);
+    if (h % 2) {
+      runs.push_back(whole + a);
+      runs.push_back(whole + b);
+    } else {
+      runs.push_back(whole);
+    }
+  }
+  std::sort(runs.begin(), runs.end());
+  for (double run : runs)
+    if (run >= std::max(a, b) - 1e-12 && stagesWithin(run) <= pp)
+      return run;
+  return double(layers);
+}
+
+double mlpWeightShare(const ModelCost &m) {
+  const double mlp = double(m.experts) * m.expertParams;
+  return mlp + m.attnParams > 0 ? mlp / (mlp + m.attnParams) : 0.5;
 }
 
 double promptPass(int64_t pp, double stageLayers, double layerSeconds,
@@ -191,6 +231,12 @@ struct Pricer {
         kvB(precisionBytes(r.kv)), aB(precisionBytes(r.activations)),
         Ls(stageLayers(m.layers, pp, s.spatial)),
         LsWhole(std::ceil(double(m.layers) / double(pp))) {}
+
+  /// The layers' time a stage of a prompt takes (stageLayers, its halves
+  /// weighed by their weights).
+  double promptStageLayers() const {
+    return stageLayers(m.layers, pp, s.spatial, mlpWeightShare(m));
+  }
 
   /// Whether the weights, the KV cache and the activations a chip holds
   /// fit its memory; sets the layout.
@@ -431,7 +477,10 @@ struct Pricer {
     p.prompt.hopTransfer = chunkHop.transfer;
     p.prompt.layer = one.total() / Ls;
     p.prompt.layerSync = s.cost.syncSeconds(tp, ep, p.kvGathered);
-    p.prompt.alone = promptPass(pp, Ls, p.prompt.layer, p.prompt.chunks,
+    // A prompt's layers are compute bound: its stages split by the
+    // weights' time (stageLayers).
+    p.prompt.alone = promptPass(pp, promptStageLayers(), p.prompt.layer,
+                                p.prompt.chunks,
                                 p.prompt.hop, p.prompt.hopTransfer,
                                 p.prompt.layerSync);
     // (Room for at least one prompt token a step: plan() keeps the batch
@@ -446,7 +495,8 @@ struct Pricer {
     // prompt is one chunk), which read each stage's weights once and
     // flow through the stages one behind another, so a chunk holds the
     // replica for one stage's time; each prompt pays its share. Their
-    // matmuls have the steps' rows (prefill-only chips: the budget's).
+    // matmuls have the steps' rows (prefill-only chips: the budget's). A
+    // stage of a prompt takes promptStageLayers() layers' time.
     double chunk = std::max(L, double(r.maxNumTokens));
     p.prefillShare =
         r.decodeOnly ? 0
@@ -454,7 +504,7 @@ struct Pricer {
                                     r.prefillOnly ? std::min(chunk, budget)
                                                   : stepRows)
                                .total() /
-                           (chunk / L);
+                           Ls * promptStageLayers() / (chunk / L);
   }
 };
 

@@ -1129,20 +1129,27 @@ TEST(PlannerTest, MixtureOfExpertsOnSpatialPresetsIsSplitByTp) {
 
 // A pipeline moves at its slowest stage's pace. graph-partition cuts a
 // spatial system's stages at whole layers or between a layer's attention
-// and its MLP (tiny-llama-24 at pp 7 compiles to stages of 3.5 layers), so
-// 5 layers over 3 stages step at 3 x 2 = 6 layers' time; GPU frameworks cut
-// at whole layers only. A compiled layer's time is multiplied by that
-// pace, as the estimate's stages are: a layer taking 1 us more makes the
-// step 6 us longer, not 5.
+// and its MLP (tiny-llama-24 at pp 7 compiles to stages of 3.5 layers),
+// balanced by time; GPU frameworks cut whole layers only. 7 layers over 3
+// stages: 2.5 layers' time a stage with equal halves (a decode layer's),
+// 2 2/3 with the tiny model's MLP at 2/3 of its weights (a prompt's: a
+// run of three MLP halves and two attention halves), 3 at whole layers,
+// 7/3 if perfectly balanced. A compiled decode layer 1 us slower makes the
+// step 3 x 2.5 = 7.5 us slower; a compiled prompt chunk's layer 1 us
+// slower makes the prompt's pass 3 x 2 2/3 = 8 us slower.
 TEST(PlannerTest, CompiledPipelinesStepAtTheSlowestStagesPace) {
+  EXPECT_EQ(stageLayers(7, 3, /*spatial=*/true), 2.5);
+  EXPECT_EQ(stageLayers(7, 3, /*spatial=*/false), 3.0);
+  EXPECT_NEAR(stageLayers(7, 3, /*spatial=*/true, 2.0 / 3.0), 8.0 / 3.0,
+              1e-12);
   EXPECT_EQ(stageLayers(24, 7, /*spatial=*/true), 3.5);
-  EXPECT_EQ(stageLayers(24, 7, /*spatial=*/false), 4.0);
   EXPECT_EQ(stageLayers(80, 33, /*spatial=*/true), 2.5);
+  EXPECT_NEAR(stageLayers(80, 33, /*spatial=*/true, 0.82), 2.82, 1e-12);
   EXPECT_EQ(stageLayers(80, 33, /*spatial=*/false), 3.0);
-  EXPECT_EQ(stageLayers(32, 16, /*spatial=*/true), 2.0);
-  EXPECT_EQ(stageLayers(5, 3, /*spatial=*/true), 2.0);
+  EXPECT_EQ(stageLayers(32, 16, /*spatial=*/true, 0.82), 2.0);
   LlmConfig c = tinyConfig();
-  c.layers = 5;
+  c.layers = 7;
+  EXPECT_NEAR(mlpWeightShare(modelCost(c)), 2.0 / 3.0, 1e-12);
   Request r = tinyRequest();
   r.maxChips = 3;
   r.tp = 1;
@@ -1150,24 +1157,30 @@ TEST(PlannerTest, CompiledPipelinesStepAtTheSlowestStagesPace) {
   r.batch = 1;
   r.top = 1;
   r.threads = 1;
-  auto stepWith = [&](double layerSeconds) {
-    LayerCompiler fake = [&](const std::string &, const std::string &,
+  auto planWith = [&](double layerSeconds, double chunkSeconds) {
+    LayerCompiler fake = [=](const std::string &, const std::string &,
                              const LayerSpec &layer,
                              std::string &) -> std::optional<double> {
-      if (layer.tokens > 1)
-        return std::nullopt; // (prefill chunks: the estimate stands)
-      return layerSeconds;
+      return layer.tokens > 1 ? chunkSeconds : layerSeconds;
     };
     std::string error;
     std::optional<Result> result = loom::plan::plan(
-        c, "tiny-5.json", tspWithoutSync(), r, fake, error);
-    EXPECT_TRUE(result && !result->plans.empty()) << error;
+        c, "tiny-7.json", tspWithoutSync(), r, fake, error);
+    if (!result || result->plans.empty()) {
+      ADD_FAILURE() << error;
+      return Plan{};
+    }
     const Plan &p = result->plans[0];
     EXPECT_TRUE(p.compiled);
     EXPECT_EQ(p.pp, 3);
-    return p.tpot;
+    EXPECT_EQ(p.prompt.pricedBy, "compiled chunks");
+    return p;
   };
-  EXPECT_NEAR(stepWith(2e-6) - stepWith(1e-6), 6e-6, 1e-12);
+  Plan slow = planWith(2e-6, 2e-5), fast = planWith(1e-6, 1e-5);
+  EXPECT_NEAR(slow.tpot - fast.tpot, 7.5e-6, 1e-12);
+  // The chunks: one of 100 tokens a layer (the tiny prompt), 1e-5 s more.
+  EXPECT_NEAR(slow.prompt.alone - fast.prompt.alone, 3 * (8.0 / 3.0) * 1e-5,
+              1e-12);
 }
 
 // The precision a planned layer compiles at: the weights' own format where

@@ -334,16 +334,24 @@ struct Result {
 rt::NumericFormat matrixFormat(const TargetModel &target,
                                const std::string &weights);
 
-/// The layers' time one of `pp` pipeline stages of `layers` layers takes,
-/// its slowest stage's, which paces a full pipeline. GPU serving
-/// frameworks cut stages at whole layers: ceil(layers / pp). A spatial
-/// system's stages are cut by graph-partition, which balances them by
-/// time and may also cut a layer between its attention and its MLP, where
-/// the hidden vector alone crosses (tiny-llama-24 at pp 7: stages of 3.5
-/// layers): half layers, ceil(2 x layers / pp) / 2, the halves taken as
-/// equal (a decode layer's time is mostly its two collectives' waits on
-/// the fitted presets).
-double stageLayers(int64_t layers, int64_t pp, bool spatial);
+/// The layers' time the slowest of `pp` pipeline stages of `layers` layers
+/// takes, which paces a full pipeline. GPU serving frameworks cut stages
+/// at whole layers: ceil(layers / pp). A spatial system's stages are cut
+/// by graph-partition, which balances them by time and may also cut a
+/// layer between its attention and its MLP, where the hidden vector alone
+/// crosses (tiny-llama-24 at pp 7: stages of 3.5 layers): the least, over
+/// the splits of the 2 x layers halves into pp runs, of the longest run,
+/// an MLP half taking `mlpShare` of a layer's time and an attention half
+/// the rest. Equal halves (0.5) give ceil(2 x layers / pp) / 2 (80 over
+/// 33: 2.5); an MLP of 82% of the layer gives 2.82 there, a run of three
+/// MLPs and two attentions.
+double stageLayers(int64_t layers, int64_t pp, bool spatial,
+                   double mlpShare = 0.5);
+
+/// The MLP's share of a layer's weights (every expert's, as a spatial
+/// system computes them all): the share of its time where the layer is
+/// compute bound, as a prompt's is.
+double mlpWeightShare(const ModelCost &m);
 
 /// The kernel precision a layer with weights stored in the one format
 /// `weights` (not a mix) compiles at on `target`: as matrixFormat, among the formats the compiler has
