@@ -179,9 +179,10 @@ flatbuffers::Offset<fb::Tensor> ProgramWriter::buildTensor(const TensorInfo &t,
     std::optional<rt::Tensor> host = tryTensorFromAttr(attr, error);
     if (!host)
       return 0;
-    // The file so far, this constant and its alignment must stay within
-    // what a program file holds (FlatBuffers only asserts it).
-    if (int64_t(fbb_.GetSize()) + int64_t(host->byteSize()) + 16 >
+    // The file so far, this constant, its length and its alignment (at
+    // most 4 + 15 bytes) must stay within what a program file holds
+    // (FlatBuffers only asserts it).
+    if (int64_t(fbb_.GetSize()) + int64_t(host->byteSize()) + 32 >
         source_.maxBytes) {
       error = tooLarge(int64_t(fbb_.GetSize()) + int64_t(host->byteSize()),
                        source_.maxBytes);

@@ -121,6 +121,13 @@ struct EmitProgramPass
           << "sched-emit-program: no output file (out=FILE.loom)";
       return signalPassFailure();
     }
+    if (maxBytes < 1 || maxBytes > kMaxProgramBytes) {
+      getOperation().emitError()
+          << "sched-emit-program: max-bytes=" << int64_t(maxBytes)
+          << ": expected 1 to " << kMaxProgramBytes
+          << " (FlatBuffers' limit)";
+      return signalPassFailure();
+    }
     ProgramSource source;
     source.model = model;
     source.targetJson = TargetModel::fileText(target);
