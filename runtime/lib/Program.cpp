@@ -659,10 +659,13 @@ void ProgramLoader::loadKernels(const loom::program::Program &fb) {
       for (const auto *s : *k->onnx_nodes())
         pk.onnxNodes.push_back(str(s));
     int kind = static_cast<int>(k->kind());
-    if (kind < 0 || kind >= static_cast<int>(kNumKernelKinds) ||
-        kind == static_cast<int>(KernelKind::Collective))
+    if (kind < 0 || kind >= static_cast<int>(kNumKernelKinds))
       fail(where + ": unknown kernel kind " + std::to_string(kind) +
            " (expected " + kKernelKinds + ")");
+    if (kind == static_cast<int>(KernelKind::Collective))
+      fail(where + ": kind collective is a collective's, not a kernel's "
+                   "(expected " +
+           std::string(kKernelKinds) + ")");
     pk.kind = static_cast<KernelKind>(kind);
     int precision = static_cast<int>(k->precision());
     std::string precisionName =

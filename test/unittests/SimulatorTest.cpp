@@ -883,12 +883,20 @@ TEST(ProgramLoad, GridKernelsOps) {
   EXPECT_HAS(loadError(p), "precision format 9 is no kernel precision");
   p = matmulAdd();
   p.kernels[0].kind = KernelKind::Collective;
-  EXPECT_HAS(loadError(p), "kernel 0 'mm_add': unknown kernel kind 7 "
-                           "(expected matmul, conv, elementwise, reduction, "
-                           "softmax, normalization or data_movement)");
+  EXPECT_HAS(loadError(p), "kernel 0 'mm_add': kind collective is a "
+                           "collective's, not a kernel's (expected matmul, "
+                           "conv, elementwise, reduction, softmax, "
+                           "normalization or data_movement)");
   p = matmulAdd();
   p.kernels[0].kind = static_cast<KernelKind>(12);
   EXPECT_HAS(loadError(p), "unknown kernel kind 12");
+  // The schema's enums are signed bytes: 200 is stored as -56.
+  p = matmulAdd();
+  p.kernels[0].kind = static_cast<KernelKind>(200);
+  EXPECT_HAS(loadError(p), "unknown kernel kind -56");
+  p = matmulAdd();
+  p.kernels[0].bound = static_cast<CostBound>(255);
+  EXPECT_HAS(loadError(p), "unknown cost bound -1");
   p = matmulAdd();
   p.kernels[0].bound = static_cast<CostBound>(6);
   EXPECT_HAS(loadError(p), "kernel 0 'mm_add': unknown cost bound 6 "

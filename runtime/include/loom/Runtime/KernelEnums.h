@@ -15,7 +15,6 @@
 #ifndef LOOM_RUNTIME_KERNELENUMS_H
 #define LOOM_RUNTIME_KERNELENUMS_H
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
