@@ -233,11 +233,10 @@ struct LayerCalibration {
   // tensor-parallel group as the first chips of the plan's whole system,
   // so its chip links get the bandwidth share they have there (a
   // dragonfly node's local links keep half when the system has other
-  // nodes). A mixture-of-experts layer is compiled on its tp x ep chips
-  // at the whole micro-batch: graph-partition splits every expert's
-  // (interleaved) columns and the attention's heads over them, which
-  // gives each chip the work the estimate gives it (the micro-batch's
-  // attention split over ep groups of tp chips, the experts over tp x ep).
+  // nodes). A mixture-of-experts layer is compiled on its tp chips at
+  // the whole micro-batch: graph-partition splits every expert's
+  // (interleaved) columns and the attention's heads over them (a spatial
+  // plan has ep 1: Search::chooseDegrees).
   using Key = std::tuple<int64_t, int64_t, int64_t, int64_t>;
   std::map<Key, std::optional<double>> cache;
   std::map<Key, std::string> why;

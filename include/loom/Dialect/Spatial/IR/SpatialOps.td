@@ -53,6 +53,9 @@ def Spatial_Dialect : Dialect {
     Function arguments carry their placement as `spatial.region` and
     `spatial.shard_dim` argument attributes.
   }];
+  // A kernel's kind, precision and bound are the graph dialect's
+  // attributes, and its body holds graph ops.
+  let dependentDialects = ["::loom::graph::GraphDialect"];
 }
 
 class Spatial_Op<string mnemonic, list<Trait> traits = []>
