@@ -5,6 +5,12 @@ option(LOOM_SANITIZE "Build with AddressSanitizer + UndefinedBehaviorSanitizer" 
 if(LOOM_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
+  # ASan's defaults for every binary (cmake/AsanDefaults.cpp says why):
+  # an object file linked into each target made after it (an archive's
+  # member would not be taken: the sanitizer runtime's weak default
+  # already resolves the symbol).
+  add_library(loom_asan_defaults OBJECT ${CMAKE_CURRENT_LIST_DIR}/AsanDefaults.cpp)
+  link_libraries(loom_asan_defaults)
 endif()
 
 # Warnings as errors (scripts/test.sh builds with it). One warning is not
