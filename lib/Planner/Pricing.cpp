@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <tuple>
 
 namespace loom::plan {
 
@@ -81,6 +83,17 @@ double stageLayers(int64_t layers, int64_t pp, bool spatial,
                    double mlpShare) {
   if (!spatial || layers <= 0 || pp <= 1)
     return std::ceil(double(layers) / double(std::max<int64_t>(pp, 1)));
+  // Equal halves: the longest of pp runs of 2 x layers halves has
+  // ceil(2 x layers / pp) of them.
+  if (mlpShare == 0.5)
+    return std::ceil(2.0 * double(layers) / double(pp)) / 2.0;
+  // Else the split is searched (below), once per model, stage count and
+  // share on each thread: the planner prices tens of thousands of
+  // candidates of a few hundred stage counts.
+  thread_local std::map<std::tuple<int64_t, int64_t, double>, double> known;
+  auto [it, added] = known.try_emplace({layers, pp, mlpShare}, 0.0);
+  if (!added)
+    return it->second;
   // The halves in order, attention then MLP, in layers' time.
   const double a = 1.0 - mlpShare, b = mlpShare;
   auto stagesWithin = [&](double bound) {
@@ -96,25 +109,27 @@ double stageLayers(int64_t layers, int64_t pp, bool spatial,
     }
     return stages;
   };
-  // The slowest stage of the best split is a run of h halves: h / 2
-  // layers, and for an odd h one more half, an attention or an MLP. The
-  // least of those bounds the greedy packing fits in pp stages (greedy
-  // packing is optimal for contiguous runs) is the answer.
-  std::vector<double> runs;
-  for (int64_t h = 1; h <= 2 * layers; ++h) {
-    double whole = double(h / 2);
-    if (h % 2) {
-      runs.push_back(whole + a);
-      runs.push_back(whole + b);
-    } else {
-      runs.push_back(whole);
-    }
+  // The slowest stage of the best split is a run of halves: k whole
+  // layers, and perhaps one more half, the lighter or the heavier. Those
+  // candidates, in increasing order, are k + 0, k + min and k + max for k
+  // = 0..layers (i / 3 + offset[i % 3]); the least that greedy packing
+  // (optimal for contiguous runs) fits in pp stages is the answer. The
+  // stages a bound needs only fall as it grows, so it is found by
+  // bisection, without a list: the planner prices thousands of
+  // candidates.
+  const double offset[3] = {0.0, std::min(a, b), std::max(a, b)};
+  auto candidate = [&](int64_t i) { return double(i / 3) + offset[i % 3]; };
+  int64_t lo = 0, hi = 3 * layers; // candidate(hi) = layers always fits
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (candidate(mid) >= std::max(a, b) - 1e-12 &&
+        stagesWithin(candidate(mid)) <= pp)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
-  std::sort(runs.begin(), runs.end());
-  for (double run : runs)
-    if (run >= std::max(a, b) - 1e-12 && stagesWithin(run) <= pp)
-      return run;
-  return double(layers);
+  it->second = candidate(lo);
+  return it->second;
 }
 
 double mlpWeightShare(const ModelCost &m) {
@@ -479,7 +494,8 @@ struct Pricer {
     p.prompt.layerSync = s.cost.syncSeconds(tp, ep, p.kvGathered);
     // A prompt's layers are compute bound: its stages split by the
     // weights' time (stageLayers).
-    p.prompt.alone = promptPass(pp, promptStageLayers(), p.prompt.layer,
+    const double promptLayers = promptStageLayers();
+    p.prompt.alone = promptPass(pp, promptLayers, p.prompt.layer,
                                 p.prompt.chunks,
                                 p.prompt.hop, p.prompt.hopTransfer,
                                 p.prompt.layerSync);
@@ -496,7 +512,7 @@ struct Pricer {
     // flow through the stages one behind another, so a chunk holds the
     // replica for one stage's time; each prompt pays its share. Their
     // matmuls have the steps' rows (prefill-only chips: the budget's). A
-    // stage of a prompt takes promptStageLayers() layers' time.
+    // stage of a prompt takes promptLayers layers' time.
     double chunk = std::max(L, double(r.maxNumTokens));
     p.prefillShare =
         r.decodeOnly ? 0
@@ -504,7 +520,7 @@ struct Pricer {
                                     r.prefillOnly ? std::min(chunk, budget)
                                                   : stepRows)
                                .total() /
-                           Ls * promptStageLayers() / (chunk / L);
+                           Ls * promptLayers / (chunk / L);
   }
 };
 
