@@ -32,6 +32,7 @@ test/e2e/make_inputs.py (seed 0). Must run with Debian's /usr/bin/python3
 import argparse
 import datetime
 import json
+import math
 import os
 import re
 import shutil
@@ -284,6 +285,18 @@ def elements(shape):
     for d in shape:
         n *= d
     return n
+
+
+def graph_roofline(roof):
+    """The graph's roofline (cycles) rebuilt from kernel_rooflines' terms, a
+    self-check of the reconstruction: the graph bound sums each resource
+    separately, and the matrix and vector units overlap over the graph."""
+    if not roof:
+        return 0
+    compute = max(sum(r["matrix"] for r in roof.values()),
+                  sum(r["vector"] for r in roof.values()))
+    sram = sum(r["sram"] for r in roof.values())
+    return int(math.ceil(max(compute, sram) - 1e-6))
 
 
 def kernel_rooflines(prog):
@@ -551,12 +564,7 @@ def bench_model(args, name, target, work):
     elif not any("estimated_cycles" in k for k in stats["kernels"]):
         res["notes"].append("stats JSON kernels carry no estimated_cycles (taken from the program)")
     res["kernels"] = kt
-    # The graph roofline rebuilt from the per-kernel terms (a self-check of
-    # the reconstruction: the graph bound sums each resource separately).
-    # The matrix and vector units overlap over the whole graph.
-    tot_c = max(sum(r["matrix"] for r in roof.values()), sum(r["vector"] for r in roof.values()))
-    tot_s = sum(r["sram"] for r in roof.values())
-    res["roofline_rebuilt"] = int(np.ceil(max(tot_c, tot_s) - 1e-6)) if roof else 0
+    res["roofline_rebuilt"] = graph_roofline(roof)
     res["sum_kernel_roofline"] = sum(r["cycles"] for r in roof.values())
     res["load_end"] = loadavg()
     return res

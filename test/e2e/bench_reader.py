@@ -3,14 +3,13 @@
 wrote: it compiles MODEL.onnx for TARGET, reads the program with
 bench.read_program (its own FlatBuffers reader, from Program.fbs), and
 rebuilds the graph's roofline from the kernels' kind, precision, FLOPs and
-bytes and the target's figures (bench.kernel_rooflines). The rebuilt bound
+bytes and the target's figures (bench.kernel_rooflines, graph_roofline). The rebuilt bound
 must be the program's roofline_cycles to a cycle: a field read wrongly
 (kind, precision and bound are enums since program version 3; read as
 numbers, every matmul would be priced on the vector unit) moves it.
 
 usage: bench_reader.py LOOM WORKDIR MODEL.onnx:TARGET:PRECISION...
 """
-import math
 import os
 import subprocess
 import sys
@@ -37,11 +36,7 @@ def main():
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         prog = bench.read_program(out, schema)
         kinds = {k["kind"] for k in prog["kernels"]}
-        roof = bench.kernel_rooflines(prog)
-        matrix = max(sum(r["matrix"] for r in roof.values()),
-                     sum(r["vector"] for r in roof.values()))
-        sram = sum(r["sram"] for r in roof.values())
-        rebuilt = math.ceil(max(matrix, sram) - 1e-6)
+        rebuilt = bench.graph_roofline(bench.kernel_rooflines(prog))
         ok = kinds <= KINDS and abs(rebuilt - prog["roofline_cycles"]) <= 1
         print("%s on %s at %s: kinds %s; roofline rebuilt %d, program %d: %s" % (
             os.path.basename(model), target, precision, ", ".join(sorted(kinds)), rebuilt,
