@@ -338,7 +338,9 @@ public:
   /// formats the matrix unit runs them in; a format the chip has no rate
   /// for runs at bf16's) and a KV cache the attention's matmuls run in
   /// `kvFormat` (a format the chip does not compute in: at the weights'
-  /// rate as the rows grow).
+  /// rate as the rows grow). It keeps a reference to `target`, which must
+  /// outlive it (CostModel keeps a copy; the planner prices thousands of
+  /// candidates against one target).
   SystemCostModel(const TargetModel &target,
                   const std::vector<WeightFormat> &weights,
                   NumericFormat kvFormat);
