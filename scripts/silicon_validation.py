@@ -572,9 +572,7 @@ def page(rs, fits=()):
            "SRAM holds neither (ResNet-50's first convolution at batch 16 "
            "writes 51 MB; BERT-Large's weights are 302 MB at fp8): "
            "`loom compile` refuses both, naming the kernel or the bytes. "
-           "Streaming from the card's GDDR6 is not built. The fitted wait "
-           "is in `loom plan`'s pricing, not yet in the compiled tile "
-           "programs.", ""]
+           "Streaming from the card's GDDR6 is not built.", ""]
     out += table(rs)
     out += ["", "## Deployable chip counts", "",
             "A TSP holds 230,686,720 bytes of SRAM, so 576 chips hold 132.9 "
