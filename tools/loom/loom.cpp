@@ -766,12 +766,28 @@ int runPlan(int argc, char **argv) {
     std::string v = args.get(name);
     char *end = nullptr;
     double x = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(x >= 0) || x > 1e12 ||
+    if (v.empty() || *end != '\0' || !(x >= 0) ||
         (integer && x != std::floor(x)))
       usageError(std::string("--") + name + "=" + v + ": expected a " +
-                 (integer ? "whole" : "non-negative") + " number");
+                 (integer ? "non-negative whole" : "non-negative") +
+                 " number");
+    if (x > 1e12)
+      usageError(std::string("--") + name + "=" + v +
+                 ": expected at most 1e12");
     return x;
   };
+  // A degree, batch, load or bound given as 0 would read as not given
+  // (0 is the Request's "search" or "none"): refused, as `loom compile`
+  // refuses --tp=0.
+  const std::pair<const char *, const char *> positive[] = {
+      {"tp", "to search it"},           {"pp", "to search it"},
+      {"batch", "to search it"},        {"concurrency", "for no load"},
+      {"rate", "for no load"},          {"ttft", "for no bound"},
+      {"tpot", "for no bound"}};
+  for (auto [name, unset] : positive)
+    if (args.has(name) && number(name, 0, false) == 0)
+      usageError(std::string("--") + name + "=" + args.get(name) +
+                 ": expected more than 0 (leave it out " + unset + ")");
   loom::plan::Request r;
   r.inputLen = int64_t(number("input-len", 1024, true));
   r.outputLen = int64_t(number("output-len", 256, true));
