@@ -232,6 +232,18 @@ std::string formatTable(const Result &result, const Request &r) {
     out += "estimate: priced by the cost model alone (--no-compile, or the "
            "layer budget was spent: scaled by the compiled layers' ratio to "
            "their estimates); compiled: the decode layer's schedule\n";
+  // Weights of a format the chip's matrix unit does not run compile at
+  // one of the same width it runs (plan::layerPrecision): said, as `loom
+  // compile` says it of --precision.
+  for (const Plan &p : result.plans)
+    if (p.compiled && !p.layerPrecision.empty() &&
+        p.layerPrecision != r.weights &&
+        r.weights.find(':') == std::string::npos) {
+      out += "compiled at " + p.layerPrecision + ": " + result.system +
+             "'s matrix unit does not run " + r.weights +
+             " (the format of the same width it runs)\n";
+      break;
+    }
   if (!result.alone.empty()) {
     out += "each system alone, for the same request:\n";
     for (const Result::Alone &a : result.alone) {
