@@ -51,44 +51,41 @@ bool BufferPlanner::plan(const TaskTimes &t, bool report) {
   // Buffers overlap across inputs only when the interval is below the
   // latency; otherwise the program runs one input at a time.
   period = ii < makespan ? ii : 0;
-  buffers.clear();
-  bufferOf.clear();
   peakPerTile.assign(system.tiles, 0);
   peak = lowerBound = 0;
+  if (!collected)
+    collectShards();
   collectBuffers();
   return fitInSram(report);
 }
 
-void BufferPlanner::collectBuffers() {
-  std::map<void *, int64_t> lastReadEnd; // value -> end of last reader
-  for (auto &[v, readers] : graph.readerTasks)
-    for (int64_t t : readers)
-      lastReadEnd[v] = std::max(lastReadEnd[v], times->end[t]);
+void BufferPlanner::collectShards() {
+  collected = true;
   for (BlockArgument arg : func.getArguments())
-    addBuffers(arg, lastReadEnd);
+    addShards(arg);
   for (Operation &op : func.getBody().front())
     for (Value r : op.getResults())
-      addBuffers(r, lastReadEnd);
+      addShards(r);
+  onTile.assign(system.tiles, {});
+  for (const BufferRecord &b : shards)
+    onTile[b.tile].push_back(b.id);
 }
 
-void BufferPlanner::addBuffers(Value v,
-                               const std::map<void *, int64_t> &lastReadEnd) {
+void BufferPlanner::addShards(Value v) {
   std::optional<Placement> p = spatial::placementOf(v);
   if (!p)
     return;
   void *key = v.getAsOpaquePointer();
-  int64_t start = 0, end;
-  auto prod = graph.producerTask.find(key);
-  if (prod != graph.producerTask.end())
-    start = times->start[prod->second];
-  if (v.getDefiningOp<spatial::WeightOp>() || returned.count(key)) {
-    end = makespan;
-  } else {
-    auto read = lastReadEnd.find(key);
-    end = read != lastReadEnd.end()          ? read->second
-          : prod != graph.producerTask.end() ? times->end[prod->second]
-                                             : start;
-  }
+  ValueShards vs;
+  vs.first = shards.size();
+  if (auto prod = graph.producerTask.find(key);
+      prod != graph.producerTask.end())
+    vs.producer = prod->second;
+  const bool weight = v.getDefiningOp<spatial::WeightOp>() != nullptr;
+  vs.toEnd = weight || returned.count(key);
+  if (auto read = graph.readerTasks.find(key);
+      read != graph.readerTasks.end())
+    vs.readers = &read->second;
   std::vector<int64_t> shape = shapeOf(v);
   int64_t n = p->region.tiles();
   for (int64_t i = 0; i < n; ++i) {
@@ -100,20 +97,44 @@ void BufferPlanner::addBuffers(Value v,
     // The box is recorded unless it is the whole tensor.
     if (box.hi != shape || llvm::any_of(box.lo, [](int64_t l) { return l; }))
       b.box = box;
-    b.id = static_cast<int64_t>(buffers.size());
+    b.id = static_cast<int64_t>(shards.size());
     b.value = v;
     b.tile =
         system.globalTile(p->chip, p->region.tileIndex(i, system.gridCols));
-    b.size = elems * (v.getDefiningOp<spatial::WeightOp>()
-                          ? spatial::storedElementBytes(v)
-                          : elemBytesOf(v));
-    b.start = start;
-    b.end = std::max(end, start);
-    b.resident = v.getDefiningOp<spatial::WeightOp>() != nullptr;
-    if (period && !b.resident)
-      b.copies = std::max<int64_t>(1, (b.end - b.start + period - 1) / period);
+    b.size = elems * (weight ? spatial::storedElementBytes(v) : elemBytesOf(v));
+    b.resident = weight;
     bufferOf[{key, b.tile}] = b.id;
-    buffers.push_back(b);
+    shards.push_back(std::move(b));
+  }
+  vs.count = shards.size() - vs.first;
+  if (vs.count)
+    values.push_back(vs);
+}
+
+void BufferPlanner::collectBuffers() {
+  // Each value's shards live from its producer's start to its last
+  // reader's end (a weight or a returned value to the end of the input;
+  // a value no task reads to its producer's end).
+  buffers = shards;
+  for (const ValueShards &vs : values) {
+    int64_t start = vs.producer >= 0 ? times->start[vs.producer] : 0, end;
+    if (vs.toEnd) {
+      end = makespan;
+    } else if (vs.readers && !vs.readers->empty()) {
+      end = 0;
+      for (int64_t t : *vs.readers)
+        end = std::max(end, times->end[t]);
+    } else {
+      end = vs.producer >= 0 ? times->end[vs.producer] : start;
+    }
+    for (size_t i = vs.first; i < vs.first + vs.count; ++i) {
+      BufferRecord &b = buffers[i];
+      b.start = start;
+      b.end = std::max(end, start);
+      if (period && !b.resident)
+        b.copies =
+            std::max<int64_t>(1, (b.end - b.start + period - 1) / period);
+    }
   }
 }
 
@@ -124,11 +145,8 @@ bool BufferPlanner::fitInSram(bool report) {
   // for the largest need.
   overflowBytes = 0;
   bool fits = true;
-  std::vector<std::vector<int64_t>> onTile(system.tiles);
-  for (const BufferRecord &b : buffers)
-    onTile[b.tile].push_back(b.id);
   for (int64_t tile = 0; tile < system.tiles; ++tile) {
-    std::vector<int64_t> ids = onTile[tile];
+    const std::vector<int64_t> &ids = onTile[tile];
     std::vector<BufferLifetime> lifetimes;
     for (int64_t id : ids) {
       const BufferRecord &b = buffers[id];

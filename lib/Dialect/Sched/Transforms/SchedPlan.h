@@ -213,12 +213,34 @@ public:
   int64_t capacity = 0;
 
 private:
-  /// Every shard of every placed value, live under `times`.
+  /// What does not depend on the timing, gathered once (the interval
+  /// search plans tens of timings of one graph): every shard of every
+  /// placed value as a buffer without its lifetime (`shards`, in the order
+  /// of `buffers`, and `bufferOf`), each value's tasks, and each tile's
+  /// buffers.
+  void collectShards();
+  /// The shards of placed value `v` into `shards`.
+  void addShards(mlir::Value v);
+  /// `shards` with their lifetimes under `times` into `buffers`.
   void collectBuffers();
-  /// The buffers of placed value `v`, given each value's last reader's end.
-  void addBuffers(mlir::Value v, const std::map<void *, int64_t> &lastReadEnd);
   /// Per tile, checks the live bytes fit, then assigns offsets.
   bool fitInSram(bool report);
+
+  /// A placed value's shards (`shards[first, first + count)`) and what
+  /// their lifetime is taken from.
+  struct ValueShards {
+    size_t first = 0, count = 0;
+    /// Its producer task, or -1.
+    int64_t producer = -1;
+    /// Live to the end of the input: a weight or a returned value.
+    bool toEnd = false;
+    /// Its reader tasks (TaskGraph::readerTasks), if any.
+    const std::vector<int64_t> *readers = nullptr;
+  };
+  bool collected = false;
+  std::vector<BufferRecord> shards;
+  std::vector<ValueShards> values;
+  std::vector<std::vector<int64_t>> onTile;
 
   mlir::func::FuncOp func;
   const SystemLayout &system;
