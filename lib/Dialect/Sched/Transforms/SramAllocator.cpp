@@ -2,39 +2,58 @@
 #include "loom/Dialect/Sched/Transforms/SramAllocator.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <tuple>
 
 namespace loom::sched {
 
 namespace {
-/// Where a buffer's footprint is taken: [lo, hi) pieces of the line, or of
-/// the circle of `period` cycles when pipelined.
-std::vector<std::pair<int64_t, int64_t>> occupancy(const BufferLifetime &b,
-                                                   int64_t period) {
+/// Where a buffer's footprint is taken: at most two [lo, hi) pieces of the
+/// line, or of the circle of `period` cycles when pipelined. Held inline:
+/// the allocator compares every pair of a tile's buffers.
+struct Occupancy {
+  int count = 0;
+  std::array<std::pair<int64_t, int64_t>, 2> piece{};
+  void add(int64_t lo, int64_t hi) { piece[count++] = {lo, hi}; }
+  const std::pair<int64_t, int64_t> *begin() const { return piece.data(); }
+  const std::pair<int64_t, int64_t> *end() const {
+    return piece.data() + count;
+  }
+  bool empty() const { return count == 0; }
+};
+
+Occupancy occupancy(const BufferLifetime &b, int64_t period) {
+  Occupancy o;
   if (b.size <= 0)
-    return {};
-  if (period <= 0)
-    return b.end > b.start ? std::vector<std::pair<int64_t, int64_t>>{
-                                 {b.start, b.end}}
-                           : std::vector<std::pair<int64_t, int64_t>>{};
-  if (b.resident || b.end - b.start >= period)
-    return {{0, period}};
+    return o;
+  if (period <= 0) {
+    if (b.end > b.start)
+      o.add(b.start, b.end);
+    return o;
+  }
+  if (b.resident || b.end - b.start >= period) {
+    o.add(0, period);
+    return o;
+  }
   if (b.end <= b.start)
-    return {};
+    return o;
   int64_t lo = b.start % period;
   if (lo < 0)
     lo += period;
   int64_t hi = lo + (b.end - b.start);
-  if (hi <= period)
-    return {{lo, hi}};
-  return {{lo, period}, {0, hi - period}};
+  if (hi <= period) {
+    o.add(lo, hi);
+    return o;
+  }
+  o.add(lo, period);
+  o.add(0, hi - period);
+  return o;
 }
 
-bool overlapInTime(const BufferLifetime &a, const BufferLifetime &b,
-                   int64_t period) {
-  for (auto [alo, ahi] : occupancy(a, period))
-    for (auto [blo, bhi] : occupancy(b, period))
+bool overlapInTime(const Occupancy &a, const Occupancy &b) {
+  for (auto [alo, ahi] : a)
+    for (auto [blo, bhi] : b)
       if (alo < bhi && blo < ahi)
         return true;
   return false;
@@ -72,15 +91,19 @@ SramAllocation assignSramOffsets(const std::vector<BufferLifetime> &buffers,
     return buffers[a].start < buffers[b].start;
   });
 
+  std::vector<Occupancy> when(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i)
+    when[i] = occupancy(buffers[i], period);
   std::vector<size_t> placed;
+  std::vector<std::pair<int64_t, int64_t>> taken;
   for (size_t i : order) {
     const BufferLifetime &buf = buffers[i];
-    if (occupancy(buf, period).empty())
+    if (when[i].empty())
       continue;
     // The address ranges taken, over this buffer's lifetime.
-    std::vector<std::pair<int64_t, int64_t>> taken;
+    taken.clear();
     for (size_t j : placed)
-      if (overlapInTime(buf, buffers[j], period))
+      if (overlapInTime(when[i], when[j]))
         taken.push_back(
             {result.offsets[j], result.offsets[j] + buffers[j].footprint()});
     std::sort(taken.begin(), taken.end());
