@@ -89,6 +89,47 @@ TEST(ModuloReservationTable, EarliestFreeSearchesOnePeriod) {
   EXPECT_EQ(t.earliestFree(123, 4), std::nullopt);
 }
 
+// earliestFree walks the busy intervals' ends around the circle from
+// `from` without sorting them; against a scan of every start of one period,
+// on random tables (an interval that ends at the period, from's position
+// at, before and past each end, negative starts).
+TEST(ModuloReservationTable, EarliestFreeIsTheFirstFreeStartOfAPeriod) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int64_t period = 1 + int64_t(rng() % 24);
+    ModuloReservationTable t(period);
+    std::vector<bool> busy(static_cast<size_t>(period), false);
+    for (int k = int(rng() % 6); k > 0; --k) {
+      int64_t start = int64_t(rng() % (3 * period)) - period;
+      int64_t duration = int64_t(rng() % (period / 2 + 1));
+      if (t.reserve(start, duration)) {
+        std::vector<bool> c = cyclesOf(start, duration, period);
+        for (size_t i = 0; i < c.size(); ++i)
+          busy[i] = busy[i] || c[i];
+      }
+    }
+    for (int q = 0; q < 8; ++q) {
+      int64_t from = int64_t(rng() % (4 * period)) - 2 * period;
+      int64_t duration = int64_t(rng() % (period + 2));
+      std::optional<int64_t> want;
+      if (duration == 0)
+        want = from;
+      for (int64_t s = from; !want && duration <= period && s < from + period;
+           ++s) {
+        std::vector<bool> c = cyclesOf(s, duration, period);
+        bool free = true;
+        for (size_t i = 0; i < c.size(); ++i)
+          free = free && !(c[i] && busy[i]);
+        if (free)
+          want = s;
+      }
+      EXPECT_EQ(t.earliestFree(from, duration), want)
+          << "period " << period << ", from " << from << ", duration "
+          << duration << ", trial " << trial;
+    }
+  }
+}
+
 TEST(ModuloReservationTable, EarliestFreeFindsAGapAcrossTheWrap) {
   ModuloReservationTable t(10);
   ASSERT_TRUE(t.reserve(2, 6)); // free: [8, 10) + [0, 2), 4 cycles

@@ -109,15 +109,20 @@ int64_t ListScheduler::addTask(const std::vector<TaskPart> &parts,
   return placeTask(tables_, parts, t, tasks_, makespan_);
 }
 
-std::vector<std::pair<int64_t, int64_t>>
+ModuloReservationTable::Pieces
 ModuloReservationTable::pieces(int64_t start, int64_t duration) const {
   int64_t lo = start % period_;
   if (lo < 0)
     lo += period_;
   int64_t hi = lo + duration;
-  if (hi <= period_)
-    return {{lo, hi}};
-  return {{lo, period_}, {0, hi - period_}};
+  Pieces p;
+  if (hi <= period_) {
+    p.piece[p.count++] = {lo, hi};
+    return p;
+  }
+  p.piece[p.count++] = {lo, period_};
+  p.piece[p.count++] = {0, hi - period_};
+  return p;
 }
 
 bool ModuloReservationTable::isFree(int64_t start, int64_t duration) const {
@@ -138,19 +143,38 @@ ModuloReservationTable::earliestFree(int64_t from, int64_t duration) const {
   if (duration > period_)
     return std::nullopt;
   // The earliest free start is `from` or lies where a busy interval ends
-  // (one cycle earlier would collide with that interval).
-  std::vector<int64_t> candidates = {from};
+  // (one cycle earlier would collide with that interval): those ends, in
+  // increasing distance from `from` around the circle. The intervals are
+  // disjoint and sorted, so their ends increase, but for a last one that
+  // ends at the period, which is position 0; that order, rotated to start
+  // at from's position, is the distance order (no list to sort: this is
+  // asked at every task of every interval tried).
+  if (isFree(from, duration))
+    return from;
   int64_t base = from % period_;
   if (base < 0)
     base += period_;
-  for (const auto &[s, e] : line_.intervals()) {
-    int64_t delta = (e % period_ - base + period_) % period_;
-    candidates.push_back(from + delta);
+  const std::map<int64_t, int64_t> &busy = line_.intervals();
+  const bool endsAtPeriod =
+      !busy.empty() && std::prev(busy.end())->second == period_;
+  auto lastToVisit = endsAtPeriod ? std::prev(busy.end()) : busy.end();
+  for (int pass = 0; pass < 2; ++pass) {
+    // Pass 0: the ends at or past from's position; pass 1: those before.
+    auto at = [&](int64_t pos) -> std::optional<int64_t> {
+      if ((pass == 0) != (pos >= base))
+        return std::nullopt;
+      int64_t delta = pos - base + (pos >= base ? 0 : period_);
+      if (delta != 0 && isFree(from + delta, duration))
+        return from + delta;
+      return std::nullopt;
+    };
+    if (endsAtPeriod)
+      if (std::optional<int64_t> t = at(0))
+        return t;
+    for (auto it = busy.begin(); it != lastToVisit; ++it)
+      if (std::optional<int64_t> t = at(it->second))
+        return t;
   }
-  std::sort(candidates.begin(), candidates.end());
-  for (int64_t t : candidates)
-    if (isFree(t, duration))
-      return t;
   return std::nullopt;
 }
 

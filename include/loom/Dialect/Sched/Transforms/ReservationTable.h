@@ -104,9 +104,15 @@ public:
   }
 
 private:
-  /// The pieces of [start, start + duration) on [0, period).
-  std::vector<std::pair<int64_t, int64_t>> pieces(int64_t start,
-                                                  int64_t duration) const;
+  /// The one or two pieces of [start, start + duration) on [0, period),
+  /// held inline (the schedulers ask for them at every probe).
+  struct Pieces {
+    int count = 0;
+    std::pair<int64_t, int64_t> piece[2];
+    const std::pair<int64_t, int64_t> *begin() const { return piece; }
+    const std::pair<int64_t, int64_t> *end() const { return piece + count; }
+  };
+  Pieces pieces(int64_t start, int64_t duration) const;
   int64_t period_;
   ReservationTable line_;
 };
