@@ -130,6 +130,28 @@ TEST(ModuloReservationTable, EarliestFreeIsTheFirstFreeStartOfAPeriod) {
   }
 }
 
+// gapBefore against the distance back to every end, on random tables.
+TEST(ModuloReservationTable, GapBeforeIsTheNearestEndBehind) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int64_t period = 1 + int64_t(rng() % 24);
+    ModuloReservationTable t(period);
+    for (int k = int(rng() % 6); k > 0; --k)
+      (void)t.reserve(int64_t(rng() % (3 * period)) - period,
+                      int64_t(rng() % (period / 2 + 1)));
+    for (int64_t start = -period; start < 2 * period; ++start) {
+      int64_t pos = ((start % period) + period) % period, want = -1;
+      for (const auto &[s, e] : t.intervals()) {
+        int64_t gap = ((pos - e) % period + period) % period;
+        if (want < 0 || gap < want)
+          want = gap;
+      }
+      EXPECT_EQ(t.gapBefore(start), want < 0 ? 0 : want)
+          << "period " << period << ", start " << start;
+    }
+  }
+}
+
 TEST(ModuloReservationTable, EarliestFreeFindsAGapAcrossTheWrap) {
   ModuloReservationTable t(10);
   ASSERT_TRUE(t.reserve(2, 6)); // free: [8, 10) + [0, 2), 4 cycles

@@ -178,6 +178,29 @@ ModuloReservationTable::earliestFree(int64_t from, int64_t duration) const {
   return std::nullopt;
 }
 
+int64_t ModuloReservationTable::gapBefore(int64_t start) const {
+  const std::map<int64_t, int64_t> &busy = line_.intervals();
+  if (busy.empty())
+    return 0;
+  int64_t pos = start % period_;
+  if (pos < 0)
+    pos += period_;
+  // The ends increase with the starts; an end at the period is position 0.
+  // The nearest end at or before pos: of the interval before the first
+  // that starts past pos, or, when pos lies inside that one, of the one
+  // before it. None: the last end, around the circle.
+  const bool endsAtPeriod = std::prev(busy.end())->second == period_;
+  auto it = busy.upper_bound(pos);
+  while (it != busy.begin()) {
+    --it;
+    if (it->second <= pos)
+      return pos - it->second;
+  }
+  if (endsAtPeriod)
+    return pos;
+  return pos - std::prev(busy.end())->second + period_;
+}
+
 bool ModuloReservationTable::reserve(int64_t start, int64_t duration) {
   if (duration <= 0)
     return true;
@@ -230,16 +253,7 @@ ModuloScheduler::addTask(const std::vector<TaskPart> &parts,
       earliest + static_cast<int64_t>(slack_ * double(period()));
   if (slack_ > 0 && main && main->duration > 0) {
     const ModuloReservationTable &table = tables_[main->resource];
-    auto gapBefore = [&](int64_t start) -> int64_t {
-      int64_t pos = ((start % period()) + period()) % period();
-      int64_t best = -1;
-      for (const auto &[s, e] : table.intervals()) {
-        int64_t gap = ((pos - e) % period() + period()) % period();
-        if (best < 0 || gap < best)
-          best = gap;
-      }
-      return best < 0 ? 0 : best;
-    };
+    auto gapBefore = [&](int64_t start) { return table.gapBefore(start); };
     int64_t bestStart = t, bestGap = gapBefore(t);
     int64_t base = ((ready % period()) + period()) % period();
     for (const auto &[s, e] : table.intervals()) {

@@ -96,6 +96,10 @@ public:
   /// Marks [start, start + duration) busy modulo the period. Returns false,
   /// and changes nothing, if it is not free.
   bool reserve(int64_t start, int64_t duration);
+  /// The cycles from the nearest end of a busy interval at or before
+  /// `start`'s position back to it, around the circle (0 when `start` is
+  /// where one ends, or the table is empty).
+  int64_t gapBefore(int64_t start) const;
   /// Busy cycles per period.
   int64_t busyCycles() const { return line_.busyCycles(); }
   /// The busy intervals on [0, period), start -> end.
