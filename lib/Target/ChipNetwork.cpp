@@ -416,7 +416,7 @@ int64_t ChipNetwork::hops(int64_t a, int64_t b) const {
   return static_cast<int64_t>(route(a, b).size());
 }
 
-std::string
+CollectiveAlgorithm
 ChipNetwork::collectiveAlgorithm(const std::vector<int64_t> &group) const {
   assert(std::is_sorted(group.begin(), group.end()) &&
          std::adjacent_find(group.begin(), group.end()) == group.end() &&
@@ -429,14 +429,14 @@ ChipNetwork::collectiveAlgorithm(const std::vector<int64_t> &group) const {
     }
   }
   if (allLinked) {
-    return "direct";
+    return CollectiveAlgorithm::Direct;
   }
   for (size_t i = 0; i < n; ++i) {
     if (linkBetween(group[i], group[(i + 1) % n]) < 0) {
-      return "hierarchical";
+      return CollectiveAlgorithm::Hierarchical;
     }
   }
-  return "ring";
+  return CollectiveAlgorithm::Ring;
 }
 
 ChipNetwork::Timing ChipNetwork::timing(std::span<const int64_t> route,

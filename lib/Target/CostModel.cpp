@@ -14,24 +14,6 @@
 
 namespace loom {
 
-const char *collectiveKindName(CollectiveKind kind) {
-  switch (kind) {
-  case CollectiveKind::AllReduce:
-    return "all_reduce";
-  case CollectiveKind::AllGather:
-    return "all_gather";
-  case CollectiveKind::ReduceScatter:
-    return "reduce_scatter";
-  case CollectiveKind::AllToAll:
-    return "all_to_all";
-  case CollectiveKind::Broadcast:
-    return "broadcast";
-  case CollectiveKind::SendRecv:
-    return "send_recv";
-  }
-  return "?";
-}
-
 namespace {
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -622,14 +604,24 @@ double CostModel::collectiveSecondsOnNetwork(const ChipNetwork &net,
   std::vector<int64_t> group;
   for (int64_t i = 0; i < n; ++i)
     group.push_back(i);
-  std::string alg = net.collectiveAlgorithm(group);
+  CollectiveAlgorithm alg = net.collectiveAlgorithm(group);
   int64_t chunk = (bytes + n - 1) / n;
   // One step: every rank sends a chunk to a neighbour (ring) or to every
   // other rank at once (direct); the slowest pair sets the pace.
   double step = net.transferCycles(0, 1 % n, chunk);
-  double steps = alg == "ring" ? double(n - 1) : alg == "direct" ? 1.0 : 2.0;
-  if (alg == "hierarchical")
+  double steps = 1.0;
+  switch (alg) {
+  case CollectiveAlgorithm::Ring:
+    steps = double(n - 1);
+    break;
+  case CollectiveAlgorithm::Direct:
+    steps = 1.0;
+    break;
+  case CollectiveAlgorithm::Hierarchical:
+    steps = 2.0;
     step = net.transferCycles(0, n - 1, chunk);
+    break;
+  }
   double phases = reduce ? 2.0 : 1.0;
   return (phases * steps * step + double(net.syncCycles())) / target_.clockHz();
 }

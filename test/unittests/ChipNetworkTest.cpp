@@ -104,11 +104,14 @@ TEST(ChipNetwork, TinyRingRoutesShorterWayTiesClockwise) {
 
 TEST(ChipNetwork, TinyRingCollectives) {
   ChipNetwork network(loadTarget("tiny"), 4);
-  EXPECT_EQ(network.collectiveAlgorithm({0, 1, 2, 3}), "ring");
-  EXPECT_EQ(network.collectiveAlgorithm({0, 1}), "direct");
-  EXPECT_EQ(network.collectiveAlgorithm({3}), "direct");
-  EXPECT_EQ(network.collectiveAlgorithm({0, 2}), "hierarchical");
-  EXPECT_EQ(network.collectiveAlgorithm({0, 1, 2}), "hierarchical");
+  EXPECT_EQ(network.collectiveAlgorithm({0, 1, 2, 3}),
+            CollectiveAlgorithm::Ring);
+  EXPECT_EQ(network.collectiveAlgorithm({0, 1}), CollectiveAlgorithm::Direct);
+  EXPECT_EQ(network.collectiveAlgorithm({3}), CollectiveAlgorithm::Direct);
+  EXPECT_EQ(network.collectiveAlgorithm({0, 2}),
+            CollectiveAlgorithm::Hierarchical);
+  EXPECT_EQ(network.collectiveAlgorithm({0, 1, 2}),
+            CollectiveAlgorithm::Hierarchical);
 }
 
 TEST(ChipNetwork, RingOfTwoGivesAllLinksToTheOneNeighbour) {
@@ -168,7 +171,8 @@ TEST(ChipNetwork, Torus2DSquarestGridDimensionOrder) {
   EXPECT_EQ(routeChips(network, 0, 15), (std::vector<int64_t>{0, 3, 15}));
   EXPECT_EQ(routeChips(network, 10, 0),
             (std::vector<int64_t>{10, 11, 8, 12, 0}));
-  EXPECT_EQ(network.collectiveAlgorithm({0, 1, 2, 3}), "ring");
+  EXPECT_EQ(network.collectiveAlgorithm({0, 1, 2, 3}),
+            CollectiveAlgorithm::Ring);
   expectWellFormed(network, 4);
 }
 
@@ -199,7 +203,8 @@ TEST(ChipNetwork, FullyConnectedSplitsLinksOverPeers) {
   ASSERT_GE(id, 0);
   EXPECT_DOUBLE_EQ(network.link(id).bytesPerCycle, 10.0);
   EXPECT_STREQ(network.link(id).kind, "direct");
-  EXPECT_EQ(network.collectiveAlgorithm({0, 1, 2, 3}), "direct");
+  EXPECT_EQ(network.collectiveAlgorithm({0, 1, 2, 3}),
+            CollectiveAlgorithm::Direct);
   expectWellFormed(network, 1);
 }
 
@@ -214,7 +219,8 @@ TEST(ChipNetwork, TspNodeIsFullyConnected) {
     EXPECT_STREQ(network.link(id).kind, "local");
     EXPECT_NEAR(network.link(id).bytesPerCycle, 16.0 / 7 * perLink, 1e-9);
   }
-  EXPECT_EQ(network.collectiveAlgorithm(iota(0, 8)), "direct");
+  EXPECT_EQ(network.collectiveAlgorithm(iota(0, 8)),
+            CollectiveAlgorithm::Direct);
   expectWellFormed(network, 1);
 }
 
@@ -245,9 +251,12 @@ TEST(ChipNetwork, LpxRackDragonfly) {
   EXPECT_NEAR(network.transferCycles(1, 8, 1 << 20),
               2000.0 + (1 << 20) / global.bytesPerCycle, 1e-6);
 
-  EXPECT_EQ(network.collectiveAlgorithm(iota(0, 8)), "direct");
-  EXPECT_EQ(network.collectiveAlgorithm({0, 8, 16}), "direct");
-  EXPECT_EQ(network.collectiveAlgorithm(iota(0, 16)), "hierarchical");
+  EXPECT_EQ(network.collectiveAlgorithm(iota(0, 8)),
+            CollectiveAlgorithm::Direct);
+  EXPECT_EQ(network.collectiveAlgorithm({0, 8, 16}),
+            CollectiveAlgorithm::Direct);
+  EXPECT_EQ(network.collectiveAlgorithm(iota(0, 16)),
+            CollectiveAlgorithm::Hierarchical);
   expectWellFormed(network, 2);
 }
 
@@ -418,7 +427,8 @@ TEST(ChipNetwork, SwitchDividesThePortAmongPeers) {
   const ChipNetwork::Link &link = network.link(network.linkBetween(2, 5));
   EXPECT_STREQ(link.kind, "switch");
   EXPECT_NEAR(link.bytesPerCycle, 18 * 25e9 / 7 / target.clockHz(), 1e-9);
-  EXPECT_EQ(network.collectiveAlgorithm(iota(0, 8)), "direct");
+  EXPECT_EQ(network.collectiveAlgorithm(iota(0, 8)),
+            CollectiveAlgorithm::Direct);
   expectWellFormed(network, 1);
 }
 
@@ -435,8 +445,9 @@ TEST(ChipNetwork, ScaleOutJoinsSameIndexChipsOfDomains) {
   EXPECT_EQ(network.linkBetween(1, 10), -1);
   // Inside the domain to the destination's index, then across.
   EXPECT_EQ(routeChips(network, 1, 10), (std::vector<int64_t>{1, 2, 10}));
-  EXPECT_EQ(network.collectiveAlgorithm({1, 9}), "direct");
-  EXPECT_EQ(network.collectiveAlgorithm(iota(0, 16)), "hierarchical");
+  EXPECT_EQ(network.collectiveAlgorithm({1, 9}), CollectiveAlgorithm::Direct);
+  EXPECT_EQ(network.collectiveAlgorithm(iota(0, 16)),
+            CollectiveAlgorithm::Hierarchical);
   expectWellFormed(network, 2);
 }
 

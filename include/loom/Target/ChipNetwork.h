@@ -93,6 +93,7 @@
 #ifndef LOOM_TARGET_CHIPNETWORK_H
 #define LOOM_TARGET_CHIPNETWORK_H
 
+#include "loom/Target/Collective.h"
 #include "loom/Target/TargetModel.h"
 
 #include <cstdint>
@@ -194,11 +195,11 @@ public:
   int64_t linkBetween(int64_t a, int64_t b) const;
 
   /// Which collective algorithm fits a group of chips (sorted, distinct chip
-  /// ids): "direct" when every pair in the group is directly linked (so any
-  /// group of one), "ring" when consecutive members are linked, last to
-  /// first too, else "hierarchical" (direct inside each node, ring across
-  /// nodes).
-  std::string collectiveAlgorithm(const std::vector<int64_t> &group) const;
+  /// ids): Direct when every pair in the group is directly linked (so any
+  /// group of one), Ring when consecutive members are linked, last to first
+  /// too, else Hierarchical (direct inside each node, then across nodes).
+  CollectiveAlgorithm
+  collectiveAlgorithm(const std::vector<int64_t> &group) const;
 
   /// Cycles of the chip clock to move `bytes` from a to b along route(a, b):
   /// the sum of the links' latencies plus bytes / the slowest link's

@@ -25,6 +25,7 @@
 #ifndef LOOM_TARGET_COSTMODEL_H
 #define LOOM_TARGET_COSTMODEL_H
 
+#include "loom/Target/Collective.h"
 #include "loom/Target/KernelKind.h"
 #include "loom/Target/TargetModel.h"
 
@@ -39,21 +40,10 @@ namespace loom {
 
 class ChipNetwork;
 
-enum class CollectiveKind {
-  AllReduce,
-  AllGather,
-  ReduceScatter,
-  AllToAll,
-  Broadcast,
-  SendRecv,
-};
-
 /// The resource that bounds a kernel (or a graph, for the roofline): the
 /// runtime's enum (loom/Runtime/KernelEnums.h).
 using CostBound = rt::CostBound;
 using rt::costBoundName;
-
-const char *collectiveKindName(CollectiveKind kind);
 
 /// A convolution's shape (NCHW terms; the layout does not change the cost).
 struct ConvShape {

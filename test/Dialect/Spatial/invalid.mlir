@@ -73,10 +73,39 @@ func.func @unsorted_links(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Tests that a collective's algorithm is one spatial-lower-collectives knows.
+// Tests that the parser refuses a collective algorithm that names none,
+// listing those spatial-lower-collectives knows.
 func.func @collective_algorithm(%a: tensor<4xf32>, %b: tensor<4xf32>) {
-  // expected-error @+1 {{'spatial.collective' op algorithm must be ring, direct or hierarchical, got 'tree'}}
-  %r:2 = spatial.collective %a, %b {algorithm = "tree", axis = -1 : i64, bytes = 16 : i64, chips = array<i64: 0, 1>, kind = "all_reduce"} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  // expected-error @+1 {{collective algorithm must be ring, direct or hierarchical, got 'tree'}}
+  %r:2 = spatial.collective %a, %b {algorithm = #spatial.collective_algorithm<tree>, axis = -1 : i64, bytes = 16 : i64, chips = array<i64: 0, 1>, kind = #spatial.collective_kind<all_reduce>} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// Tests that the parser refuses a collective kind that names none.
+func.func @collective_kind(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{collective kind must be all_reduce or all_gather, got 'sum'}}
+  %r:2 = spatial.collective %a, %b {algorithm = #spatial.collective_algorithm<ring>, axis = -1 : i64, bytes = 16 : i64, chips = array<i64: 0, 1>, kind = #spatial.collective_kind<sum>} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// Tests that a kind the cost model prices but spatial-lower-collectives
+// does not lower is refused.
+func.func @collective_kind_reduce_scatter(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{collective kind must be all_reduce or all_gather, got 'reduce_scatter'}}
+  %r:2 = spatial.collective %a, %b {algorithm = #spatial.collective_algorithm<ring>, axis = -1 : i64, bytes = 16 : i64, chips = array<i64: 0, 1>, kind = #spatial.collective_kind<reduce_scatter>} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
+// Tests that an all-gather's axis is a dimension of its operands.
+func.func @collective_axis(%a: tensor<4xf32>, %b: tensor<4xf32>) {
+  // expected-error @+1 {{'spatial.collective' op axis 1 is out of range}}
+  %r:2 = spatial.collective %a, %b {algorithm = #spatial.collective_algorithm<direct>, axis = 1 : i64, bytes = 16 : i64, chips = array<i64: 0, 1>, kind = #spatial.collective_kind<all_gather>} : (tensor<4xf32>, tensor<4xf32>) -> (tensor<8xf32>, tensor<8xf32>)
   return
 }
 

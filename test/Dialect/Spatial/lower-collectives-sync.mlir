@@ -22,6 +22,6 @@
 // CHECK: return
 // NOSYNC-NOT: collective_sync
 func.func @direct(%a: tensor<2x4xf32>, %b: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) attributes {spatial.chips = 2 : i64} {
-  %r:2 = spatial.collective %a, %b {algorithm = "direct", axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 1>, kind = "all_reduce"} : (tensor<2x4xf32>, tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  %r:2 = spatial.collective %a, %b {algorithm = #spatial.collective_algorithm<direct>, axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 1>, kind = #spatial.collective_kind<all_reduce>} : (tensor<2x4xf32>, tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
   return %r#0, %r#1 : tensor<2x4xf32>, tensor<2x4xf32>
 }

@@ -25,7 +25,7 @@
 // CHECK-COUNT-3: kernel_name = "collective.all_reduce.concat
 // CHECK-NOT: spatial.collective
 func.func @ring(%a: tensor<1x8xf32>, %b: tensor<1x8xf32>, %c: tensor<1x8xf32>, %d: tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>) attributes {spatial.chips = 4 : i64} {
-  %r:4 = spatial.collective %a, %b, %c, %d {algorithm = "ring", axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 1, 2, 3>, kind = "all_reduce"} : (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>)
+  %r:4 = spatial.collective %a, %b, %c, %d {algorithm = #spatial.collective_algorithm<ring>, axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 1, 2, 3>, kind = #spatial.collective_kind<all_reduce>} : (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>)
   return %r#0, %r#3 : tensor<1x8xf32>, tensor<1x8xf32>
 }
 
@@ -47,7 +47,7 @@ func.func @ring(%a: tensor<1x8xf32>, %b: tensor<1x8xf32>, %c: tensor<1x8xf32>, %
 // CHECK: spatial.kernel {{.*}}chip = 2 : i64{{.*}}kind = #graph.kind<data_movement>
 // CHECK-NOT: spatial.transfer
 func.func @direct(%a: tensor<2x4xf32>, %b: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) attributes {spatial.chips = 4 : i64} {
-  %r:2 = spatial.collective %a, %b {algorithm = "direct", axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 2>, kind = "all_reduce"} : (tensor<2x4xf32>, tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  %r:2 = spatial.collective %a, %b {algorithm = #spatial.collective_algorithm<direct>, axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 2>, kind = #spatial.collective_kind<all_reduce>} : (tensor<2x4xf32>, tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
   return %r#0, %r#1 : tensor<2x4xf32>, tensor<2x4xf32>
 }
 
@@ -60,7 +60,7 @@ func.func @direct(%a: tensor<2x4xf32>, %b: tensor<2x4xf32>) -> (tensor<2x4xf32>,
 // CHECK-COUNT-4: spatial.kernel {{.*}}kind = #graph.kind<data_movement>
 // CHECK: graph.concat {{.*}}axis = 0 : i64{{.*}} -> tensor<4x3xf32>
 func.func @gather(%a: tensor<1x3xf32>, %b: tensor<1x3xf32>, %c: tensor<1x3xf32>, %d: tensor<1x3xf32>) -> tensor<4x3xf32> attributes {spatial.chips = 4 : i64} {
-  %r:4 = spatial.collective %a, %b, %c, %d {algorithm = "ring", axis = 0 : i64, bytes = 12 : i64, chips = array<i64: 1, 2, 3, 0>, kind = "all_gather"} : (tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>)
+  %r:4 = spatial.collective %a, %b, %c, %d {algorithm = #spatial.collective_algorithm<ring>, axis = 0 : i64, bytes = 12 : i64, chips = array<i64: 1, 2, 3, 0>, kind = #spatial.collective_kind<all_gather>} : (tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>, tensor<1x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>)
   return %r#2 : tensor<4x3xf32>
 }
 
@@ -76,6 +76,6 @@ func.func @gather(%a: tensor<1x3xf32>, %b: tensor<1x3xf32>, %c: tensor<1x3xf32>,
 // CHECK: spatial.transfer {{.*}}{bytes = 8 : i64,
 // CHECK-NOT: bytes = 16
 func.func @direct_bf16(%a: tensor<2x4xf32> {graph.storage = "bf16"}, %b: tensor<2x4xf32> {graph.storage = "bf16"}) -> (tensor<2x4xf32>, tensor<2x4xf32>) attributes {spatial.chips = 4 : i64} {
-  %r:2 = spatial.collective %a, %b {algorithm = "direct", axis = -1 : i64, bytes = 16 : i64, chips = array<i64: 0, 2>, kind = "all_reduce"} : (tensor<2x4xf32>, tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  %r:2 = spatial.collective %a, %b {algorithm = #spatial.collective_algorithm<direct>, axis = -1 : i64, bytes = 16 : i64, chips = array<i64: 0, 2>, kind = #spatial.collective_kind<all_reduce>} : (tensor<2x4xf32>, tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
   return %r#0, %r#1 : tensor<2x4xf32>, tensor<2x4xf32>
 }

@@ -22,3 +22,13 @@ func.func @placed(%x: tensor<4x8xf32> {spatial.region = array<i64: 0, 0, 1, 2>, 
   }
   return %y : tensor<4x16xf32>
 }
+
+// Tests that a collective's kind and algorithm round-trip.
+// CHECK-LABEL: func.func @collective(
+// CHECK-NEXT: %{{.*}}:2 = spatial.collective %arg0, %arg1 {algorithm = #spatial.collective_algorithm<ring>, axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 1>, kind = #spatial.collective_kind<all_reduce>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
+// CHECK-NEXT: %{{.*}}:2 = spatial.collective %arg0, %arg1 {algorithm = #spatial.collective_algorithm<hierarchical>, axis = 1 : i64, bytes = 32 : i64, chips = array<i64: 2, 3>, kind = #spatial.collective_kind<all_gather>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x16xf32>, tensor<1x16xf32>)
+func.func @collective(%a: tensor<1x8xf32>, %b: tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x16xf32>) {
+  %r:2 = spatial.collective %a, %b {algorithm = #spatial.collective_algorithm<ring>, axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 1>, kind = #spatial.collective_kind<all_reduce>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
+  %g:2 = spatial.collective %a, %b {algorithm = #spatial.collective_algorithm<hierarchical>, axis = 1 : i64, bytes = 32 : i64, chips = array<i64: 2, 3>, kind = #spatial.collective_kind<all_gather>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x16xf32>, tensor<1x16xf32>)
+  return %r#1, %g#0 : tensor<1x8xf32>, tensor<1x16xf32>
+}

@@ -32,30 +32,6 @@ void GraphDialect::initialize() {
 // Kernel attributes: `<spelling>` of a runtime enum value
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Parses `<name>` into the value `parse` gives for it; refuses a name that
-/// names none with "<what> must be <valid>, got '<name>'".
-template <typename Enum, typename Parse>
-std::optional<Enum> parseEnumValue(AsmParser &parser, Parse parse,
-                                   StringRef what, StringRef valid) {
-  std::string name;
-  if (parser.parseLess())
-    return std::nullopt;
-  SMLoc at = parser.getCurrentLocation();
-  if (parser.parseKeywordOrString(&name))
-    return std::nullopt;
-  std::optional<Enum> value = parse(name);
-  if (!value) {
-    parser.emitError(at) << what << " must be " << valid << ", got '" << name
-                         << "'";
-    return std::nullopt;
-  }
-  if (parser.parseGreater())
-    return std::nullopt;
-  return value;
-}
-} // namespace
-
 Attribute KernelKindAttr::parse(AsmParser &parser, Type) {
   std::optional<loom::rt::KernelKind> kind =
       parseEnumValue<loom::rt::KernelKind>(parser, loom::rt::parseKernelKind,

@@ -5,7 +5,9 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace loom::spatial;
@@ -17,6 +19,59 @@ void SpatialDialect::initialize() {
 #define GET_OP_LIST
 #include "loom/Dialect/Spatial/IR/SpatialOps.cpp.inc"
       >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "loom/Dialect/Spatial/IR/SpatialAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Collective attributes: `<spelling>` of a loom/Target/Collective.h value
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The collective kinds spatial.collective takes, as error messages list
+/// them.
+constexpr const char *kCollectiveKinds = "all_reduce or all_gather";
+} // namespace
+
+Attribute CollectiveKindAttr::parse(AsmParser &parser, Type) {
+  std::optional<loom::CollectiveKind> kind =
+      loom::graph::parseEnumValue<loom::CollectiveKind>(
+          parser, loom::parseCollectiveKind, "collective kind",
+          kCollectiveKinds);
+  if (!kind)
+    return {};
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), *kind);
+}
+
+void CollectiveKindAttr::print(AsmPrinter &printer) const {
+  printer << '<' << loom::collectiveKindName(getValue()) << '>';
+}
+
+LogicalResult
+CollectiveKindAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           loom::CollectiveKind kind) {
+  if (kind != loom::CollectiveKind::AllReduce &&
+      kind != loom::CollectiveKind::AllGather)
+    return emitError() << "collective kind must be " << kCollectiveKinds
+                       << ", got '" << loom::collectiveKindName(kind) << "'";
+  return success();
+}
+
+Attribute CollectiveAlgorithmAttr::parse(AsmParser &parser, Type) {
+  std::optional<loom::CollectiveAlgorithm> algorithm =
+      loom::graph::parseEnumValue<loom::CollectiveAlgorithm>(
+          parser, loom::parseCollectiveAlgorithm, "collective algorithm",
+          loom::kCollectiveAlgorithms);
+  if (!algorithm)
+    return {};
+  return get(parser.getContext(), *algorithm);
+}
+
+void CollectiveAlgorithmAttr::print(AsmPrinter &printer) const {
+  printer << '<' << loom::collectiveAlgorithmName(getValue()) << '>';
 }
 
 namespace loom::spatial {
@@ -190,14 +245,6 @@ LogicalResult CollectiveOp::verify() {
                        "2), got ")
            << n << " operands, " << getNumResults() << " results and "
            << getChips().size() << " chips";
-  StringRef kind = getKind();
-  if (kind != "all_reduce" && kind != "all_gather")
-    return emitOpError("kind must be all_reduce or all_gather, got '")
-           << kind << "'";
-  StringRef alg = getAlgorithm();
-  if (alg != "ring" && alg != "direct" && alg != "hierarchical")
-    return emitOpError("algorithm must be ring, direct or hierarchical, got '")
-           << alg << "'";
   for (size_t i = 0; i < n; ++i) {
     if (getChips()[i] < 0)
       return emitOpError("chip ") << getChips()[i] << " is negative";
@@ -205,7 +252,7 @@ LogicalResult CollectiveOp::verify() {
       if (getChips()[i] == getChips()[j])
         return emitOpError("chip ") << getChips()[i] << " appears twice";
   }
-  if (kind == "all_gather") {
+  if (getKind() == loom::CollectiveKind::AllGather) {
     auto first = cast<RankedTensorType>(getInputs().front().getType());
     if (getAxis() < 0 || getAxis() >= first.getRank())
       return emitOpError("axis ") << getAxis() << " is out of range";
@@ -217,3 +264,6 @@ LogicalResult CollectiveOp::verify() {
 
 #define GET_OP_CLASSES
 #include "loom/Dialect/Spatial/IR/SpatialOps.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "loom/Dialect/Spatial/IR/SpatialAttrs.cpp.inc"

@@ -731,15 +731,15 @@ Value GraphToSpatialPass::placed(Value v, const Placement &want, OpBuilder &b,
 
 LogicalResult GraphToSpatialPass::placeCollective(Operation *op, OpBuilder &b) {
   ArrayRef<int64_t> chips;
-  std::string kind;
+  CollectiveKind kind;
   int64_t axis = -1;
   if (auto ar = dyn_cast<graph::AllReduceOp>(op)) {
     chips = ar.getChips();
-    kind = "all_reduce";
+    kind = CollectiveKind::AllReduce;
   } else {
     auto ag = cast<graph::AllGatherOp>(op);
     chips = ag.getChips();
-    kind = "all_gather";
+    kind = CollectiveKind::AllGather;
     axis = ag.getAxis();
   }
   for (int64_t c : chips)
@@ -761,11 +761,9 @@ LogicalResult GraphToSpatialPass::placeCollective(Operation *op, OpBuilder &b) {
       type.getNumElements() *
       (commonStorageFormat(inputs) ? storageElementBytes(inputs[0])
                                    : elementBytes(type.getElementType()));
-  auto c = CollectiveOp::create(
-      b, op->getLoc(), op->getResultTypes(), inputs, b.getStringAttr(kind),
-      b.getI64IntegerAttr(axis), b.getDenseI64ArrayAttr(chips),
-      b.getStringAttr(net_->collectiveAlgorithm(group)),
-      b.getI64IntegerAttr(bytes));
+  auto c = CollectiveOp::create(b, op->getLoc(), op->getResultTypes(), inputs,
+                                kind, axis, chips,
+                                net_->collectiveAlgorithm(group), bytes);
   op->replaceAllUsesWith(c->getResults());
   op->erase();
   return success();

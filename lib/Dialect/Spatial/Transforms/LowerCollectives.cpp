@@ -44,7 +44,8 @@ public:
     name_ = onnxNodeName(op.getLoc());
     if (name_.empty())
       name_ = "collective";
-    name_ += op.getKind() == "all_reduce" ? ".all_reduce" : ".all_gather";
+    name_ += ".";
+    name_ += collectiveKindName(op.getKind());
     // The wire format: the one every input is stored in (graph-precision-
     // policy stores a narrow policy's collective inputs at bf16 or fp16).
     // Its pieces travel at it, and the sums and copies on the way are
@@ -392,15 +393,15 @@ FailureOr<std::vector<Value>> Lowering::allReduce() {
       axis = d;
   int64_t size = type.getRank() ? type.getDimSize(axis) : 1;
   SmallVector<Value> inputs(op_.getInputs());
-  std::string alg = op_.getAlgorithm().str();
+  CollectiveAlgorithm alg = op_.getAlgorithm();
   if (type.getRank() == 0 || size < n)
-    alg = "direct";
+    alg = CollectiveAlgorithm::Direct;
   std::vector<Value> results(n);
 
-  if (alg == "ring")
+  if (alg == CollectiveAlgorithm::Ring)
     return allReduceRing(chips, inputs, axis, size);
 
-  if (alg == "hierarchical") {
+  if (alg == CollectiveAlgorithm::Hierarchical) {
     // Members per node, in chip order; every node must have as many.
     std::map<int64_t, std::vector<int64_t>> byNode; // node -> operand indices
     for (int64_t i = 0; i < n; ++i)
@@ -455,7 +456,7 @@ FailureOr<std::vector<Value>> Lowering::allGather() {
   int64_t axis = op_.getAxis();
   SmallVector<Value> pieces(op_.getInputs());
   std::vector<std::vector<Value>> got(n);
-  if (op_.getAlgorithm() == "ring") {
+  if (op_.getAlgorithm() == CollectiveAlgorithm::Ring) {
     for (int64_t i = 0; i < n; ++i) {
       got[i].assign(n, Value());
       got[i][i] = pieces[i];
@@ -485,7 +486,7 @@ FailureOr<std::vector<Value>> Lowering::allGather() {
 
 LogicalResult Lowering::run() {
   FailureOr<std::vector<Value>> results =
-      op_.getKind() == "all_reduce" ? allReduce() : allGather();
+      op_.getKind() == CollectiveKind::AllReduce ? allReduce() : allGather();
   if (failed(results))
     return failure();
   for (auto [r, v] : llvm::zip(op_.getResults(), *results))

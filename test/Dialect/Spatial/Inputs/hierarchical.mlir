@@ -11,6 +11,6 @@
 // HIER-NOT: hops = 2
 // HIER-NOT: spatial.collective
 func.func @hier(%a: tensor<1x8xf32>, %b: tensor<1x8xf32>, %c: tensor<1x8xf32>, %d: tensor<1x8xf32>) -> tensor<1x8xf32> attributes {spatial.chips = 16 : i64} {
-  %r:4 = spatial.collective %a, %b, %c, %d {algorithm = "hierarchical", axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 1, 8, 9>, kind = "all_reduce"} : (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>)
+  %r:4 = spatial.collective %a, %b, %c, %d {algorithm = #spatial.collective_algorithm<hierarchical>, axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 1, 8, 9>, kind = #spatial.collective_kind<all_reduce>} : (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>)
   return %r#3 : tensor<1x8xf32>
 }

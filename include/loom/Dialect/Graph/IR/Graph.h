@@ -91,6 +91,30 @@ verifyStorage(mlir::Operation *op, std::optional<llvm::StringRef> storage) {
   return mlir::success();
 }
 
+/// Parses the `<name>` of an enum attribute (Loom_EnumValueAttr in
+/// GraphAttrs.td) into the value `parse` gives for it; refuses a name that
+/// names none with "<what> must be <valid>, got '<name>'".
+template <typename Enum, typename Parse>
+std::optional<Enum> parseEnumValue(mlir::AsmParser &parser, Parse parse,
+                                   llvm::StringRef what,
+                                   llvm::StringRef valid) {
+  std::string name;
+  if (parser.parseLess())
+    return std::nullopt;
+  llvm::SMLoc at = parser.getCurrentLocation();
+  if (parser.parseKeywordOrString(&name))
+    return std::nullopt;
+  std::optional<Enum> value = parse(name);
+  if (!value) {
+    parser.emitError(at) << what << " must be " << valid << ", got '" << name
+                         << "'";
+    return std::nullopt;
+  }
+  if (parser.parseGreater())
+    return std::nullopt;
+  return value;
+}
+
 /// The `graph.storage` declared for `v`: a function argument's, or that of
 /// a result `v` is returned as (the first with one); std::nullopt when none
 /// names a narrow format.

@@ -16,10 +16,13 @@
 include "loom/Dialect/Graph/IR/GraphBase.td"
 include "mlir/IR/AttrTypeBase.td"
 
-// An attribute holding one value of a runtime enum `cppEnum`, returned as
-// that enum by an op's accessor and built from it by its builders.
-class Graph_EnumValueAttr<string name, string attrMnemonic, string cppEnum>
-    : AttrDef<Graph_Dialect, name> {
+// An attribute of `dialect` holding one value of a C++ enum `cppEnum`,
+// returned as that enum by an op's accessor and built from it by its
+// builders. The spatial dialect's collective attributes (SpatialAttrs.td)
+// are of this class too.
+class Loom_EnumValueAttr<Dialect dialect, string name, string attrMnemonic,
+                         string cppEnum>
+    : AttrDef<dialect, name> {
   let mnemonic = attrMnemonic;
   let parameters = (ins cppEnum:$value);
   let hasCustomAssemblyFormat = 1;
@@ -27,6 +30,11 @@ class Graph_EnumValueAttr<string name, string attrMnemonic, string cppEnum>
   let convertFromStorage = "::llvm::cast<" # cppType # ">($_self).getValue()";
   let constBuilderCall = cppType # "::get($_builder.getContext(), $0)";
 }
+
+// One of the graph dialect's: a runtime enum (loom/Runtime/KernelEnums.h,
+// TargetDesc.h).
+class Graph_EnumValueAttr<string name, string attrMnemonic, string cppEnum>
+    : Loom_EnumValueAttr<Graph_Dialect, name, attrMnemonic, cppEnum>;
 
 def Graph_KernelKindAttr
     : Graph_EnumValueAttr<"KernelKind", "kind", "::loom::rt::KernelKind"> {

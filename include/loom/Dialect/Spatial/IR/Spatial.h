@@ -4,6 +4,7 @@
 
 #include "loom/Dialect/Graph/IR/Graph.h"
 #include "loom/Dialect/Spatial/IR/Placement.h"
+#include "loom/Target/Collective.h"
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -17,6 +18,9 @@
 #include <optional>
 
 #include "loom/Dialect/Spatial/IR/SpatialDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "loom/Dialect/Spatial/IR/SpatialAttrs.h.inc"
 
 #define GET_OP_CLASSES
 #include "loom/Dialect/Spatial/IR/SpatialOps.h.inc"

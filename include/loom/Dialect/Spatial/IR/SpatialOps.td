@@ -7,59 +7,12 @@
 #ifndef LOOM_SPATIAL_OPS
 #define LOOM_SPATIAL_OPS
 
-include "mlir/IR/OpBase.td"
 include "loom/Dialect/Graph/IR/GraphAttrs.td"
-
-/// A 64-bit signless integer attribute read back as a signed int64_t (I64Attr
-/// returns uint64_t, which would turn -1 into 2^64 - 1).
-def Spatial_I64Attr : TypedSignlessIntegerAttrBase<I64, "int64_t",
-    "64-bit signless integer attribute"> {
-  let convertFromStorage = "$_self.getValue().getSExtValue()";
-}
+include "loom/Dialect/Spatial/IR/SpatialAttrs.td"
+include "loom/Dialect/Spatial/IR/SpatialBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
-
-def Spatial_Dialect : Dialect {
-  let name = "spatial";
-  let cppNamespace = "::loom::spatial";
-  let summary = "Kernels placed on tile regions, with explicit on-chip transfers";
-  let description = [{
-    The `spatial` dialect says where everything lives: on which chip
-    (`chip`, default 0) and on which tiles of it. A
-    *placement* is a tile region (`region = array<i64: row, col, rows,
-    cols>`, the top-left tile and the size of a rectangle of the tile grid)
-    and a *shard dimension*: the tensor is split into `rows * cols` contiguous
-    blocks along that dimension, block `i` (row-major in the region) on tile
-    `i`; the block size is `ceil(size / tiles)`, so trailing tiles may hold
-    less or nothing. A shard dimension of -1 keeps the whole tensor on the
-    region's first tile, and -2 puts the whole tensor on every tile of the
-    region (replicated: a multicast operand). An optional `layout =
-    array<i64: block, halo_lo, halo_hi>` widens each tile's block: block `i`
-    holds elements `[i * block - halo_lo, (i + 1) * block + halo_hi)` of the
-    shard dimension, clipped to the tensor (the last block to its end), which
-    is how a convolution split by output rows gets its input rows with their
-    halo.
-
-    - `spatial.weight`: a constant resident in the SRAM of its placement for
-      the whole program.
-    - `spatial.kernel`: a fused group of graph ops (the body of a
-      `graph.kernel`) run on a tile region; its results are sharded per
-      `shard_dims`. It carries the cost model's estimate.
-    - `spatial.transfer`: moves a tensor from one placement to another over
-      the mesh (dimension-order XY routing); it records the bytes that change
-      tiles, the longest route in hops and the mesh links it uses.
-
-    Function arguments carry their placement as `spatial.region` and
-    `spatial.shard_dim` argument attributes.
-  }];
-  // A kernel's kind, precision and bound are the graph dialect's
-  // attributes, and its body holds graph ops.
-  let dependentDialects = ["::loom::graph::GraphDialect"];
-}
-
-class Spatial_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Spatial_Dialect, mnemonic, traits>;
 
 def Spatial_WeightOp : Spatial_Op<"weight", [Pure]> {
   let summary = "A constant resident in SRAM on the tiles of its placement";
@@ -176,24 +129,28 @@ def Spatial_CollectiveOp : Spatial_Op<"collective", [Pure]> {
   let description = [{
     Operand `i` lives on chip `chips[i]`, whole on that chip's first tile
     (region 0, 0, 1, 1; shard dimension -1), and so does result `i`.
-    `kind` "all_reduce": every result is the sum of the operands;
-    "all_gather": every result is their concatenation along `axis`.
-    `algorithm` is how `spatial-lower-collectives` turns it into chip-to-chip
-    transfers and per-chip kernels, chosen for the topology: "ring"
-    (reduce-scatter and all-gather around a ring of direct links), "direct"
-    (every chip sends each other chip its chunk at once, over direct
-    links), or "hierarchical" (direct inside each node, then across nodes
-    between the chips of equal rank, then direct inside each node again).
+    `kind` (`#spatial.collective_kind<...>`) all_reduce: every result is
+    the sum of the operands; all_gather: every result is their
+    concatenation along `axis`.
+    `algorithm` (`#spatial.collective_algorithm<...>`) is how
+    `spatial-lower-collectives` turns it into chip-to-chip transfers and
+    per-chip kernels, chosen for the topology: ring (reduce-scatter and
+    all-gather around a ring of direct links), direct (every chip sends
+    each other chip its chunk at once, over direct links), or hierarchical
+    (direct inside each node, then across nodes between the chips of equal
+    rank, then direct inside each node again).
     `bytes` is one operand's size.
 
     Example:
     ```mlir
-    %r:2 = spatial.collective %a, %b {algorithm = "direct", axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 1>, kind = "all_reduce"} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
+    %r:2 = spatial.collective %a, %b {algorithm = #spatial.collective_algorithm<direct>, axis = -1 : i64, bytes = 32 : i64, chips = array<i64: 0, 1>, kind = #spatial.collective_kind<all_reduce>} : (tensor<1x8xf32>, tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>)
     ```
   }];
-  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, StrAttr:$kind,
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs,
+                       Spatial_CollectiveKindAttr:$kind,
                        Spatial_I64Attr:$axis, DenseI64ArrayAttr:$chips,
-                       StrAttr:$algorithm, Spatial_I64Attr:$bytes);
+                       Spatial_CollectiveAlgorithmAttr:$algorithm,
+                       Spatial_I64Attr:$bytes);
   let results = (outs Variadic<AnyRankedTensor>:$outputs);
   let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
   let hasVerifier = 1;

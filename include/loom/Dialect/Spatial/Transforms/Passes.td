@@ -61,21 +61,21 @@ def SpatialLowerCollectives : Pass<"spatial-lower-collectives", "mlir::func::Fun
     Every `spatial.collective` becomes point-to-point `spatial.transfer`s
     between chips (each over its chip-network route) and small kernels on
     each chip's first tile that slice, sum and concatenate, by its
-    `algorithm`:
+    `algorithm` (`#spatial.collective_algorithm<...>`):
 
-    - "direct" all-reduce: every chip cuts its operand into one chunk per
+    - direct all-reduce: every chip cuts its operand into one chunk per
       chip (along the operand's longest dimension) and sends chunk j to
       chip j, which sums the chunks (in chip order); then every chip sends
       its summed chunk to every other chip and each concatenates them
       (a reduce-scatter then an all-gather, both in one step).
-    - "ring" all-reduce: the same chunks go around the ring: n - 1 steps in
+    - ring all-reduce: the same chunks go around the ring: n - 1 steps in
       which every chip passes a partial sum to the next chip, which adds its
       own chunk, then n - 1 steps passing the finished chunks on.
-    - "hierarchical" all-reduce: a direct reduce-scatter inside each node,
+    - hierarchical all-reduce: a direct reduce-scatter inside each node,
       then for each chunk a direct all-reduce between the chips of equal
       rank in the nodes, then a direct all-gather inside each node.
-    - all-gather: every chip sends its piece to every other chip ("direct"
-      and "hierarchical") or passes pieces around the ring ("ring"), and each
+    - all-gather: every chip sends its piece to every other chip (direct
+      and hierarchical) or passes pieces around the ring (ring), and each
       concatenates them along `axis`.
 
     A tensor with fewer elements along its longest dimension than there are
