@@ -13,8 +13,8 @@
 // then transposed for the scores (an exact copy: fp8 too); the matmul and
 // the softmax read them but are not copies, so they have no storage.
 // CHECK-LABEL: func.func @kv_cache(
-// CHECK: graph.kernel %arg0, %arg1 {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>, storage = "fp8"}
-// CHECK: graph.kernel %0 {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>, storage = "fp8"}
+// CHECK: graph.kernel %arg0, %arg1 {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>, storage = #graph.precision<fp8>}
+// CHECK: graph.kernel %0 {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>, storage = #graph.precision<fp8>}
 // CHECK: graph.kernel %arg2, %1 {kind = #graph.kind<matmul>, precision = #graph.precision<{{fp32|fp8}}>} :
 // CHECK: graph.kernel %2 {kind = #graph.kind<softmax>, precision = #graph.precision<fp32>} :
 func.func @kv_cache(%past: tensor<1x2x3x4xf32> {graph.storage = "fp8"}, %new: tensor<1x2x1x4xf32>, %q: tensor<1x2x1x4xf32>) -> (tensor<1x2x4x4xf32> {graph.storage = "fp8"}, tensor<1x2x1x4xf32>) {
@@ -104,7 +104,33 @@ func.func @bad_storage(%x: tensor<2xf32> {graph.storage = "int8"}) -> tensor<2xf
 // A kernel's own storage attribute is checked by its verifier.
 func.func @bad_kernel_storage(%x: tensor<2xf32>) -> tensor<2xf32> {
   // expected-error @+1 {{'graph.kernel' op storage must be bf16, fp16 or fp8, got 'fp32'}}
-  %y = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, storage = "fp32"} : (tensor<2xf32>) -> tensor<2xf32> {
+  %y = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, storage = #graph.precision<fp32>} : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    %n = graph.neg %a : (tensor<2xf32>) -> tensor<2xf32>
+    graph.yield %n : tensor<2xf32>
+  }
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// int8 is a kernel precision, but no storage format: it needs a scale.
+func.func @int8_kernel_storage(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'graph.kernel' op storage must be bf16, fp16 or fp8, got 'int8'}}
+  %y = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, storage = #graph.precision<int8>} : (tensor<2xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<2xf32>):
+    %n = graph.neg %a : (tensor<2xf32>) -> tensor<2xf32>
+    graph.yield %n : tensor<2xf32>
+  }
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// A storage that names no kernel precision is refused by the parser.
+func.func @tf32_kernel_storage(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{precision must be fp32, bf16, fp16, fp8 or int8, got 'tf32'}}
+  %y = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, storage = #graph.precision<tf32>} : (tensor<2xf32>) -> tensor<2xf32> {
   ^bb0(%a: tensor<2xf32>):
     %n = graph.neg %a : (tensor<2xf32>) -> tensor<2xf32>
     graph.yield %n : tensor<2xf32>
@@ -117,7 +143,7 @@ func.func @bad_kernel_storage(%x: tensor<2xf32>) -> tensor<2xf32> {
 // Storage is for f32 results.
 func.func @bad_kernel_storage_type(%x: tensor<2xi64>) -> tensor<2xi64> {
   // expected-error @+1 {{'graph.kernel' op storage fp8 is for f32 results, got 'tensor<2xi64>'}}
-  %y = graph.kernel %x {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>, storage = "fp8"} : (tensor<2xi64>) -> tensor<2xi64> {
+  %y = graph.kernel %x {kind = #graph.kind<data_movement>, precision = #graph.precision<fp32>, storage = #graph.precision<fp8>} : (tensor<2xi64>) -> tensor<2xi64> {
   ^bb0(%a: tensor<2xi64>):
     %n = graph.reshape %a : (tensor<2xi64>) -> tensor<2xi64>
     graph.yield %n : tensor<2xi64>

@@ -13,8 +13,8 @@
 // FP32-LABEL: func.func @partial_sums(
 // FP32-NOT: storage
 // NARROW-LABEL: func.func @partial_sums(
-// NARROW: graph.kernel %arg0, %arg2 {kind = #graph.kind<matmul>, precision = #graph.precision<{{[a-z0-9]+}}>, storage = "[[WIRE]]"}
-// NARROW: graph.kernel %arg1, %arg3 {kind = #graph.kind<matmul>, precision = #graph.precision<{{[a-z0-9]+}}>, storage = "[[WIRE]]"}
+// NARROW: graph.kernel %arg0, %arg2 {kind = #graph.kind<matmul>, precision = #graph.precision<{{[a-z0-9]+}}>, storage = #graph.precision<[[WIRE]]>}
+// NARROW: graph.kernel %arg1, %arg3 {kind = #graph.kind<matmul>, precision = #graph.precision<{{[a-z0-9]+}}>, storage = #graph.precision<[[WIRE]]>}
 // NARROW: graph.all_reduce
 // NARROW: graph.kernel {{.*}}kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} :
 func.func @partial_sums(%x0: tensor<1x4xf32>, %x1: tensor<1x4xf32>, %w0: tensor<4x8xf32>, %w1: tensor<4x8xf32>) -> tensor<1x8xf32> {
@@ -45,7 +45,7 @@ func.func @partial_sums(%x0: tensor<1x4xf32>, %x1: tensor<1x4xf32>, %w0: tensor<
 // FP32-NOT: storage
 // NARROW-LABEL: func.func @also_used(
 // NARROW: graph.kernel %arg0, %arg2 {kind = #graph.kind<matmul>, precision = #graph.precision<{{[a-z0-9]+}}>} :
-// NARROW: graph.kernel %arg1, %arg3 {kind = #graph.kind<matmul>, precision = #graph.precision<{{[a-z0-9]+}}>, storage = "[[WIRE]]"}
+// NARROW: graph.kernel %arg1, %arg3 {kind = #graph.kind<matmul>, precision = #graph.precision<{{[a-z0-9]+}}>, storage = #graph.precision<[[WIRE]]>}
 func.func @also_used(%x0: tensor<1x4xf32>, %x1: tensor<1x4xf32>, %w0: tensor<4x8xf32>, %w1: tensor<4x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>) {
   %p0 = graph.kernel %x0, %w0 {kind = #graph.kind<matmul>, precision = #graph.precision<fp32>} : (tensor<1x4xf32>, tensor<4x8xf32>) -> tensor<1x8xf32> {
   ^bb0(%a: tensor<1x4xf32>, %b: tensor<4x8xf32>):
@@ -70,9 +70,9 @@ func.func @also_used(%x0: tensor<1x4xf32>, %x1: tensor<1x4xf32>, %w0: tensor<4x8
 // FP32-LABEL: func.func @stages(
 // FP32-NOT: storage
 // NARROW-LABEL: func.func @stages(
-// NARROW: graph.kernel %arg0 {graph.chip = 0 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, storage = "[[WIRE]]"}
+// NARROW: graph.kernel %arg0 {graph.chip = 0 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, storage = #graph.precision<[[WIRE]]>}
 // NARROW: graph.kernel %arg0 {graph.chip = 0 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} :
-// NARROW: graph.kernel %arg1 {graph.chip = 1 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, storage = "[[WIRE]]"}
+// NARROW: graph.kernel %arg1 {graph.chip = 1 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, storage = #graph.precision<[[WIRE]]>}
 func.func @stages(%x: tensor<1x8xf32>, %z: tensor<1x8xf32>) -> (tensor<1x8xf32>, tensor<1x8xf32>, tensor<1x16xf32>) {
   %a = graph.kernel %x {graph.chip = 0 : i64, kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>} : (tensor<1x8xf32>) -> tensor<1x8xf32> {
   ^bb0(%v: tensor<1x8xf32>):

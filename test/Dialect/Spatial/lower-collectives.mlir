@@ -70,9 +70,9 @@ func.func @gather(%a: tensor<1x3xf32>, %b: tensor<1x3xf32>, %c: tensor<1x3xf32>,
 // narrow policy): the pieces travel at 2 bytes an element, half @direct's,
 // and the splits, sums and copies on the way store at bf16 too.
 // CHECK-LABEL: func.func @direct_bf16(
-// CHECK: spatial.kernel %arg0 {{.*}}kind = #graph.kind<data_movement>{{.*}}storage = "bf16"
+// CHECK: spatial.kernel %arg0 {{.*}}kind = #graph.kind<data_movement>{{.*}}storage = #graph.precision<bf16>
 // CHECK: spatial.transfer {{.*}}{bytes = 8 : i64,
-// CHECK: kind = #graph.kind<elementwise>{{.*}}storage = "bf16"
+// CHECK: kind = #graph.kind<elementwise>{{.*}}storage = #graph.precision<bf16>
 // CHECK: spatial.transfer {{.*}}{bytes = 8 : i64,
 // CHECK-NOT: bytes = 16
 func.func @direct_bf16(%a: tensor<2x4xf32> {graph.storage = "bf16"}, %b: tensor<2x4xf32> {graph.storage = "bf16"}) -> (tensor<2x4xf32>, tensor<2x4xf32>) attributes {spatial.chips = 4 : i64} {

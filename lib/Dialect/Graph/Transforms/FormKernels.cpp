@@ -213,7 +213,7 @@ struct GraphFormKernelsPass
     auto kernel = KernelOp::create(b, loc, resultTypes, inputs.getArrayRef(),
                                    g.kind, rt::NumericFormat::F32,
                                    /*block=*/mlir::DenseI64ArrayAttr(),
-                                   /*storage=*/mlir::StringAttr());
+                                   /*storage=*/PrecisionAttr());
     if (auto chip = seed->getAttr(kChipAttr))
       kernel->setAttr(kChipAttr, chip);
 

@@ -28,10 +28,11 @@ struct GraphPrecisionPolicyPass
     if (failed(checkStorageAttrs(func)))
       return signalPassFailure();
     // Kernels in program order, so a copy's input has its storage set.
-    llvm::DenseMap<mlir::Value, llvm::StringRef> storedAs;
+    llvm::DenseMap<mlir::Value, rt::NumericFormat> storedAs;
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      if (auto a = func.getArgAttrOfType<mlir::StringAttr>(i, kStorageAttr))
-        storedAs[func.getArgument(i)] = a.getValue();
+      if (std::optional<rt::NumericFormat> f =
+              storageNamed(func.getArgAttr(i, kStorageAttr)))
+        storedAs[func.getArgument(i)] = *f;
     func.walk([&](KernelOp kernel) {
       loom::KernelKind kind = kernel.getKind();
       // bf16, fp16, fp8 (E4M3) and int8 (symmetric, per tensor) apply to
@@ -45,7 +46,7 @@ struct GraphPrecisionPolicyPass
       // int8 under every policy.
       if (matrix && hasInt8Anchor(kernel))
         kernel.setPrecision(rt::NumericFormat::I8);
-      std::optional<llvm::StringRef> storage = returnedStorage(func, kernel);
+      std::optional<rt::NumericFormat> storage = returnedStorage(func, kernel);
       if (!storage)
         storage = copiedStorage(kernel, storedAs);
       if (storage) {
@@ -64,7 +65,6 @@ struct GraphPrecisionPolicyPass
     // a transfer moves a stored value's bytes.
     if (std::optional<rt::NumericFormat> wireFormat =
             rt::activationWireFormat(precision)) {
-      llvm::StringRef wire = rt::numericFormatName(*wireFormat);
       func.walk([&](KernelOp kernel) {
         if (kernel.getStorage() || kernel.getNumResults() == 0)
           return;
@@ -79,7 +79,7 @@ struct GraphPrecisionPolicyPass
                 !(llvm::isa<KernelOp>(user) && chipOf(user) != chipOf(kernel)))
               return;
         }
-        kernel.setStorage(wire);
+        kernel.setStorage(*wireFormat);
       });
     }
     // A result asked to be stored narrow whose value no kernel stores so
@@ -89,18 +89,19 @@ struct GraphPrecisionPolicyPass
     auto ret = llvm::cast<mlir::func::ReturnOp>(
         func.getBody().front().getTerminator());
     for (unsigned i = 0; i < func.getNumResults(); ++i) {
-      auto want = func.getResultAttrOfType<mlir::StringAttr>(i, kStorageAttr);
+      std::optional<rt::NumericFormat> want =
+          storageNamed(func.getResultAttr(i, kStorageAttr));
       if (!want)
         continue;
       auto have = storedAs.find(ret.getOperand(i));
-      if (have != storedAs.end() && have->second == want.getValue())
+      if (have != storedAs.end() && have->second == *want)
         continue;
       auto name = func.getResultAttrOfType<mlir::StringAttr>(i, "graph.name");
       mlir::Operation *def = ret.getOperand(i).getDefiningOp();
       func.emitError()
           << "graph-precision-policy: result " << i
           << (name ? " '" + name.getValue().str() + "'" : std::string())
-          << " is to be stored at " << want.getValue()
+          << " is to be stored at " << rt::numericFormatName(*want)
           << ", but its value comes from "
           << (def ? "'" + def->getName().getStringRef().str() + "'"
                   : std::string("an argument"))
@@ -146,21 +147,28 @@ private:
     return mlir::success();
   }
 
+  /// The narrow format a `graph.storage` attribute names (checked by
+  /// checkStorageAttrs), or std::nullopt for none.
+  static std::optional<rt::NumericFormat> storageNamed(mlir::Attribute a) {
+    auto s = llvm::dyn_cast_or_null<mlir::StringAttr>(a);
+    return s ? rt::narrowStorageFormat(s.getValue()) : std::nullopt;
+  }
+
   /// The storage format of `kernel` when every result is returned as a
   /// function result with the same `graph.storage`.
-  static std::optional<llvm::StringRef> returnedStorage(mlir::func::FuncOp func,
-                                                        KernelOp kernel) {
-    std::optional<llvm::StringRef> common;
+  static std::optional<rt::NumericFormat>
+  returnedStorage(mlir::func::FuncOp func, KernelOp kernel) {
+    std::optional<rt::NumericFormat> common;
     for (mlir::Value r : kernel.getResults()) {
-      std::optional<llvm::StringRef> mine;
+      std::optional<rt::NumericFormat> mine;
       for (mlir::OpOperand &use : r.getUses()) {
         if (!llvm::isa<mlir::func::ReturnOp>(use.getOwner()))
           continue;
-        auto a = func.getResultAttrOfType<mlir::StringAttr>(
-            use.getOperandNumber(), kStorageAttr);
-        if (!a || (mine && *mine != a.getValue()))
+        std::optional<rt::NumericFormat> a = storageNamed(
+            func.getResultAttr(use.getOperandNumber(), kStorageAttr));
+        if (!a || (mine && *mine != *a))
           return std::nullopt;
-        mine = a.getValue();
+        mine = a;
       }
       if (!mine || (common && *common != *mine) ||
           !llvm::cast<mlir::RankedTensorType>(r.getType())
@@ -174,16 +182,16 @@ private:
 
   /// The storage format of a kernel that only copies values all stored in
   /// one format (so its results are exact in it).
-  static std::optional<llvm::StringRef>
-  copiedStorage(KernelOp kernel,
-                const llvm::DenseMap<mlir::Value, llvm::StringRef> &storedAs) {
+  static std::optional<rt::NumericFormat> copiedStorage(
+      KernelOp kernel,
+      const llvm::DenseMap<mlir::Value, rt::NumericFormat> &storedAs) {
     if (kernel.getKind() != loom::KernelKind::DataMovement)
       return std::nullopt;
     for (mlir::Operation &op : kernel.getBody().front().without_terminator())
       if (!llvm::isa<ReshapeOp, TransposeOp, ConcatOp, SliceOp, GatherOp,
                      BroadcastToOp, TileOp>(op))
         return std::nullopt;
-    std::optional<llvm::StringRef> common;
+    std::optional<rt::NumericFormat> common;
     for (mlir::Value in : kernel.getInputs()) {
       if (!llvm::cast<mlir::RankedTensorType>(in.getType())
                .getElementType()

@@ -75,7 +75,7 @@ KernelDesc describeConv(graph::ConvOp conv, NumericFormat format) {
 
 std::optional<KernelDesc> describeKernel(KernelKind kind, NumericFormat format,
                                          mlir::Region &body, std::string &error,
-                                         std::optional<StringRef> storage) {
+                                         std::optional<NumericFormat> storage) {
   Block &block = body.front();
   TypeRange inputs = block.getArgumentTypes();
   TypeRange outputs = block.getTerminator()->getOperandTypes();
@@ -110,14 +110,12 @@ std::optional<KernelDesc> describeKernel(KernelKind kind, NumericFormat format,
   case KernelKind::Normalization:
     return KernelDesc::normalization(outElements, format);
   case KernelKind::DataMovement: {
-    std::optional<NumericFormat> stored =
-        storage ? rt::narrowStorageFormat(*storage) : std::nullopt;
     int64_t bytes = 0;
     for (Type t : outputs)
       bytes += numElements(t) *
                rt::bytesStoredAs(
                    elementBytes(cast<RankedTensorType>(t).getElementType()),
-                   stored);
+                   storage);
     return KernelDesc::dataMovement(bytes);
   }
   case KernelKind::Collective:
@@ -230,14 +228,13 @@ int64_t storedElementBytes(Value weight) {
 std::optional<NumericFormat> storageFormatOf(Value v) {
   if (isa<BlockArgument>(v))
     return graph::declaredStorage(v);
-  std::optional<StringRef> name;
   if (auto k = v.getDefiningOp<graph::KernelOp>())
-    name = k.getStorage();
-  else if (auto k = v.getDefiningOp<KernelOp>())
-    name = k.getStorage();
-  else if (auto t = v.getDefiningOp<TransferOp>())
+    return k.getStorage();
+  if (auto k = v.getDefiningOp<KernelOp>())
+    return k.getStorage();
+  if (auto t = v.getDefiningOp<TransferOp>())
     return storageFormatOf(t.getSource());
-  return name ? rt::narrowStorageFormat(*name) : std::nullopt;
+  return std::nullopt;
 }
 
 std::optional<NumericFormat> commonStorageFormat(ValueRange values) {

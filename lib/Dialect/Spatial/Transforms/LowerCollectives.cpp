@@ -128,7 +128,8 @@ FailureOr<SmallVector<Value>> Lowering::kernel(
       graph::CostBoundAttr::get(b_.getContext(), CostBound::Compute),
       b_.getI64IntegerAttr(0), b_.getI64IntegerAttr(0), b_.getI64IntegerAttr(0),
       b_.getI64IntegerAttr(chip),
-      wire_ ? b_.getStringAttr(rt::numericFormatName(*wire_)) : StringAttr(),
+      wire_ ? graph::PrecisionAttr::get(b_.getContext(), *wire_)
+            : graph::PrecisionAttr(),
       b_.getStringAttr("single_tile"));
   Block *body = new Block();
   k.getBody().push_back(body);

@@ -98,7 +98,7 @@ std::pair<graph::KernelOp, graph::KernelOp> splitK(graph::KernelOp kernel,
   auto partial = graph::KernelOp::create(
       b, partialLoc, TypeRange{partialType}, ValueRange{a, bIn},
       kernel.getKind(), kernel.getPrecision(), kernel.getBlockAttr(),
-      StringAttr());
+      graph::PrecisionAttr());
   if (auto chip = kernel->getAttr(graph::kChipAttr))
     partial->setAttr(graph::kChipAttr, chip);
   {

@@ -129,11 +129,18 @@ storageFormat(std::string_view name) {
 /// The storage formats, as error messages list them.
 inline constexpr const char *kStorageFormats = "fp32, bf16, fp16 or fp8";
 
+/// True for a storage format narrower than fp32: bf16, fp16 or fp8 (a
+/// kernel's `storage`, the storage formats but fp32).
+inline bool isNarrowStorageFormat(NumericFormat format) {
+  return format == NumericFormat::BF16 || format == NumericFormat::F16 ||
+         format == NumericFormat::F8;
+}
+
 /// A storage format narrower than fp32 ("bf16", "fp16", "fp8"): what a
 /// tensor's `storage` may name; std::nullopt for fp32 and anything else.
 inline std::optional<NumericFormat> narrowStorageFormat(std::string_view name) {
   std::optional<NumericFormat> f = storageFormat(name);
-  if (f == NumericFormat::F32)
+  if (!f || !isNarrowStorageFormat(*f))
     return std::nullopt;
   return f;
 }

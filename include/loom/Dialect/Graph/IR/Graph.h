@@ -76,18 +76,20 @@ inline constexpr const char *kWholeAttr = "graph.whole";
 inline constexpr const char *kStorageAttr = "graph.storage";
 
 /// Verifies a kernel's optional `storage` attribute: a narrow storage
-/// format (fp32 is spelled by leaving it out).
+/// format (fp32 is spelled by leaving it out; int8 is a precision, no
+/// storage format).
 inline mlir::LogicalResult
-verifyStorage(mlir::Operation *op, std::optional<llvm::StringRef> storage) {
+verifyStorage(mlir::Operation *op, std::optional<rt::NumericFormat> storage) {
   if (!storage)
     return mlir::success();
-  if (!rt::narrowStorageFormat(*storage))
+  const char *name = rt::numericFormatName(*storage);
+  if (!rt::isNarrowStorageFormat(*storage))
     return op->emitOpError("storage must be bf16, fp16 or fp8, got '")
-           << *storage << "'";
+           << name << "'";
   for (mlir::Type t : op->getResultTypes())
     if (!mlir::cast<mlir::ShapedType>(t).getElementType().isF32())
       return op->emitOpError("storage ")
-             << *storage << " is for f32 results, got " << t;
+             << name << " is for f32 results, got " << t;
   return mlir::success();
 }
 

@@ -538,9 +538,10 @@ def Graph_KernelOp : Graph_Op<"kernel", [IsolatedFromAbove,
     data_movement); `precision` is the kernel's precision policy (fp32, or
     bf16, fp16 or fp8 (E4M3) inputs with fp32 accumulation); `block` is the layout chosen for the matrix
     unit's native block, when it has one. `storage`, when present, is the
-    format every result is stored in (bf16, fp16 or fp8): the results are
-    rounded to it when written and take its bytes in SRAM (set by
-    `graph-precision-policy` for a KV cache, see there).
+    format every result is stored in (`#graph.precision<...>`, one of
+    bf16, fp16 or fp8): the results are rounded to it when written and
+    take its bytes in SRAM (set by `graph-precision-policy` for a KV cache
+    and the activations crossing chips, see there).
 
     Example:
     ```mlir
@@ -557,7 +558,7 @@ def Graph_KernelOp : Graph_Op<"kernel", [IsolatedFromAbove,
                        Graph_KernelKindAttr:$kind,
                        Graph_PrecisionAttr:$precision,
                        OptionalAttr<DenseI64ArrayAttr>:$block,
-                       OptionalAttr<StrAttr>:$storage);
+                       OptionalAttr<Graph_PrecisionAttr>:$storage);
   let results = (outs Variadic<Graph_Tensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{

@@ -200,9 +200,10 @@ def GraphPrecisionPolicy : Pass<"graph-precision-policy", "mlir::func::FuncOp"> 
     With `precision=fp32` (the default) every kernel is fp32. Any other
     value is an error.
 
-    The pass also sets each kernel's `storage`, the format its results are
-    held in (an LLM's KV cache at fp8, `--kv-precision`), from the
-    `graph.storage` attributes of the function's arguments and results:
+    The pass also sets each kernel's `storage` (`#graph.precision<F>`),
+    the format its results are held in (an LLM's KV cache at fp8,
+    `--kv-precision`), from the `graph.storage` attributes (strings, "F")
+    of the function's arguments and results:
 
     - a kernel whose every result is returned as a result with
       `graph.storage = F` stores at F: its results are rounded to F when

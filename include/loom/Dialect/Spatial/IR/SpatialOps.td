@@ -50,7 +50,7 @@ def Spatial_KernelOp : Spatial_Op<"kernel", [IsolatedFromAbove,
     pipelined or hybrid mapping the kernels of one group have disjoint
     regions, and only kernels of different groups share tiles. `storage`
     is the `graph.kernel`'s: the format its results are stored in, when
-    narrower than their type.
+    narrower than their type (`#graph.precision<...>`, bf16, fp16 or fp8).
 
     Example:
     ```mlir
@@ -70,7 +70,7 @@ def Spatial_KernelOp : Spatial_Op<"kernel", [IsolatedFromAbove,
                        Graph_CostBoundAttr:$bound, Spatial_I64Attr:$flops, Spatial_I64Attr:$bytes,
                        DefaultValuedAttr<Spatial_I64Attr, "0">:$group,
                        DefaultValuedAttr<Spatial_I64Attr, "0">:$chip,
-                       OptionalAttr<StrAttr>:$storage,
+                       OptionalAttr<Graph_PrecisionAttr>:$storage,
                        OptionalAttr<StrAttr>:$decomposition);
   let results = (outs Variadic<AnyRankedTensor>:$outputs);
   let regions = (region SizedRegion<1>:$body);

@@ -18,13 +18,13 @@ namespace loom::spatial {
 /// (a kernel precision: fp32, bf16, fp16, fp8 or int8) and body. A matmul or
 /// conv anchor is costed as such, the other ops of the body as its
 /// epilogue (one vector op per output each). `storage` is the kernel's
-/// storage format, when it has one: a data-movement kernel's bytes are its
-/// results' at that format. std::nullopt, with `error` set, for a kind no
-/// kernel has (collective).
+/// storage format (bf16, fp16 or fp8), when it has one: a data-movement
+/// kernel's bytes are its results' at that format. std::nullopt, with `error`
+/// set, for a kind no kernel has (collective).
 std::optional<KernelDesc>
 describeKernel(KernelKind kind, NumericFormat precision, mlir::Region &body,
                std::string &error,
-               std::optional<llvm::StringRef> storage = std::nullopt);
+               std::optional<NumericFormat> storage = std::nullopt);
 
 /// The ONNX node name a location carries (the first NameLoc inside it), or
 /// the empty string.
