@@ -776,18 +776,33 @@ int runPlan(int argc, char **argv) {
                  ": expected at most 1e12");
     return x;
   };
-  // A degree, batch, load or bound given as 0 would read as not given
-  // (0 is the Request's "search" or "none"): refused, as `loom compile`
-  // refuses --tp=0.
-  const std::pair<const char *, const char *> positive[] = {
-      {"tp", "to search it"},           {"pp", "to search it"},
-      {"batch", "to search it"},        {"concurrency", "for no load"},
-      {"rate", "for no load"},          {"ttft", "for no bound"},
-      {"tpot", "for no bound"}};
-  for (auto [name, unset] : positive)
-    if (args.has(name) && number(name, 0, false) == 0)
-      usageError(std::string("--") + name + "=" + args.get(name) +
-                 ": expected more than 0 (leave it out " + unset + ")");
+  // A degree, batch, load or bound given must be above 0: 0 is what the
+  // Request reads as not given ("search" or "none"), as `loom compile`
+  // refuses --tp=0. One message for every bad value of these flags.
+  struct Positive {
+    const char *name;
+    bool whole;
+    const char *unset;
+  };
+  for (const Positive &f : {Positive{"tp", true, "to search it"},
+                            Positive{"pp", true, "to search it"},
+                            Positive{"batch", true, "to search it"},
+                            Positive{"concurrency", true, "for no load"},
+                            Positive{"rate", false, "for no load"},
+                            Positive{"ttft", false, "for no bound"},
+                            Positive{"tpot", false, "for no bound"}}) {
+    if (!args.has(f.name))
+      continue;
+    std::string v = args.get(f.name);
+    char *end = nullptr;
+    double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(x > 0) || x > 1e12 ||
+        (f.whole && x != std::floor(x)))
+      usageError(std::string("--") + f.name + "=" + v + ": expected " +
+                 (f.whole ? "a whole number from 1 to 1e12"
+                          : "a number above 0, at most 1e12") +
+                 " (leave it out " + f.unset + ")");
+  }
   loom::plan::Request r;
   r.inputLen = int64_t(number("input-len", 1024, true));
   r.outputLen = int64_t(number("output-len", 256, true));
