@@ -9,6 +9,7 @@
 #include "PlannerInternal.h"
 
 #include "loom/Runtime/Floorplan.h"
+#include "loom/Runtime/TargetDesc.h"
 
 #include <nlohmann/json.hpp>
 
@@ -170,6 +171,30 @@ std::string whyTop(const Result &result, const Request &r) {
 
 } // namespace
 
+namespace {
+/// The line saying that `p`'s layer compiled at another format than the
+/// weights' (the first of a mix's), and why (plan::layerPrecision): the
+/// compiler has no kernels of that format (fp4), or `system`'s matrix
+/// unit does not run it and runs one of its width; empty when it compiled
+/// at the weights' own format, or did not compile. As `loom compile` says
+/// it of --precision.
+std::string layerFormatNote(const Plan &p, const std::string &system,
+                            const Request &r) {
+  std::string weights = r.weights.substr(0, r.weights.find(','));
+  weights = weights.substr(0, weights.find(':'));
+  if (!p.compiled || p.layerPrecision.empty() || p.layerPrecision == weights)
+    return "";
+  std::string why =
+      loom::rt::kernelPrecisionFormat(weights)
+          ? system + "'s matrix unit does not run " + weights + "; " +
+                p.layerPrecision + " is the format of its width it runs"
+          : "the compiler has no " + weights +
+                " kernels (the layer compiled at a one-byte format)";
+  return "compiled at " + p.layerPrecision + ", not " + weights + ": " + why +
+         "\n";
+}
+} // namespace
+
 std::string formatTable(const Result &result, const Request &r) {
   std::string out = requestText(result, r);
   char buf[512];
@@ -232,16 +257,10 @@ std::string formatTable(const Result &result, const Request &r) {
     out += "estimate: priced by the cost model alone (--no-compile, or the "
            "layer budget was spent: scaled by the compiled layers' ratio to "
            "their estimates); compiled: the decode layer's schedule\n";
-  // Weights of a format the chip's matrix unit does not run compile at
-  // one of the same width it runs (plan::layerPrecision): said, as `loom
-  // compile` says it of --precision.
   for (const Plan &p : result.plans)
-    if (p.compiled && !p.layerPrecision.empty() &&
-        p.layerPrecision != r.weights &&
-        r.weights.find(':') == std::string::npos) {
-      out += "compiled at " + p.layerPrecision + ": " + result.system +
-             "'s matrix unit does not run " + r.weights +
-             " (the format of the same width it runs)\n";
+    if (std::string note = layerFormatNote(p, result.system, r);
+        !note.empty()) {
+      out += note;
       break;
     }
   if (!result.alone.empty()) {
@@ -255,6 +274,9 @@ std::string formatTable(const Result &result, const Request &r) {
                     a.plan->tokensPerSecond, a.plan->tokensPerSecondPerWatt);
       out += "  " + a.system + ": " + describe(*a.plan) + buf;
     }
+    for (const Result::Alone &a : result.alone)
+      if (a.plan)
+        out += layerFormatNote(*a.plan, a.system, r);
   }
   int64_t chunk = 0;
   for (const Plan &p : result.plans)
@@ -301,6 +323,12 @@ std::string formatParetoTable(const Result &result, const Request &r) {
     out += "estimate (calibrated): the cost model scaled by the compiled "
            "decode layers' and prefill chunks' ratios to their estimates, "
            "as the ranked plans are\n";
+  for (const Plan &p : result.front)
+    if (std::string note = layerFormatNote(p, result.system, r);
+        !note.empty()) {
+      out += note;
+      break;
+    }
   return out;
 }
 
