@@ -630,3 +630,16 @@ func.func @all_gather_shape(%a: tensor<1x4xf32>, %b: tensor<1x4xf32>) {
   %r:2 = graph.all_gather %a, %b {axis = 1 : i64, chips = array<i64: 0, 1>} : (tensor<1x4xf32>, tensor<1x4xf32>) -> (tensor<1x4xf32>, tensor<1x4xf32>)
   return
 }
+
+// -----
+
+// Tests that the pre-enum spelling of a kernel's storage (a string) is
+// refused with the spelling it now takes.
+func.func @storage_string(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{attribute 'storage' failed to satisfy constraint: a numeric format: #graph.precision<fp32|bf16|fp16|fp8|int8>}}
+  %0 = graph.kernel %x {kind = #graph.kind<elementwise>, precision = #graph.precision<fp32>, storage = "fp8"} : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    graph.yield %a : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}

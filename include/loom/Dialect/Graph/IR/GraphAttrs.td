@@ -38,7 +38,10 @@ class Graph_EnumValueAttr<string name, string attrMnemonic, string cppEnum>
 
 def Graph_KernelKindAttr
     : Graph_EnumValueAttr<"KernelKind", "kind", "::loom::rt::KernelKind"> {
-  let summary = "A kernel's kind: its cost class";
+  // The summary is what a failed constraint quotes (an old `kind =
+  // "matmul"` string, say): it names the spelling.
+  let summary = "a kernel kind: #graph.kind<matmul|conv|elementwise|"
+                "reduction|softmax|normalization|data_movement>";
   let description = [{
     matmul, conv, elementwise, reduction, softmax, normalization or
     data_movement (`loom::rt::KernelKind`; collective names the cost class
@@ -52,7 +55,7 @@ def Graph_KernelKindAttr
 def Graph_PrecisionAttr
     : Graph_EnumValueAttr<"Precision", "precision",
                           "::loom::rt::NumericFormat"> {
-  let summary = "A kernel's precision: the format of its matrix inputs";
+  let summary = "a numeric format: #graph.precision<fp32|bf16|fp16|fp8|int8>";
   let description = [{
     fp32, bf16 (bf16 inputs, fp32 accumulation), fp16, fp8 (E4M3) or int8
     (symmetric, per tensor): the numeric formats `rt::kernelPrecisionFormat`
@@ -65,7 +68,8 @@ def Graph_PrecisionAttr
 
 def Graph_CostBoundAttr
     : Graph_EnumValueAttr<"CostBound", "bound", "::loom::rt::CostBound"> {
-  let summary = "The resource a spatial kernel's cost is bound by";
+  let summary = "a cost bound: #graph.bound<compute|sram|mesh|link|offchip|"
+                "fill_drain>";
   let description = [{
     compute, sram, mesh, link, offchip or fill_drain (`loom::rt::CostBound`),
     as the cost model found it.

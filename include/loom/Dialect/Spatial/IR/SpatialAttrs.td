@@ -24,7 +24,8 @@ include "loom/Dialect/Spatial/IR/SpatialBase.td"
 def Spatial_CollectiveKindAttr
     : Loom_EnumValueAttr<Spatial_Dialect, "CollectiveKind", "collective_kind",
                          "::loom::CollectiveKind"> {
-  let summary = "What a collective computes across its chips";
+  let summary = "a collective kind: #spatial.collective_kind<all_reduce|"
+                "all_gather>";
   let description = [{
     all_reduce (every chip gets the sum of the operands) or all_gather
     (every chip gets their concatenation): the kinds of
@@ -41,7 +42,8 @@ def Spatial_CollectiveAlgorithmAttr
     : Loom_EnumValueAttr<Spatial_Dialect, "CollectiveAlgorithm",
                          "collective_algorithm",
                          "::loom::CollectiveAlgorithm"> {
-  let summary = "How a collective's chips exchange their data";
+  let summary = "a collective algorithm: #spatial.collective_algorithm<ring|"
+                "direct|hierarchical>";
   let description = [{
     ring, direct or hierarchical (`loom::CollectiveAlgorithm`), as
     `ChipNetwork::collectiveAlgorithm` chose it for the topology.
