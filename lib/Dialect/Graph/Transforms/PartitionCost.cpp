@@ -130,13 +130,6 @@ std::vector<double> cutCrossings(const std::vector<Operation *> &ops) {
   return crossing;
 }
 
-/// A run of ops between allowed cuts.
-struct Segment {
-  size_t begin, end;
-  double seconds = 0, weights = 0, inputs = 0;
-  double bytes() const { return weights + inputs; }
-};
-
 /// Segments: the runs of ops between allowed cuts. Only cuts within 4x of
 /// the cheapest are allowed: between layers (the residual stream), not
 /// inside attention (the KV cache).
@@ -296,13 +289,20 @@ void refineCuts(const std::vector<Segment> &segments,
 
 } // namespace
 
-Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
-                                   const Propagation &prop, PassSteps *steps) {
-  Estimate e;
-  e.tp = tp;
-  e.pp = pp;
+const PartitionPricer::Prepared &
+PartitionPricer::prepare(int64_t tp, const Propagation &prop,
+                         PassSteps *steps) {
+  const std::pair<uint64_t, int64_t> key{prop.serial, tp};
+  auto found = prop.serial ? prepared_.find(key) : prepared_.end();
+  if (found != prepared_.end() && found->second.costs.size() == ops_.size()) {
+    if (steps)
+      for (size_t i = 0; i < ops_.size(); ++i)
+        steps->advance();
+    return found->second;
+  }
+  Prepared fresh;
   std::set<void *> seenArgs;
-  std::vector<OpCost> costs;
+  std::vector<OpCost> &costs = fresh.costs;
   for (Operation *op : ops_) {
     costs.push_back(costOf(op, prop, seenArgs));
     if (steps)
@@ -312,19 +312,33 @@ Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
   std::map<Operation *, double> extra;
   for (const CollectiveNeed &c : prop.collectives)
     extra[c.before] += collectiveSeconds(c, tp);
-  std::vector<double> seconds;
   for (size_t i = 0; i < ops_.size(); ++i)
-    seconds.push_back(costs[i].seconds + extra[ops_[i]]);
-  double total = 0;
-  for (double s : seconds)
-    total += s;
+    fresh.seconds.push_back(costs[i].seconds + extra[ops_[i]]);
+  for (double s : fresh.seconds)
+    fresh.total += s;
+  // Where stages may be cut, and the runs of ops between allowed cuts.
+  fresh.crossing = cutCrossings(ops_);
+  fresh.segments = makeSegments(fresh.crossing, fresh.seconds, costs);
+  // A propagation never run (serial 0) is not kept apart from others:
+  // its entry is replaced each time.
+  return prepared_[key] = std::move(fresh);
+}
+
+Estimate PartitionPricer::estimate(int64_t tp, int64_t pp,
+                                   const Propagation &prop, PassSteps *steps) {
+  Estimate e;
+  e.tp = tp;
+  e.pp = pp;
+  const Prepared &p = prepare(tp, prop, steps);
+  const std::vector<OpCost> &costs = p.costs;
+  const std::vector<double> &seconds = p.seconds;
+  const std::vector<double> &crossing = p.crossing;
+  const std::vector<Segment> &segments = p.segments;
+  const double total = p.total;
   // A fifth of each chip is left for activations and for the uneven spread
   // of weights over its tiles.
   const double capacity =
       double(target_->sramBytesPerChip()) * TargetModel::kPartitionSramShare;
-  // Where stages may be cut, and the runs of ops between allowed cuts.
-  std::vector<double> crossing = cutCrossings(ops_);
-  std::vector<Segment> segments = makeSegments(crossing, seconds, costs);
   // A hop between stages (CostModel::stageHopSeconds).
   const double hop = model_.stageHopSeconds();
   e.latency = total + double(pp - 1) * hop;

@@ -19,6 +19,7 @@
 #include "loom/Target/PassProgress.h"
 #include "loom/Target/TargetModel.h"
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -38,6 +39,13 @@ struct Estimate {
   double latency = 0, interval = 0;
   std::vector<int64_t> stageOf; // per costed op
   std::string why;              // why it does not fit
+};
+
+/// A run of ops between allowed cuts.
+struct Segment {
+  size_t begin, end;
+  double seconds = 0, weights = 0, inputs = 0;
+  double bytes() const { return weights + inputs; }
 };
 
 /// Prices tp x pp partitions of the costed ops `ops` (in order) on
@@ -69,6 +77,20 @@ private:
   int64_t systemChips;
   int64_t chips;
   std::map<int64_t, std::shared_ptr<ChipNetwork>> networks_;
+  /// What a partition's price takes from its propagation alone, not from
+  /// pp: each op's cost and time with its collectives, the cut crossings
+  /// and the segments. Kept per Propagation::serial and tp: the search for the
+  /// fewest chips that fit prices thousands of pp for each tp (Llama-3.1-
+  /// 405B on 1024 LPX chips took 95 s to say it does not fit).
+  struct Prepared {
+    std::vector<OpCost> costs;
+    std::vector<double> seconds, crossing;
+    std::vector<Segment> segments;
+    double total = 0;
+  };
+  std::map<std::pair<uint64_t, int64_t>, Prepared> prepared_;
+  const Prepared &prepare(int64_t tp, const Propagation &prop,
+                          PassSteps *steps);
 };
 
 } // namespace loom::graph::partition

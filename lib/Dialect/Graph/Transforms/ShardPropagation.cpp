@@ -8,6 +8,7 @@
 
 #include "loom/Dialect/Graph/IR/OpClasses.h"
 
+#include <atomic>
 #include <cassert>
 
 namespace loom::graph::partition {
@@ -108,6 +109,8 @@ bool isFree(Value v) {
 }
 
 void Propagation::run(func::FuncOp func) {
+  static std::atomic<uint64_t> runs{0};
+  serial = ++runs;
   for (Operation &op : func.getBody().front()) {
     if (isa<ConstantOp>(op))
       continue;

@@ -131,6 +131,9 @@ struct CollectiveNeed {
 /// Step 1: sharding propagation for `tp` ranks.
 struct Propagation {
   int64_t tp = 1;
+  /// Set by run(), a new number each time (0: never run): what
+  /// PartitionPricer keys the costs that depend on it alone by.
+  uint64_t serial = 0;
   std::map<void *, Shard> state; // value -> form
   std::map<Operation *, OpPlan> plans;
   std::vector<CollectiveNeed> collectives;
