@@ -760,14 +760,25 @@ int runPlan(int argc, char **argv) {
     usageError("plan takes no positional arguments (the model is --model=CONFIG.json)");
   if (!args.has("model") || !args.has("system"))
     usageError("plan needs --model=CONFIG.json and --system=NAME|FILE.json");
-  auto number = [&](const char *name, double dflt, bool integer) -> double {
+  // `unset`: the flag is a degree, batch, load or bound, which must be
+  // above 0: 0 is what the Request reads as not given ("search" or
+  // "none"), as `loom compile` refuses --tp=0; `unset` says what leaving
+  // it out does.
+  auto number = [&](const char *name, double dflt, bool integer,
+                    const char *unset = nullptr) -> double {
     if (!args.has(name))
       return dflt;
     std::string v = args.get(name);
     char *end = nullptr;
     double x = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(x >= 0) ||
-        (integer && x != std::floor(x)))
+    const bool parsed = !v.empty() && *end == '\0' &&
+                        (!integer || x == std::floor(x));
+    if (unset && (!parsed || !(x > 0) || x > 1e12))
+      usageError(std::string("--") + name + "=" + v + ": expected " +
+                 (integer ? "a whole number from 1 to 1e12"
+                          : "a number above 0, at most 1e12") +
+                 " (leave it out " + unset + ")");
+    if (!parsed || !(x >= 0))
       usageError(std::string("--") + name + "=" + v + ": expected a " +
                  (integer ? "non-negative whole" : "non-negative") +
                  " number");
@@ -776,33 +787,6 @@ int runPlan(int argc, char **argv) {
                  ": expected at most 1e12");
     return x;
   };
-  // A degree, batch, load or bound given must be above 0: 0 is what the
-  // Request reads as not given ("search" or "none"), as `loom compile`
-  // refuses --tp=0. One message for every bad value of these flags.
-  struct Positive {
-    const char *name;
-    bool whole;
-    const char *unset;
-  };
-  for (const Positive &f : {Positive{"tp", true, "to search it"},
-                            Positive{"pp", true, "to search it"},
-                            Positive{"batch", true, "to search it"},
-                            Positive{"concurrency", true, "for no load"},
-                            Positive{"rate", false, "for no load"},
-                            Positive{"ttft", false, "for no bound"},
-                            Positive{"tpot", false, "for no bound"}}) {
-    if (!args.has(f.name))
-      continue;
-    std::string v = args.get(f.name);
-    char *end = nullptr;
-    double x = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0' || !(x > 0) || x > 1e12 ||
-        (f.whole && x != std::floor(x)))
-      usageError(std::string("--") + f.name + "=" + v + ": expected " +
-                 (f.whole ? "a whole number from 1 to 1e12"
-                          : "a number above 0, at most 1e12") +
-                 " (leave it out " + f.unset + ")");
-  }
   loom::plan::Request r;
   r.inputLen = int64_t(number("input-len", 1024, true));
   r.outputLen = int64_t(number("output-len", 256, true));
@@ -813,13 +797,13 @@ int runPlan(int argc, char **argv) {
   if (args.has("weights") && args.has("precision"))
     usageError("--weights and --precision both given: --precision is the "
                "short form of --weights");
-  r.concurrency = int64_t(number("concurrency", 0, true));
-  r.requestRate = number("rate", 0, false);
+  r.concurrency = int64_t(number("concurrency", 0, true, "for no load"));
+  r.requestRate = number("rate", 0, false, "for no load");
   r.weights = args.get("weights", args.get("precision", "fp8"));
   r.kv = args.get("kv-precision", "fp8");
   r.activations = args.get("act-precision", "bf16");
-  r.ttft = number("ttft", 0, false) / 1e3;
-  r.tpot = number("tpot", 0, false) / 1e3;
+  r.ttft = number("ttft", 0, false, "for no bound") / 1e3;
+  r.tpot = number("tpot", 0, false, "for no bound") / 1e3;
   // Not given: the system's own size where it names one, else 10,000.
   r.maxChips = int64_t(number("max-chips", 0, true));
   if (args.has("max-chips") && r.maxChips < 1)
@@ -831,9 +815,9 @@ int runPlan(int argc, char **argv) {
   if (threads > 4096)
     usageError("--threads=" + args.get("threads") + ": expected at most 4096");
   r.threads = int(threads);
-  r.tp = int64_t(number("tp", 0, true));
-  r.pp = int64_t(number("pp", 0, true));
-  r.batch = int64_t(number("batch", 0, true));
+  r.tp = int64_t(number("tp", 0, true, "to search it"));
+  r.pp = int64_t(number("pp", 0, true, "to search it"));
+  r.batch = int64_t(number("batch", 0, true, "to search it"));
   r.maxNumTokens = int64_t(number(
       "max-num-tokens", double(loom::plan::kDefaultMaxNumTokens), true));
   r.compile = !args.has("no-compile");
