@@ -180,9 +180,12 @@ namespace {
 /// it of --precision.
 std::string layerFormatNote(const Plan &p, const std::string &system,
                             const Request &r) {
-  std::string weights = r.weights.substr(0, r.weights.find(','));
-  weights = weights.substr(0, weights.find(':'));
-  if (!p.compiled || p.layerPrecision.empty() || p.layerPrecision == weights)
+  std::string bad;
+  std::vector<WeightShare> mix = weightMix(r.weights, bad);
+  if (!p.compiled || p.layerPrecision.empty() || mix.empty())
+    return "";
+  const std::string &weights = mix.front().format;
+  if (p.layerPrecision == weights)
     return "";
   std::string why =
       loom::rt::kernelPrecisionFormat(weights)
