@@ -145,36 +145,25 @@ ModuloReservationTable::earliestFree(int64_t from, int64_t duration) const {
   // The earliest free start is `from` or lies where a busy interval ends
   // (one cycle earlier would collide with that interval): those ends, in
   // increasing distance from `from` around the circle. The intervals are
-  // disjoint and sorted, so their ends increase, but for a last one that
-  // ends at the period, which is position 0; that order, rotated to start
-  // at from's position, is the distance order (no list to sort: this is
-  // asked at every task of every interval tried).
+  // disjoint and sorted, so their ends increase: the ends at or past
+  // from's position, then those before it, are in distance order (an end
+  // at the period comes last of the first, as it should). No list to
+  // sort: this is asked at every task of every interval tried.
   if (isFree(from, duration))
     return from;
   int64_t base = from % period_;
   if (base < 0)
     base += period_;
-  const std::map<int64_t, int64_t> &busy = line_.intervals();
-  const bool endsAtPeriod =
-      !busy.empty() && std::prev(busy.end())->second == period_;
-  auto lastToVisit = endsAtPeriod ? std::prev(busy.end()) : busy.end();
-  for (int pass = 0; pass < 2; ++pass) {
-    // Pass 0: the ends at or past from's position; pass 1: those before.
-    auto at = [&](int64_t pos) -> std::optional<int64_t> {
-      if ((pass == 0) != (pos >= base))
-        return std::nullopt;
-      int64_t delta = pos - base + (pos >= base ? 0 : period_);
-      if (delta != 0 && isFree(from + delta, duration))
-        return from + delta;
-      return std::nullopt;
-    };
-    if (endsAtPeriod)
-      if (std::optional<int64_t> t = at(0))
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto &[s, e] : line_.intervals()) {
+      if ((pass == 0) != (e >= base))
+        continue;
+      // (An end at the period with base 0 gives from + period, as busy as
+      // `from`.)
+      int64_t t = from + e - base + (e >= base ? 0 : period_);
+      if (t != from && isFree(t, duration))
         return t;
-    for (auto it = busy.begin(); it != lastToVisit; ++it)
-      if (std::optional<int64_t> t = at(it->second))
-        return t;
-  }
+    }
   return std::nullopt;
 }
 
@@ -185,19 +174,16 @@ int64_t ModuloReservationTable::gapBefore(int64_t start) const {
   int64_t pos = start % period_;
   if (pos < 0)
     pos += period_;
-  // The ends increase with the starts; an end at the period is position 0.
-  // The nearest end at or before pos: of the interval before the first
-  // that starts past pos, or, when pos lies inside that one, of the one
-  // before it. None: the last end, around the circle.
-  const bool endsAtPeriod = std::prev(busy.end())->second == period_;
+  // The ends increase with the starts. The nearest end at or before pos:
+  // of the interval before the first that starts past pos, or, when pos
+  // lies inside that one, of the one before it. None: the last end, around
+  // the circle (an end at the period is then pos cycles back).
   auto it = busy.upper_bound(pos);
   while (it != busy.begin()) {
     --it;
     if (it->second <= pos)
       return pos - it->second;
   }
-  if (endsAtPeriod)
-    return pos;
   return pos - std::prev(busy.end())->second + period_;
 }
 
