@@ -294,10 +294,9 @@ PartitionPricer::prepare(int64_t tp, const Propagation &prop,
                          PassSteps *steps) {
   const std::pair<uint64_t, int64_t> key{prop.serial, tp};
   auto found = prop.serial ? prepared_.find(key) : prepared_.end();
-  if (found != prepared_.end() && found->second.costs.size() == ops_.size()) {
+  if (found != prepared_.end()) {
     if (steps)
-      for (size_t i = 0; i < ops_.size(); ++i)
-        steps->advance();
+      steps->advance(int64_t(ops_.size()));
     return found->second;
   }
   Prepared fresh;
