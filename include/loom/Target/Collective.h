@@ -14,6 +14,8 @@
 #ifndef LOOM_TARGET_COLLECTIVE_H
 #define LOOM_TARGET_COLLECTIVE_H
 
+#include "loom/Runtime/EnumNames.h"
+
 #include <cstddef>
 #include <optional>
 #include <string_view>
@@ -57,12 +59,8 @@ inline const char *collectiveKindName(CollectiveKind kind) {
 /// else.
 inline std::optional<CollectiveKind>
 parseCollectiveKind(std::string_view name) {
-  for (size_t i = 0; i < kNumCollectiveKinds; ++i) {
-    auto kind = static_cast<CollectiveKind>(i);
-    if (name == collectiveKindName(kind))
-      return kind;
-  }
-  return std::nullopt;
+  return rt::enumNamed<CollectiveKind, kNumCollectiveKinds>(
+      name, collectiveKindName);
 }
 
 /// How a collective's chips exchange their data (docs/multichip.md).
@@ -95,12 +93,8 @@ inline const char *collectiveAlgorithmName(CollectiveAlgorithm algorithm) {
 /// anything else.
 inline std::optional<CollectiveAlgorithm>
 parseCollectiveAlgorithm(std::string_view name) {
-  for (size_t i = 0; i < kNumCollectiveAlgorithms; ++i) {
-    auto algorithm = static_cast<CollectiveAlgorithm>(i);
-    if (name == collectiveAlgorithmName(algorithm))
-      return algorithm;
-  }
-  return std::nullopt;
+  return rt::enumNamed<CollectiveAlgorithm, kNumCollectiveAlgorithms>(
+      name, collectiveAlgorithmName);
 }
 
 /// The algorithms, as error messages list them.

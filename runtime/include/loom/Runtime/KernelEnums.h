@@ -15,6 +15,8 @@
 #ifndef LOOM_RUNTIME_KERNELENUMS_H
 #define LOOM_RUNTIME_KERNELENUMS_H
 
+#include "loom/Runtime/EnumNames.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -62,13 +64,7 @@ inline const char *kernelKindName(KernelKind kind) {
 
 /// The kind a kernelKindName spelling names; std::nullopt for anything else.
 inline std::optional<KernelKind> parseKernelKind(std::string_view name) {
-  for (size_t i = 0; i < kNumKernelKinds; ++i) {
-    auto kind = static_cast<KernelKind>(i);
-    if (name == kernelKindName(kind)) {
-      return kind;
-    }
-  }
-  return std::nullopt;
+  return enumNamed<KernelKind, kNumKernelKinds>(name, kernelKindName);
 }
 
 /// The kinds a kernel may have (all but collective), as error messages list
@@ -110,13 +106,7 @@ inline const char *costBoundName(CostBound bound) {
 
 /// The bound a costBoundName spelling names; std::nullopt for anything else.
 inline std::optional<CostBound> parseCostBound(std::string_view name) {
-  for (size_t i = 0; i < kNumCostBounds; ++i) {
-    auto bound = static_cast<CostBound>(i);
-    if (name == costBoundName(bound)) {
-      return bound;
-    }
-  }
-  return std::nullopt;
+  return enumNamed<CostBound, kNumCostBounds>(name, costBoundName);
 }
 
 /// The bounds, as error messages list them.
